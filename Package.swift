@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "evtool",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "EventLog", targets: ["EventLog"]),
+        .library(name: "StoreSQLite", targets: ["StoreSQLite"]),
+        .library(name: "StorePostgres", targets: ["StorePostgres"]),
+        .library(name: "Commands", targets: ["Commands"]),
+        .library(name: "Projections", targets: ["Projections"]),
+        .executable(name: "evtool", targets: ["evtool"]),
+    ],
+    targets: [
+        // MARK: - C libraries
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+
+        // MARK: - Core and domain (no I/O)
+        .target(name: "EventLog"),
+        .target(name: "Commands", dependencies: ["EventLog"]),
+        .target(name: "Projections", dependencies: ["EventLog", "Commands"]),
+
+        // MARK: - Stores (I/O at the edges)
+        .target(name: "StoreSQLite", dependencies: ["EventLog", "CSQLite"]),
+        .target(name: "StorePostgres", dependencies: ["EventLog", "CLibPQ"]),
+
+        // MARK: - Command line
+        .executableTarget(
+            name: "evtool",
+            dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ"]
+        ),
+
+        // MARK: - Tests
+        .testTarget(
+            name: "EventLogTests",
+            dependencies: ["EventLog", "StoreSQLite", "StorePostgres"]
+        ),
+        .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "evtool"]),
+        .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres"]),
+        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,201 @@
+import Foundation
+
+/// A fast, allocation-free check that bytes are exactly one JSON value (RFC 8259) in UTF-8.
+///
+/// Stores pass payloads through untouched; this check makes them all refuse the same
+/// malformed input (PostgreSQL's `json` type would refuse it anyway, SQLite would not).
+public enum JSONSyntax {
+    /// Deepest nesting accepted, so a hostile payload cannot exhaust the stack.
+    public static let maximumDepth = 512
+
+    /// Returns nil when `bytes` hold one valid JSON value, else what is wrong and where.
+    public static func problem(in bytes: Data) -> String? {
+        bytes.withUnsafeBytes { raw -> String? in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            return parser.validateDocument()
+        }
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        var depth = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        mutating func validateDocument() -> String? {
+            skipWhitespace()
+            if index == bytes.count { return "it is empty" }
+            if let problem = value() { return problem }
+            skipWhitespace()
+            if index != bytes.count { return "unexpected bytes after the value at offset \(index)" }
+            return nil
+        }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value() -> String? {
+            guard index < bytes.count else { return "unexpected end at offset \(index)" }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return object()
+            case UInt8(ascii: "["): return array()
+            case UInt8(ascii: "\""): return string()
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+            default: return "unexpected byte at offset \(index)"
+            }
+        }
+
+        mutating func literal(_ word: StaticString) -> String? {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return "truncated literal at offset \(index)" }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+                return "invalid literal at offset \(index)"
+            }
+            index += count
+            return nil
+        }
+
+        mutating func object() -> String? {
+            depth += 1
+            if depth > JSONSyntax.maximumDepth { return "nesting deeper than \(JSONSyntax.maximumDepth)" }
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return nil }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    return "expected a member name at offset \(index)"
+                }
+                if let problem = string() { return problem }
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                    return "expected ':' at offset \(index)"
+                }
+                index += 1
+                skipWhitespace()
+                if let problem = value() { return problem }
+                skipWhitespace()
+                guard index < bytes.count else { return "unterminated object" }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return nil }
+                return "expected ',' or '}' at offset \(index)"
+            }
+        }
+
+        mutating func array() -> String? {
+            depth += 1
+            if depth > JSONSyntax.maximumDepth { return "nesting deeper than \(JSONSyntax.maximumDepth)" }
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return nil }
+            while true {
+                skipWhitespace()
+                if let problem = value() { return problem }
+                skipWhitespace()
+                guard index < bytes.count else { return "unterminated array" }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; depth -= 1; return nil }
+                return "expected ',' or ']' at offset \(index)"
+            }
+        }
+
+        mutating func string() -> String? {
+            let start = index
+            index += 1
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    return nil
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard index < bytes.count else { return "unterminated string at offset \(start)" }
+                    switch bytes[index] {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                         UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        index += 1
+                    case UInt8(ascii: "u"):
+                        guard index + 4 < bytes.count else { return "truncated \\u escape at offset \(index)" }
+                        for offset in 1...4 where !isHexDigit(bytes[index + offset]) {
+                            return "invalid \\u escape at offset \(index)"
+                        }
+                        index += 5
+                    default:
+                        return "invalid escape at offset \(index)"
+                    }
+                case 0x00..<0x20:
+                    return "unescaped control character in a string at offset \(index)"
+                case 0x20..<0x80:
+                    index += 1
+                default:
+                    if let problem = utf8Sequence() { return problem }
+                }
+            }
+            return "unterminated string at offset \(start)"
+        }
+
+        /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, ≤ U+10FFFF).
+        mutating func utf8Sequence() -> String? {
+            let lead = bytes[index]
+            let length: Int
+            var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return "invalid UTF-8 at offset \(index)"
+            }
+            guard index + length <= bytes.count else { return "truncated UTF-8 at offset \(index)" }
+            let second = bytes[index + 1]
+            guard second >= lower && second <= upper else { return "invalid UTF-8 at offset \(index)" }
+            for offset in 2..<max(2, length) where bytes[index + offset] & 0xC0 != 0x80 {
+                return "invalid UTF-8 at offset \(index)"
+            }
+            index += length
+            return nil
+        }
+
+        mutating func number() -> String? {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { return "invalid number at offset \(start)" }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else {
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard index < bytes.count, isDigit(bytes[index]) else { return "invalid number at offset \(start)" }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard index < bytes.count, isDigit(bytes[index]) else { return "invalid number at offset \(start)" }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            return nil
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        func isHexDigit(_ byte: UInt8) -> Bool {
+            isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+        }
+    }
+}

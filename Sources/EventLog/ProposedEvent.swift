@@ -1,0 +1,28 @@
+import Foundation
+
+/// An event a writer asks a store to append: the store adds its stream, version,
+/// position and recording time.
+public struct ProposedEvent: Sendable, Hashable {
+    /// A unique id; appending an id that is already in the log fails with
+    /// ``EventStoreError/duplicateEventID(_:)``, which makes retries after a lost reply safe.
+    public var id: UUID
+    /// The event's type name, e.g. `Favorited`.
+    public var type: String
+    /// The payload: one JSON value as UTF-8 bytes, stored and returned byte for byte.
+    public var data: Data
+    /// Audit metadata: one JSON value as UTF-8 bytes, stored and returned byte for byte.
+    public var metadata: Data
+
+    /// Makes an event to append.
+    /// - Parameters:
+    ///   - id: the event's unique id (a new random one by default).
+    ///   - type: the type name; not empty, no control characters.
+    ///   - data: the JSON payload.
+    ///   - metadata: the JSON metadata (`{}` by default).
+    public init(id: UUID = UUID(), type: String, data: Data, metadata: Data = Data("{}".utf8)) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.metadata = metadata
+    }
+}
