@@ -66,7 +66,7 @@ enum BenchCommand {
         }
         figures.append(BenchFigure(operation: "append, batches of \(batch)", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(raw), baselineName: "one transaction, prepared INSERT", target: 0.7))
-        console.output(figures.last!.line)
+        console.output(figures.last!.line); console.flush()
         batchedRows = []
 
         // One event per append call, and raw one-row-per-transaction inserts.
@@ -82,7 +82,7 @@ enum BenchCommand {
         }
         figures.append(BenchFigure(operation: "append, one event per call", ours: Double(single) / Measurement.median(ours),
                                    baseline: Double(single) / Measurement.median(raw), baselineName: "prepared INSERT, one transaction per row", target: 0.5))
-        console.output(figures.last!.line)
+        console.output(figures.last!.line); console.flush()
 
         // Full read of the log the last batched run wrote.
         ours = []; raw = []
@@ -97,7 +97,7 @@ enum BenchCommand {
         }
         figures.append(BenchFigure(operation: "read whole log (batches of 1,000)", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(raw), baselineName: "prepared SELECT, every column", target: 0.5))
-        console.output(figures.last!.line)
+        console.output(figures.last!.line); console.flush()
 
         // Peak memory while reading a tenth of the log, then all of it.
         Measurement.resetPeak()
