@@ -4,8 +4,8 @@
 public enum Rules {
     /// The longest user id, listing id, request id, correlation or causation id, in UTF-8 bytes.
     public static let maximumIdentifierLength = 200
-    /// The longest free text (keyword, custom location, names), in UTF-8 bytes.
-    public static let maximumTextLength = 1_000
+    /// The longest free text (keyword, custom location, names, links), in UTF-8 bytes.
+    public static let maximumTextLength = 2_000
 
     /// Checks an identifier: non-empty, at most ``maximumIdentifierLength`` bytes, no control characters.
     public static func checkIdentifier(_ value: String, field: String) throws {
