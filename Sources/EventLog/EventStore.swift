@@ -16,6 +16,7 @@ public protocol EventStore: Sendable {
     ///   ``EventStoreError/duplicateEventID(_:)``, ``EventStoreError/invalidInput(_:)`` (empty
     ///   batch, bad stream id or type, data or metadata that is not JSON),
     ///   ``EventStoreError/unavailable(_:)``, ``EventStoreError/outcomeUnknown(_:)``.
+    @discardableResult
     func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult
 
     /// Reads up to `limit` events of one stream, starting at `version` (inclusive).
