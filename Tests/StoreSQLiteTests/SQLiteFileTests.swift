@@ -17,7 +17,7 @@ struct SQLiteFileTests {
             "SELECT position, stream_id, version, type, json_extract(data, '$.keyword'), length(recorded_at) FROM events ORDER BY position;"
             + "SELECT value FROM evtool_meta WHERE key = 'schema_version';"])
         #expect(result.status == 0, "\(result.errors)")
-        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n1\n")
+        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n2\n")
     }
 
     @Test("the schema is created once, and reopening leaves it and the events alone")
@@ -27,10 +27,10 @@ struct SQLiteFileTests {
         do {
             let store = try SQLiteEventStore(path: path)
             try store.append(ProposedEvent(type: "T", data: Data("{}".utf8)), to: "s", expectedVersion: .noStream)
-            #expect(try store.schemaVersion() == 1)
+            #expect(try store.schemaVersion() == 2)
         }
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 1)
+        #expect(try reopened.schemaVersion() == 2)
         #expect(try reopened.version(of: "s") == 1)
         let journal = try Processes.run(Processes.sqlite3, [path, "PRAGMA journal_mode;"])
         #expect(journal.output == "wal\n")
@@ -42,10 +42,10 @@ struct SQLiteFileTests {
         let path = directory.path + "/events.sqlite"
         _ = try SQLiteEventStore(path: path)
         _ = try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version = 99;"])
-        #expect(throws: EventStoreError.newerSchema(found: 99, supported: 1)) { try SQLiteEventStore(path: path) }
+        #expect(throws: EventStoreError.newerSchema(found: 99, supported: 2)) { try SQLiteEventStore(path: path) }
         #expect(try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version;"]).output == "99\n")
         let error = #expect(throws: EventStoreError.self) { try SQLiteEventStore(path: path) }
-        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 1; upgrade evtool")
+        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 2; upgrade evtool")
     }
 
     @Test("files that are not evtool stores are refused with a clear error")
