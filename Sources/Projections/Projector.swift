@@ -49,8 +49,7 @@ public final class Projector: @unchecked Sendable {
     @discardableResult
     public func catchUp(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
         try lock.withLock {
-            let selected = try prepareWorkers(names)
-            return try run(selected, progress: progress)
+            try run(names, selected: try prepareWorkers(names), progress: progress)
         }
     }
 
@@ -76,7 +75,7 @@ public final class Projector: @unchecked Sendable {
                 let status = try store.startGeneration(of: name, version: maker.version)
                 workers[name] = maker.make(status)
             }
-            return try run(wanted.compactMap { workers[$0] }, progress: progress)
+            return try run(wanted, selected: wanted.compactMap { workers[$0] }, progress: progress)
         }
     }
 
@@ -109,13 +108,18 @@ public final class Projector: @unchecked Sendable {
     }
 
     /// Reads the log once for all `selected` workers, from the lowest checkpoint to the head.
-    private func run(_ selected: [any AnyProjectionWorker], progress: (Int64, Int64) throws -> Void) throws -> Int64 {
+    /// When another projector moved a checkpoint (or swapped in a generation of its own), the
+    /// generations are chosen again from the store and the work goes on from there.
+    private func run(_ names: [String]?, selected: [any AnyProjectionWorker], progress: (Int64, Int64) throws -> Void) throws -> Int64 {
+        var selected = selected
         var attempts = 0
         while true {
             do {
                 return try advance(selected, progress: progress)
-            } catch is ProjectionStoreError where attempts < 5 {
-                attempts += 1   // another projector committed first; workers reloaded, go again
+            } catch is ProjectionStoreError where attempts < 10 {
+                attempts += 1
+                for worker in selected { workers[worker.name] = nil }
+                selected = try prepareWorkers(names)
             }
         }
     }
