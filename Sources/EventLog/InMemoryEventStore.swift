@@ -15,6 +15,7 @@ public final class InMemoryEventStore: EventStore {
     /// Makes an empty store.
     public init() {}
 
+    @discardableResult
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
         try AppendValidation.validate(events, stream: stream)
         let recordedAt = Timestamp.now()

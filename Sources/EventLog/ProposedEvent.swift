@@ -15,11 +15,11 @@ public struct ProposedEvent: Sendable, Hashable {
 
     /// Makes an event to append.
     /// - Parameters:
-    ///   - id: the event's unique id (a new random one by default).
+    ///   - id: the event's unique id (by default a new time-ordered one, see ``UUID/timeOrdered()``).
     ///   - type: the type name; not empty, no control characters.
     ///   - data: the JSON payload.
     ///   - metadata: the JSON metadata (`{}` by default).
-    public init(id: UUID = UUID(), type: String, data: Data, metadata: Data = Data("{}".utf8)) {
+    public init(id: UUID = .timeOrdered(), type: String, data: Data, metadata: Data = Data("{}".utf8)) {
         self.id = id
         self.type = type
         self.data = data

@@ -126,6 +126,7 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: - EventStore
 
+    @discardableResult
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
         try AppendValidation.validate(events, stream: stream)
         return try withConnection { connection in

@@ -18,6 +18,9 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Resets the statement so it can run again, keeping its bindings.
+    func rewind() { sqlite3_reset(handle) }
+
     /// Resets the statement so it can run again, and clears its bindings.
     func reset() {
         sqlite3_reset(handle)
