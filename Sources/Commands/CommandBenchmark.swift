@@ -18,20 +18,32 @@ public enum CommandBenchmark {
         public var seconds: Double
     }
 
-    /// Seeds `users` streams of `streamLength` events, sends each user one untimed command
-    /// (its cost is ``Result/firstCommandSeconds``), then times `commands` commands spread
-    /// round-robin over the users: a search, a favorite, an unfavorite, in turn.
+    /// Seeds `users` streams of `streamLength` events, sends each user one command with a
+    /// fresh runner (its cost is ``Result/firstCommandSeconds``: the state is read from the
+    /// stream, or from the snapshot store and the events since), then times `commands`
+    /// commands spread round-robin over the users: a search, a favorite, an unfavorite, in turn.
     ///
+    /// With a snapshot store, each long stream gets a snapshot half an interval (50 events)
+    /// before its end while seeding, as a process restarting mid-life would find it.
     /// Stream ids are fresh for each run, so a store may be reused. Cost: appends
     /// `users × streamLength` events to seed, in batches of 500.
     /// - Throws: the store's errors.
-    public static func run(store: any EventStore, users: Int, streamLength: Int, commands: Int) throws -> Result {
+    public static func run(
+        store: any EventStore, users: Int, streamLength: Int, commands: Int, snapshots: (any UserSnapshotStore)? = nil
+    ) throws -> Result {
         let users = max(1, users)
         let prefix = "bench-" + String(UUID().lowercaseString.prefix(8)) + "-"
         let userIDs = (0..<users).map { prefix + String($0) }
-        try seed(store: store, userIDs: userIDs, streamLength: streamLength)
+        if let snapshots, streamLength >= 150 {
+            try seed(store: store, userIDs: userIDs, range: 0..<(streamLength - 50))
+            let primer = CommandRunner(store: store, cache: nil, snapshots: snapshots)
+            for user in userIDs { _ = try primer.load(user: user) }
+            try seed(store: store, userIDs: userIDs, range: (streamLength - 50)..<streamLength)
+        } else {
+            try seed(store: store, userIDs: userIDs, range: 0..<streamLength)
+        }
 
-        let runner = CommandRunner(store: store)
+        let runner = CommandRunner(store: store, snapshots: snapshots)
         let firstStart = DispatchTime.now().uptimeNanoseconds
         for user in userIDs {
             _ = try runner.handle(.search(search), context: context(user))
@@ -70,7 +82,7 @@ public enum CommandBenchmark {
 
     /// A realistic mix: 6 in 10 searches, 2 details views, 1 favorite, 1 unfavorite of it,
     /// so the decision state stays small however long the stream.
-    private static func seed(store: any EventStore, userIDs: [String], streamLength: Int) throws {
+    private static func seed(store: any EventStore, userIDs: [String], range: Range<Int>) throws {
         let searchData = try DomainEvent.searched(search).encode().data
         let details = ListingDetails(
             listingID: "vvG1zZ9pBk",
@@ -91,7 +103,7 @@ public enum CommandBenchmark {
                 userID: user, occurredAt: Timestamp.now(), handledAt: Timestamp.now(), correlationID: "seed",
                 causationID: "seed", source: "benchmark-seed").encoded()
             var batch: [ProposedEvent] = []
-            for index in 0..<streamLength {
+            for index in range {
                 switch index % 10 {
                 case 0..<6:
                     batch.append(ProposedEvent(type: Searched.typeName, data: searchData, metadata: metadata))
