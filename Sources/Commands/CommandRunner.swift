@@ -55,9 +55,9 @@ public final class CommandRunner: Sendable {
         try context.validate()
         let user = context.userID
         let stream = UserStream.id(for: user)
-        let commandID = context.requestID.map { RequestIdentity.commandID(user: user, requestID: $0) } ?? UUID()
+        let commandID = context.requestID.map { RequestIdentity.commandID(user: user, requestID: $0) } ?? UUID.timeOrdered()
         func eventID(_ index: Int) -> UUID {
-            context.requestID.map { RequestIdentity.eventID(user: user, requestID: $0, index: index) } ?? UUID()
+            context.requestID.map { RequestIdentity.eventID(user: user, requestID: $0, index: index) } ?? UUID.timeOrdered()
         }
         var proposed: [ProposedEvent] = []
         var proposedFor: [DomainEvent] = []
