@@ -106,7 +106,8 @@ public enum History {
         }
     }
 
-    static func formatDistance(_ distance: Double) -> String {
+    /// A distance without a needless ".0" (10, 2.5).
+    public static func formatDistance(_ distance: Double) -> String {
         distance == distance.rounded() ? String(Int(distance)) : String(distance)
     }
 }

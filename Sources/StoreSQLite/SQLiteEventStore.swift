@@ -11,7 +11,7 @@ import Synchronization
 /// - Each append is one `BEGIN IMMEDIATE` transaction: the version check and the inserts
 ///   happen under SQLite's single write lock, and unique indexes on (stream, version) and
 ///   event id make a duplicate impossible even if a check were bypassed.
-public final class SQLiteEventStore: EventStore {
+public final class SQLiteEventStore: MultiStreamAppending {
     /// How an append trades safety for speed.
     public enum Durability: String, Sendable {
         /// `synchronous=FULL`: an append that returned survives a power loss (the default).
@@ -128,45 +128,59 @@ public final class SQLiteEventStore: EventStore {
 
     @discardableResult
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        try AppendValidation.validate(events, stream: stream)
+        try append([StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)])[0]
+    }
+
+    @discardableResult
+    public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
         return try withConnection { connection in
             try connection.transaction {
-                let actual = try connection.scalarInt("SELECT max(version) FROM events WHERE stream_id = ?1") {
-                    try $0.bind(stream, at: 1)
-                } ?? 0
-                guard expectedVersion.isSatisfied(by: actual) else {
-                    throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
-                }
-                let insert = try connection.statement("""
-                    INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                    """)
-                try insert.bind(stream, at: 1)
-                try insert.bind(Timestamp.format(Date()), at: 7)
-                var first: Int64 = 0
-                for (offset, event) in events.enumerated() {
-                    try insert.bind(actual + Int64(offset) + 1, at: 2)
-                    try insert.bind(event.id.lowercaseString, at: 3)
-                    try insert.bind(event.type, at: 4)
-                    try insert.bindText(event.data, at: 5)
-                    try insert.bindText(event.metadata, at: 6)
-                    do {
-                        try insert.run()
-                    } catch let error as SQLiteError where error.code == .uniqueConstraint {
-                        // The indexes are the last line of defence; the check above normally
-                        // catches a version conflict first, since the write lock is held.
-                        if error.message.contains("events.event_id") { throw EventStoreError.duplicateEventID(event.id) }
-                        throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
-                    }
-                    if offset == 0 { first = connection.lastInsertRowID }
-                }
-                let last = connection.lastInsertRowID
-                guard last - first == Int64(events.count - 1) else {
-                    throw EventStoreError.corrupt("positions of one append are not contiguous (\(first)…\(last))")
-                }
-                return AppendResult(streamVersion: actual + Int64(events.count), positions: first...last)
+                let now = Timestamp.format(Date())
+                return try parts.map { try Self.insert($0, now: now, connection) }
             }
         }
+    }
+
+    /// Checks one part's expected version and inserts its events, inside the caller's transaction.
+    private static func insert(_ part: StreamAppend, now: String, _ connection: SQLiteConnection) throws -> AppendResult {
+        let (stream, expectedVersion, events) = (part.stream, part.expectedVersion, part.events)
+        let actual = try connection.scalarInt("SELECT max(version) FROM events WHERE stream_id = ?1") {
+            try $0.bind(stream, at: 1)
+        } ?? 0
+        guard expectedVersion.isSatisfied(by: actual) else {
+            throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+        }
+        let insert = try connection.statement("""
+            INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            """)
+        try insert.bind(stream, at: 1)
+        try insert.bind(now, at: 7)
+        var first: Int64 = 0
+        for (offset, event) in events.enumerated() {
+            try insert.bind(actual + Int64(offset) + 1, at: 2)
+            try insert.bind(event.id.lowercaseString, at: 3)
+            try insert.bind(event.type, at: 4)
+            try insert.bindText(event.data, at: 5)
+            try insert.bindText(event.metadata, at: 6)
+            if let kept = event.recordedAt { try insert.bind(Timestamp.format(kept), at: 7) }
+            do {
+                try insert.run()
+            } catch let error as SQLiteError where error.code == .uniqueConstraint {
+                // The indexes are the last line of defence; the check above normally
+                // catches a version conflict first, since the write lock is held.
+                if error.message.contains("events.event_id") { throw EventStoreError.duplicateEventID(event.id) }
+                throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+            }
+            if event.recordedAt != nil { try insert.bind(now, at: 7) }
+            if offset == 0 { first = connection.lastInsertRowID }
+        }
+        let last = connection.lastInsertRowID
+        guard last - first == Int64(events.count - 1) else {
+            throw EventStoreError.corrupt("positions of one append are not contiguous (\(first)…\(last))")
+        }
+        return AppendResult(streamVersion: actual + Int64(events.count), positions: first...last)
     }
 
     public func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {

@@ -14,6 +14,8 @@ enum ExitCode: Int32 {
     case unavailable = 69
     /// A concurrency conflict that retries did not resolve.
     case conflict = 75
+    /// Stopped by Ctrl-C at a batch boundary; rerunning the command resumes.
+    case interrupted = 130
 
     /// The exit code for a store error.
     init(_ error: EventStoreError) {
@@ -32,6 +34,7 @@ enum ExitCode: Int32 {
           65  invalid data (rejected command, malformed input line, damaged store)
           69  store unavailable (cannot connect or open, or written by a newer evtool)
           75  concurrency conflict after retries
+          130 interrupted by Ctrl-C at a batch boundary (rerun to resume)
         """
 }
 

@@ -52,6 +52,14 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 
+    /// Opens an existing store that also holds views and checkpoints (both stores do).
+    func openForViews() throws -> any EventStore & ProjectionStore {
+        guard let store = try open(create: false) as? any EventStore & ProjectionStore else {
+            throw CLIError(message: "the store \(self) cannot hold views", code: .unavailable)
+        }
+        return store
+    }
+
     /// Opens the store. `create` makes a missing SQLite file; reading commands pass false so a
     /// typo in a path is an error, not a new empty store.
     func open(create: Bool) throws -> any EventStore {
