@@ -26,9 +26,15 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            path: "Sources/CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
 
         // MARK: - Core and domain (no I/O)
-        .target(name: "EventLog"),
+        .target(name: "EventLog", dependencies: ["CCrypto"]),
         .target(name: "Commands", dependencies: ["EventLog"]),
         .target(name: "Projections", dependencies: ["EventLog", "Commands"]),
 
@@ -43,11 +49,13 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "EventLogTests",
-            dependencies: ["EventLog", "StoreSQLite", "StorePostgres"]
+            dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport"]
         ),
-        .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "evtool"]),
+        .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
+        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),

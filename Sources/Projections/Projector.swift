@@ -47,30 +47,35 @@ public final class Projector: @unchecked Sendable {
     /// - Parameter progress: called after each batch with the lowest checkpoint and the head.
     /// - Returns: the head position the views reached.
     @discardableResult
-    public func catchUp(_ names: [String]? = nil, progress: ((Int64, Int64) -> Void)? = nil) throws -> Int64 {
+    public func catchUp(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
         try lock.withLock {
-            let selected = try prepareWorkers(names)
-            return try run(selected, progress: progress)
+            try run(names, selected: try prepareWorkers(names), progress: progress)
         }
     }
 
     /// Rebuilds views from position 0 in new generations while readers keep the old ones, then
-    /// swaps each in at once.
+    /// swaps each in at once. A rebuild that was interrupted (its generation is still
+    /// building) is resumed from its last commit rather than started again.
+    /// - Parameter progress: called after each batch with the lowest checkpoint and the head;
+    ///   throwing from it stops the rebuild at that batch boundary.
     @discardableResult
-    public func rebuild(_ names: [String]? = nil, progress: ((Int64, Int64) -> Void)? = nil) throws -> Int64 {
+    public func rebuild(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
         try lock.withLock {
             let wanted = names ?? self.names
             for name in wanted {
                 guard let maker = makers.first(where: { $0.name == name }) else {
                     throw EventStoreError.invalidInput("no view named '\(name)'; views: \(self.names.joined(separator: ", "))")
                 }
-                for stale in try store.projectionStatuses() where stale.name == name && !stale.isActive {
-                    try store.dropGeneration(of: name, generation: stale.generation)
+                let building = try store.projectionStatuses().filter { $0.name == name && !$0.isActive }
+                if let resumable = building.filter({ $0.version == maker.version }).max(by: { $0.generation < $1.generation }) {
+                    workers[name] = maker.make(resumable)
+                    continue
                 }
+                for stale in building { try store.dropGeneration(of: name, generation: stale.generation) }
                 let status = try store.startGeneration(of: name, version: maker.version)
                 workers[name] = maker.make(status)
             }
-            return try run(wanted.compactMap { workers[$0] }, progress: progress)
+            return try run(wanted, selected: wanted.compactMap { workers[$0] }, progress: progress)
         }
     }
 
@@ -103,18 +108,23 @@ public final class Projector: @unchecked Sendable {
     }
 
     /// Reads the log once for all `selected` workers, from the lowest checkpoint to the head.
-    private func run(_ selected: [any AnyProjectionWorker], progress: ((Int64, Int64) -> Void)?) throws -> Int64 {
+    /// When another projector moved a checkpoint (or swapped in a generation of its own), the
+    /// generations are chosen again from the store and the work goes on from there.
+    private func run(_ names: [String]?, selected: [any AnyProjectionWorker], progress: (Int64, Int64) throws -> Void) throws -> Int64 {
+        var selected = selected
         var attempts = 0
         while true {
             do {
                 return try advance(selected, progress: progress)
-            } catch is ProjectionStoreError where attempts < 5 {
-                attempts += 1   // another projector committed first; workers reloaded, go again
+            } catch is ProjectionStoreError where attempts < 10 {
+                attempts += 1
+                for worker in selected { workers[worker.name] = nil }
+                selected = try prepareWorkers(names)
             }
         }
     }
 
-    private func advance(_ selected: [any AnyProjectionWorker], progress: ((Int64, Int64) -> Void)?) throws -> Int64 {
+    private func advance(_ selected: [any AnyProjectionWorker], progress: (Int64, Int64) throws -> Void) throws -> Int64 {
         guard !selected.isEmpty else { return try store.headPosition() }
         var head = try store.headPosition()
         var cursor = selected.map(\.position).min()!
@@ -143,7 +153,7 @@ public final class Projector: @unchecked Sendable {
                 try worker.commit(activate: false)
             }
             if sinceCommit >= rebuildCommitInterval { sinceCommit = 0 }
-            progress?(cursor, max(head, cursor))
+            try progress(cursor, max(head, cursor))
         }
     }
 

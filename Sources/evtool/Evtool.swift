@@ -1,14 +1,21 @@
+import Commands
 import EventLog
 import Foundation
+import Projections
 
 /// The `evtool` command line: finds the subcommand, parses its options, runs it, and turns
 /// failures into `Error: …` lines and documented exit codes.
 enum Evtool {
     /// Every subcommand, in the order `evtool --help` lists them.
     static let commands: [CommandSpec] = [
+        DemoCommand.spec,
         InitCommand.spec,
-        AppendCommand.spec,
+        RecordCommands.search, RecordCommands.favorite, RecordCommands.unfavorite, RecordCommands.view,
+        QueryCommands.favorites, QueryCommands.recent, QueryCommands.viewed, QueryCommands.details, QueryCommands.history,
         LogCommand.spec,
+        OperateCommands.project, OperateCommands.rebuild, OperateCommands.stats,
+        TransferCommands.export, TransferCommands.import, TransferCommands.migrate,
+        AppendCommand.spec,
         BenchCommand.spec,
     ]
 
@@ -85,6 +92,16 @@ enum Evtool {
         case let error as EventStoreError:
             console.message("Error: \(error.description)")
             return ExitCode(error)
+        case let error as CommandError:
+            console.message("Error: \(error.description)")
+            if case .conflict = error { return .conflict }
+            return .invalidData
+        case let error as DomainEventError:
+            console.message("Error: \(error)")
+            return .invalidData
+        case let error as ProjectionStoreError:
+            console.message("Error: \(error.description)")
+            return .conflict
         default:
             console.message("Error: \(error.localizedDescription)")
             return .failure

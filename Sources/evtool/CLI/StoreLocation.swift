@@ -52,10 +52,26 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 
+    /// The store's size on disk (the SQLite file with its WAL), when it is a file.
+    var sizeInBytes: Int? {
+        guard case .sqlite(let path) = self else { return nil }
+        return ["", "-wal"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
+        }
+    }
+
     /// Opens an existing store that also holds views and checkpoints (both stores do).
-    func openForViews() throws -> any EventStore & ProjectionStore {
-        guard let store = try open(create: false) as? any EventStore & ProjectionStore else {
+    func openForViews(create: Bool = false) throws -> any EventStore & ProjectionStore {
+        guard let store = try open(create: create) as? any EventStore & ProjectionStore else {
             throw CLIError(message: "the store \(self) cannot hold views", code: .unavailable)
+        }
+        return store
+    }
+
+    /// Opens (creating if needed) a store that can append to several streams at once.
+    func openForCopying() throws -> any MultiStreamAppending {
+        guard let store = try open(create: true) as? any MultiStreamAppending else {
+            throw CLIError(message: "the store \(self) cannot take copied logs", code: .unavailable)
         }
         return store
     }
