@@ -8,7 +8,7 @@ enum BenchCommand {
         name: "bench",
         summary: "Measure append and read speed against same-run raw-library baselines",
         usage: "[SUITE…] [--events N] [--single N] [--runs R] [--quick] [--dir DIR]",
-        arguments: [("SUITE", "Which benchmarks (default all): sqlite, projections")],
+        arguments: [("SUITE", "Which benchmarks (default all): sqlite, commands, projections")],
         options: [
             .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
             .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
@@ -40,6 +40,9 @@ enum BenchCommand {
             if suites.contains("sqlite") {
                 try runSQLite(events: events, single: single, batch: batch, runs: runs, directory: directory, console: &console)
             }
+            if suites.contains("commands") {
+                try CommandsBenchmark.run(runs: runs, quick: quick, directory: directory, console: &console)
+            }
             if suites.contains("projections") {
                 let users = try arguments.integer("users", default: 10_000, in: 1...10_000_000)
                 try ProjectionBenchmark.run(events: events, users: users, runs: runs, directory: directory, console: &console)
@@ -47,7 +50,7 @@ enum BenchCommand {
             }
         })
 
-    static let allSuites = ["sqlite", "projections"]
+    static let allSuites = ["sqlite", "commands", "projections"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG
