@@ -175,7 +175,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
     }
 
     /// Checks one part's expected version and inserts its events, inside the caller's transaction.
-    private static func insert(_ part: StreamAppend, now: String, hasher: EventChain.Hasher, _ connection: SQLiteConnection) throws -> AppendResult {
+    static func insert(_ part: StreamAppend, now: String, hasher: EventChain.Hasher, _ connection: SQLiteConnection) throws -> AppendResult {
         let (stream, expectedVersion, events) = (part.stream, part.expectedVersion, part.events)
         // The stream's head and its hash, read under the write lock with the version check.
         let head = try connection.statement("SELECT version, hash FROM events WHERE stream_id = ?1 ORDER BY version DESC LIMIT 1")
