@@ -5,6 +5,11 @@
 #                                   socket in DIR and a free TCP port on 127.0.0.1, create the
 #                                   database evtool_test, and print its URL on stdout (one line).
 #   scripts/postgres.sh stop DIR    stop it (fast shutdown); safe to call twice.
+#   scripts/postgres.sh crash DIR   stop it the way a crash would (immediate shutdown: no
+#                                   checkpoint, recovery at the next start); for tests.
+#
+# A cluster started again in the same DIR reuses its previous port when it is free, so a
+# test can crash and restart the server under a live client.
 #
 # Everything but the URL goes to stderr. The cluster trusts local connections (it is a
 # throwaway) except for one role, evtool_password_test, which must log in with the password
@@ -21,7 +26,7 @@ say() { printf 'postgres.sh: %s\n' "$*" >&2; }
 fail() { say "error: $*"; exit 1; }
 
 usage() {
-    echo "usage: scripts/postgres.sh start DIR | stop DIR" >&2
+    echo "usage: scripts/postgres.sh start DIR | stop DIR | crash DIR" >&2
     exit 64
 }
 
@@ -115,7 +120,12 @@ start() {
 
     local port attempt started=0
     for attempt in 1 2 3 4 5; do
-        port=$(free_port) || fail "no free TCP port found on 127.0.0.1"
+        port=""
+        if [[ $attempt -eq 1 && -f "$dir/port" ]]; then
+            port=$(cat "$dir/port")
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then port=""; fi
+        fi
+        if [[ -z "$port" ]]; then port=$(free_port) || fail "no free TCP port found on 127.0.0.1"; fi
         say "starting the server on 127.0.0.1:$port and a socket in $dir"
         if as_owner "$bin/pg_ctl" start -D "$data" -w -t 60 -l "$dir/server.log" \
             -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='$dir' -c fsync=off -c full_page_writes=off -c max_connections=200 -c password_encryption=scram-sha-256" >&2; then
@@ -141,12 +151,13 @@ start() {
         END IF; END \$\$" >&2 || fail "could not create the role $PASSWORD_ROLE"
 
     local url="postgresql://postgres@127.0.0.1:$port/$DATABASE"
+    echo "$port" >"$dir/port"
     echo "$url" >"$dir/url"
     echo "$url"
 }
 
 stop() {
-    local dir=$1
+    local dir=$1 mode=${2:-fast}
     if [[ ! -d "$dir/data" ]]; then
         say "no cluster in $dir; nothing to stop"
         return 0
@@ -154,7 +165,7 @@ stop() {
     local bin
     bin=$(find_bindir) || fail "pg_ctl not found"
     if as_owner "$bin/pg_ctl" status -D "$dir/data" >/dev/null 2>&1; then
-        as_owner "$bin/pg_ctl" stop -D "$dir/data" -m fast -w -t 60 >&2 || { server_log_tail "$dir"; fail "the server in $dir did not stop"; }
+        as_owner "$bin/pg_ctl" stop -D "$dir/data" -m "$mode" -w -t 60 >&2 || { server_log_tail "$dir"; fail "the server in $dir did not stop"; }
     else
         say "the server in $dir is not running"
     fi
@@ -165,5 +176,6 @@ stop() {
 case "$1" in
     start) start "$2" ;;
     stop) stop "$2" ;;
+    crash) stop "$2" immediate ;;
     *) usage ;;
 esac

@@ -33,7 +33,7 @@ struct GapSafetyTests {
 
         // Writer processes: psql sessions calling the append function directly, one
         // autocommit statement per append, to overlapping and their own streams.
-        var processes: [(Process, [UUID])] = []
+        var processes: [Thread] = []
         for writer in 0..<processWriters {
             var script = "\\set ON_ERROR_STOP 1\n"
             var ids: [UUID] = []
@@ -50,11 +50,17 @@ struct GapSafetyTests {
             }
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("evtool-\(schema)-\(writer).sql")
             try script.write(to: file, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["psql", "-X", "-q", "-o", "/dev/null", "-d", url, "-f", file.path]
-            process.terminationHandler = { _ in writersLeft.add(-1) }
-            processes.append((process, ids))
+            let arguments = ["psql", "-X", "-q", "-o", "/dev/null", "-d", url, "-f", file.path]
+            let batchIDs = ids
+            processes.append(Thread {
+                defer { writersLeft.add(-1); try? FileManager.default.removeItem(at: file) }
+                do {
+                    let (status, _) = try ChildProcess.run(arguments)
+                    if status == 0 { committed.withLock { $0.formUnion(batchIDs) } } else { failures.add("psql writer exited with \(status)") }
+                } catch {
+                    failures.add("psql writer: \(error)")
+                }
+            })
         }
 
         // Writer threads: each its own store (own connections), appending with expected
@@ -101,15 +107,10 @@ struct GapSafetyTests {
         }
 
         followerThread.start()
-        for (process, _) in processes { try process.run() }
+        processes.forEach { $0.start() }
         threads.forEach { $0.start() }
         let deadline = Date().addingTimeInterval(120)
         while !(followerDone.value == 1) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        for (process, ids) in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "a psql writer failed")
-            if process.terminationStatus == 0 { committed.withLock { $0.formUnion(ids) } }
-        }
         #expect((followerDone.value == 1), "the follower did not finish in time")
         #expect(failures.all.isEmpty, "\(failures.all)")
 
