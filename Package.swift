@@ -26,9 +26,15 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            path: "Sources/CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
 
         // MARK: - Core and domain (no I/O)
-        .target(name: "EventLog"),
+        .target(name: "EventLog", dependencies: ["CCrypto"]),
         .target(name: "Commands", dependencies: ["EventLog"]),
         .target(name: "Projections", dependencies: ["EventLog", "Commands"]),
 

@@ -16,6 +16,7 @@ public protocol EventStore: Sendable {
     ///   ``EventStoreError/duplicateEventID(_:)``, ``EventStoreError/invalidInput(_:)`` (empty
     ///   batch, bad stream id or type, data or metadata that is not JSON),
     ///   ``EventStoreError/unavailable(_:)``, ``EventStoreError/outcomeUnknown(_:)``.
+    @discardableResult
     func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult
 
     /// Reads up to `limit` events of one stream, starting at `version` (inclusive).
@@ -36,9 +37,34 @@ public protocol EventStore: Sendable {
 
     /// The current version of a stream (0 when it has no events).
     func version(of stream: String) throws -> Int64
+
+    /// Waits until the log has events after `position` or `timeout` passes.
+    /// - Returns: whether there are events after `position`.
+    ///
+    /// The default polls ``headPosition()`` with growing pauses (5 ms to 100 ms); a store with
+    /// notifications (PostgreSQL's LISTEN/NOTIFY) wakes at once and re-checks periodically.
+    func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool
 }
 
 extension EventStore {
+    public func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = Duration.milliseconds(5)
+        while true {
+            if try headPosition() > position { return true }
+            let now = clock.now
+            if now >= deadline { return false }
+            Thread.sleep(forTimeInterval: Self.seconds(min(pause, deadline - now)))
+            pause = min(pause * 2, .milliseconds(100))
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
     /// Appends one event; see ``append(_:to:expectedVersion:)``.
     @discardableResult
     public func append(_ event: ProposedEvent, to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// An event store held in memory: the reference behaviour for every other store, and a
 /// fast store for tests. Safe to share between threads.
-public final class InMemoryEventStore: EventStore {
+public final class InMemoryEventStore: MultiStreamAppending {
     private struct State {
         var log: [RecordedEvent] = []
         var streams: [String: [Int]] = [:]   // stream id → indexes into `log`
@@ -15,27 +15,40 @@ public final class InMemoryEventStore: EventStore {
     /// Makes an empty store.
     public init() {}
 
+    @discardableResult
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        try AppendValidation.validate(events, stream: stream)
-        let recordedAt = Timestamp.now()
+        try append([StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)])[0]
+    }
+
+    @discardableResult
+    public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
+        let now = Timestamp.now()
         return try state.withLock { state in
-            let actual = Int64(state.streams[stream]?.count ?? 0)
-            guard expectedVersion.isSatisfied(by: actual) else {
-                throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+            // Check every part against a scratch copy first: all or nothing.
+            var scratch = state
+            var results: [AppendResult] = []
+            for part in parts {
+                let actual = Int64(scratch.streams[part.stream]?.count ?? 0)
+                guard part.expectedVersion.isSatisfied(by: actual) else {
+                    throw EventStoreError.wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
+                }
+                if let duplicate = part.events.first(where: { scratch.ids.contains($0.id) }) {
+                    throw EventStoreError.duplicateEventID(duplicate.id)
+                }
+                let first = Int64(scratch.log.count + 1)
+                for (offset, event) in part.events.enumerated() {
+                    scratch.ids.insert(event.id)
+                    scratch.streams[part.stream, default: []].append(scratch.log.count)
+                    scratch.log.append(RecordedEvent(
+                        position: first + Int64(offset), streamID: part.stream, version: actual + Int64(offset) + 1,
+                        id: event.id, type: event.type, data: event.data, metadata: event.metadata,
+                        recordedAt: event.recordedAt.map { Timestamp.date(microseconds: Timestamp.microseconds($0)) } ?? now))
+                }
+                results.append(AppendResult(streamVersion: actual + Int64(part.events.count), positions: first...(first + Int64(part.events.count) - 1)))
             }
-            if let duplicate = events.first(where: { state.ids.contains($0.id) }) {
-                throw EventStoreError.duplicateEventID(duplicate.id)
-            }
-            let first = Int64(state.log.count + 1)
-            for (offset, event) in events.enumerated() {
-                state.ids.insert(event.id)
-                state.streams[stream, default: []].append(state.log.count)
-                state.log.append(RecordedEvent(
-                    position: first + Int64(offset), streamID: stream, version: actual + Int64(offset) + 1,
-                    id: event.id, type: event.type, data: event.data, metadata: event.metadata,
-                    recordedAt: recordedAt))
-            }
-            return AppendResult(streamVersion: actual + Int64(events.count), positions: first...(first + Int64(events.count) - 1))
+            state = scratch
+            return results
         }
     }
 

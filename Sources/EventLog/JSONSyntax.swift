@@ -5,6 +5,11 @@ import Foundation
 /// Stores pass payloads through untouched; this check makes them all refuse the same
 /// malformed input (PostgreSQL's `json` type would refuse it anyway, SQLite would not).
 public enum JSONSyntax {
+    /// Why bytes are not the JSON expected.
+    public struct JSONSyntaxError: Error, Sendable, Hashable {
+        public var reason: String
+    }
+
     /// Deepest nesting accepted, so a hostile payload cannot exhaust the stack.
     public static let maximumDepth = 512
 
@@ -13,6 +18,58 @@ public enum JSONSyntax {
         bytes.withUnsafeBytes { raw -> String? in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
             return parser.validateDocument()
+        }
+    }
+
+    /// The members of a top-level JSON object as byte ranges of their values, for reading a
+    /// record while keeping some values' exact bytes (an import keeps payloads byte for byte).
+    /// - Returns: the members by name, or what is wrong with the text.
+    public static func topLevelMembers(of bytes: Data) -> Result<[String: Range<Int>], JSONSyntaxError> {
+        bytes.withUnsafeBytes { raw -> Result<[String: Range<Int>], JSONSyntaxError> in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            var members: [String: Range<Int>] = [:]
+            parser.skipWhitespace()
+            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "{") else {
+                return .failure(JSONSyntaxError(reason: "it is not a JSON object"))
+            }
+            parser.index += 1
+            parser.skipWhitespace()
+            if parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "}") {
+                parser.index += 1
+            } else {
+                while true {
+                    parser.skipWhitespace()
+                    let keyStart = parser.index
+                    guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") else {
+                        return .failure(JSONSyntaxError(reason: "expected a member name at offset \(parser.index)"))
+                    }
+                    if let problem = parser.string() { return .failure(JSONSyntaxError(reason: problem)) }
+                    let keyBytes = UnsafeBufferPointer(rebasing: parser.bytes[(keyStart + 1)..<(parser.index - 1)])
+                    let key = keyBytes.contains(UInt8(ascii: "\\"))
+                        ? ((try? JSONSerialization.jsonObject(with: Data(UnsafeBufferPointer(rebasing: parser.bytes[keyStart..<parser.index])), options: .fragmentsAllowed)) as? String ?? "")
+                        : String(decoding: keyBytes, as: UTF8.self)
+                    parser.skipWhitespace()
+                    guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: ":") else {
+                        return .failure(JSONSyntaxError(reason: "expected ':' at offset \(parser.index)"))
+                    }
+                    parser.index += 1
+                    parser.skipWhitespace()
+                    let valueStart = parser.index
+                    if let problem = parser.value() { return .failure(JSONSyntaxError(reason: problem)) }
+                    if members[key] != nil { return .failure(JSONSyntaxError(reason: "member '\(key)' appears twice")) }
+                    members[key] = valueStart..<parser.index
+                    parser.skipWhitespace()
+                    guard parser.index < parser.bytes.count else { return .failure(JSONSyntaxError(reason: "unterminated object")) }
+                    if parser.bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
+                    if parser.bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; break }
+                    return .failure(JSONSyntaxError(reason: "expected ',' or '}' at offset \(parser.index)"))
+                }
+            }
+            parser.skipWhitespace()
+            if parser.index != parser.bytes.count {
+                return .failure(JSONSyntaxError(reason: "unexpected bytes after the object at offset \(parser.index)"))
+            }
+            return .success(members)
         }
     }
 

@@ -12,15 +12,20 @@ public struct ProposedEvent: Sendable, Hashable {
     public var data: Data
     /// Audit metadata: one JSON value as UTF-8 bytes, stored and returned byte for byte.
     public var metadata: Data
+    /// The recording time to keep, for imports and migrations that copy a log; nil (the
+    /// default) lets the store record the time of the append.
+    public var recordedAt: Date?
 
     /// Makes an event to append.
     /// - Parameters:
-    ///   - id: the event's unique id (a new random one by default).
+    ///   - id: the event's unique id (by default a new time-ordered one, see ``UUID/timeOrdered()``).
     ///   - type: the type name; not empty, no control characters.
     ///   - data: the JSON payload.
     ///   - metadata: the JSON metadata (`{}` by default).
-    public init(id: UUID = UUID(), type: String, data: Data, metadata: Data = Data("{}".utf8)) {
+    ///   - recordedAt: a recording time to keep (imports); nil for now.
+    public init(id: UUID = .timeOrdered(), type: String, data: Data, metadata: Data = Data("{}".utf8), recordedAt: Date? = nil) {
         self.id = id
+        self.recordedAt = recordedAt
         self.type = type
         self.data = data
         self.metadata = metadata

@@ -1,0 +1,15 @@
+import Foundation
+
+/// What handling a valid command did.
+public enum CommandOutcome: Sendable, Hashable {
+    /// Events were appended: their ids, the user's stream version after them, and their positions in the log.
+    case recorded(eventIDs: [UUID], streamVersion: Int64, positions: ClosedRange<Int64>)
+    /// Nothing was appended, and why; a success for the caller: the state is what they asked for.
+    case unchanged(Unchanged)
+
+    /// Whether events were appended.
+    public var isRecorded: Bool {
+        if case .recorded = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,132 @@
+import EventLog
+import Foundation
+
+/// Handles users' commands against an event store: loads the user's state, decides,
+/// appends with the exact expected version, and retries on a conflict.
+///
+/// Two runners (or two app servers) acting for the same user at once cannot both append
+/// at the same version, so the loser reloads, sees the winner's events and decides again:
+/// no action is lost and no favorite is recorded twice. A request id makes a retried
+/// request record nothing new. Safe to share between threads.
+public final class CommandRunner: Sendable {
+    /// The store the events go to.
+    public let store: any EventStore
+    /// How many times a command is decided and appended before ``CommandError/conflict(user:attempts:)``.
+    public let maximumAttempts: Int
+    private let cache: UserStateCache?
+    private let clock: @Sendable () -> Date
+
+    /// Makes a runner.
+    /// - Parameters:
+    ///   - store: the event store.
+    ///   - maximumAttempts: tries per command under contention (at least 1).
+    ///   - cache: users' states kept between commands; nil reads every stream whole each time.
+    ///   - clock: the app server's clock, for ``EventMetadata/handledAt``.
+    public init(
+        store: any EventStore, maximumAttempts: Int = 10, cache: UserStateCache? = UserStateCache(),
+        clock: @escaping @Sendable () -> Date = { Timestamp.now() }
+    ) {
+        self.store = store
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.cache = cache
+        self.clock = clock
+    }
+
+    /// Handles one command for the user in `context`.
+    ///
+    /// Cost: one read of the events appended since the cached state (the whole stream the
+    /// first time a user is seen, decoding only `Favorited`/`Unfavorited` payloads), one
+    /// encode, one append; more under contention.
+    /// - Returns: what was recorded, or why nothing was.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` for a command that breaks a rule,
+    ///   ``CommandError/conflict(user:attempts:)`` when other writers kept winning,
+    ///   ``DomainEventError`` when the stream holds an event this release cannot read,
+    ///   and the store's ``EventStoreError``s.
+    public func handle(_ command: UserCommand, context: CommandContext) throws -> CommandOutcome {
+        try context.validate()
+        let user = context.userID
+        let stream = UserStream.id(for: user)
+        let commandID = context.requestID.map { RequestIdentity.commandID(user: user, requestID: $0) } ?? UUID.timeOrdered()
+        func eventID(_ index: Int) -> UUID {
+            context.requestID.map { RequestIdentity.eventID(user: user, requestID: $0, index: index) } ?? UUID.timeOrdered()
+        }
+        var proposed: [ProposedEvent] = []
+        var proposedFor: [DomainEvent] = []
+
+        for attempt in 1...maximumAttempts {
+            var loaded = try load(stream: stream)
+            if let requestID = context.requestID,
+               loaded.recentEventIDs.contains(RequestIdentity.eventID(user: user, requestID: requestID, index: 0)) {
+                return .unchanged(.alreadyRecorded(requestID: requestID))
+            }
+            let events: [DomainEvent]
+            switch try UserDecider.decision(command, state: loaded.state) {
+            case .unchanged(let reason): return .unchanged(reason)
+            case .record(let decided): events = decided
+            }
+            if events != proposedFor {   // encode once; again only if a reload changed the decision
+                let metadata = try EventMetadata(
+                    userID: user, occurredAt: context.occurredAt, handledAt: clock(),
+                    correlationID: context.correlationID ?? commandID.lowercaseString,
+                    causationID: context.causationID ?? commandID.lowercaseString,
+                    source: context.source, requestID: context.requestID
+                ).encoded()
+                proposed = try events.enumerated().map { index, event in
+                    let (type, data) = try event.encode()
+                    return ProposedEvent(id: eventID(index), type: type, data: data, metadata: metadata)
+                }
+                proposedFor = events
+            }
+            do {
+                let result = try store.append(proposed, to: stream, expectedVersion: .exactly(loaded.version))
+                for (event, recorded) in zip(events, proposed) {
+                    loaded.state = UserDecider.evolve(loaded.state, event)
+                    loaded.remember(recorded.id)
+                }
+                loaded.version = result.streamVersion
+                cache?.keep(loaded, stream: stream)
+                return .recorded(eventIDs: proposed.map(\.id), streamVersion: result.streamVersion, positions: result.positions)
+            } catch EventStoreError.wrongExpectedVersion(_, _, let actual) {
+                if actual < loaded.version { cache?.forget(stream: stream) }   // not the stream we cached
+                if attempt < maximumAttempts { backOff(attempt: attempt) }
+            } catch EventStoreError.duplicateEventID(let id) where context.requestID != nil && proposed.contains(where: { $0.id == id }) {
+                return .unchanged(.alreadyRecorded(requestID: context.requestID!))
+            } catch EventStoreError.outcomeUnknown where context.requestID != nil {
+                // The ids are stable, so trying again either finds the events or appends them once.
+                if attempt < maximumAttempts { backOff(attempt: attempt) }
+            }
+        }
+        throw CommandError.conflict(user: user, attempts: maximumAttempts)
+    }
+
+    /// A user's decision state now: the cached state brought up to date with the events since.
+    ///
+    /// Cost: O(events since the cached version); the whole stream when not cached.
+    /// - Throws: ``DomainEventError`` for an event this release cannot read; the store's errors.
+    public func load(user: String) throws -> LoadedUser {
+        try Rules.checkIdentifier(user, field: "user id")
+        return try load(stream: UserStream.id(for: user))
+    }
+
+    private func load(stream: String) throws -> LoadedUser {
+        var loaded = cache?.loaded(stream: stream) ?? LoadedUser()
+        let start = loaded.version
+        while true {
+            let batch = try store.read(stream: stream, from: loaded.version + 1, direction: .forwards, limit: 1_000)
+            for recorded in batch {
+                loaded.state = try UserDecider.evolve(loaded.state, recorded: recorded)
+                loaded.remember(recorded.id)
+                loaded.version = recorded.version
+            }
+            if batch.count < 1_000 { break }
+        }
+        if loaded.version != start { cache?.keep(loaded, stream: stream) }
+        return loaded
+    }
+
+    /// Waits a little, longer after each lost race and with jitter, so racing writers spread out.
+    private func backOff(attempt: Int) {
+        let ceiling = min(50 << min(attempt, 8), 10_000)   // microseconds
+        Thread.sleep(forTimeInterval: Double(Int.random(in: 0...ceiling)) / 1_000_000)
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// A user's decision state at a stream version, plus the ids of their latest events (to
+/// recognise a retried request without another read).
+public struct LoadedUser: Sendable, Hashable {
+    /// How many recent event ids are kept.
+    public static let recentEventIDLimit = 64
+
+    /// The stream version the state reflects (0 for no events).
+    public var version: Int64
+    /// The state after events 1 through ``version``.
+    public var state: UserState
+    /// The ids of the last events, oldest first, at most ``recentEventIDLimit``.
+    public var recentEventIDs: [UUID]
+
+    /// Makes a loaded state.
+    public init(version: Int64 = 0, state: UserState = UserDecider.initialState, recentEventIDs: [UUID] = []) {
+        self.version = version
+        self.state = state
+        self.recentEventIDs = recentEventIDs
+    }
+
+    mutating func remember(_ id: UUID) {
+        if recentEventIDs.count == Self.recentEventIDLimit { recentEventIDs.removeFirst() }
+        recentEventIDs.append(id)
+    }
+}

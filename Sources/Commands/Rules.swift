@@ -1,0 +1,61 @@
+/// The input rules shared by the commands: identifiers, text, numbers, coordinates.
+///
+/// Each check throws ``CommandError/rejected(field:rule:)`` naming the field and the rule.
+public enum Rules {
+    /// The longest user id, listing id, request id, correlation or causation id, in UTF-8 bytes.
+    public static let maximumIdentifierLength = 200
+    /// The longest free text (keyword, custom location, names, links), in UTF-8 bytes.
+    public static let maximumTextLength = 2_000
+
+    /// Checks an identifier: non-empty, at most ``maximumIdentifierLength`` bytes, no control characters.
+    public static func checkIdentifier(_ value: String, field: String) throws {
+        if value.isEmpty {
+            throw CommandError.rejected(field: field, rule: "must not be empty")
+        }
+        try checkLength(value, field: field, maximum: maximumIdentifierLength)
+        try checkNoControlCharacters(value, field: field)
+    }
+
+    /// Checks required free text: not empty or only spaces, bounded, no control characters.
+    public static func checkText(_ value: String, field: String) throws {
+        if isBlank(value) {
+            throw CommandError.rejected(field: field, rule: "must not be empty or only spaces")
+        }
+        try checkOptionalText(value, field: field)
+    }
+
+    /// Checks optional free text: bounded, no control characters (it may be empty).
+    public static func checkOptionalText(_ value: String?, field: String) throws {
+        guard let value else { return }
+        try checkLength(value, field: field, maximum: maximumTextLength)
+        try checkNoControlCharacters(value, field: field)
+    }
+
+    /// Checks a latitude and longitude pair: finite, latitude in -90…90, longitude in -180…180.
+    public static func checkCoordinates(latitude: Double, longitude: Double, field: String) throws {
+        guard latitude.isFinite, (-90...90).contains(latitude) else {
+            throw CommandError.rejected(field: "\(field) latitude", rule: "must be a number from -90 to 90")
+        }
+        guard longitude.isFinite, (-180...180).contains(longitude) else {
+            throw CommandError.rejected(field: "\(field) longitude", rule: "must be a number from -180 to 180")
+        }
+    }
+
+    /// Whether text is empty or only white space (spaces, tabs, line breaks, no-break spaces).
+    public static func isBlank(_ value: String) -> Bool {
+        value.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+    }
+
+    private static func checkLength(_ value: String, field: String, maximum: Int) throws {
+        let length = value.utf8.count
+        if length > maximum {
+            throw CommandError.rejected(field: field, rule: "must be at most \(maximum) bytes long (it is \(length))")
+        }
+    }
+
+    private static func checkNoControlCharacters(_ value: String, field: String) throws {
+        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw CommandError.rejected(field: field, rule: "must not contain control characters")
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import EventLog
+
+/// The pure domain logic of one user's stream (the Decider pattern): no I/O, no clock.
+///
+/// `decide` checks a command against the rules and the state and returns the events to
+/// record; `evolve` folds an event into the state. ``CommandRunner`` does the loading,
+/// appending and retrying around it.
+public enum UserDecider {
+    /// The state of a user with no events.
+    public static let initialState = UserState()
+
+    /// The events a command records, or none when the state already is what it asks for.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
+    public static func decide(_ command: UserCommand, state: UserState) throws -> [DomainEvent] {
+        try decision(command, state: state).events
+    }
+
+    /// Like ``decide(_:state:)``, but says why nothing is recorded when nothing is.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
+    public static func decision(_ command: UserCommand, state: UserState) throws -> Decision {
+        switch command {
+        case .search(let search):
+            try check(search)
+            return .record([.searched(search)])
+        case let .favorite(listingID, summary):
+            try Rules.checkIdentifier(listingID, field: "listing id")
+            try check(summary)
+            if state.favorites.contains(listingID) {
+                return .unchanged(.alreadyFavorite(listingID: listingID))
+            }
+            return .record([.favorited(Favorited(listingID: listingID, summary: summary))])
+        case let .unfavorite(listingID):
+            try Rules.checkIdentifier(listingID, field: "listing id")
+            if !state.favorites.contains(listingID) {
+                return .unchanged(.notFavorite(listingID: listingID))
+            }
+            return .record([.unfavorited(Unfavorited(listingID: listingID))])
+        case let .viewDetails(listingID, details):
+            try Rules.checkIdentifier(listingID, field: "listing id")
+            try check(details, listingID: listingID)
+            return .record([.detailsViewed(DetailsViewed(listingID: listingID, details: details))])
+        }
+    }
+
+    /// The state after an event.
+    public static func evolve(_ state: UserState, _ event: DomainEvent) -> UserState {
+        var state = state
+        switch event {
+        case .favorited(let event): state.favorites.insert(event.listingID)
+        case .unfavorited(let event): state.favorites.remove(event.listingID)
+        case .searched, .detailsViewed: break
+        }
+        return state
+    }
+
+    /// The state after a recorded event, decoding the payload only for the types that change it
+    /// (`Favorited`, `Unfavorited`); searches and details views are skipped unread.
+    /// - Throws: ``DomainEventError`` for an unknown type or an unreadable payload: deciding on
+    ///   a state that silently skipped an event could record a duplicate favorite.
+    public static func evolve(_ state: UserState, recorded: RecordedEvent) throws -> UserState {
+        switch recorded.type {
+        case Searched.typeName, DetailsViewed.typeName:
+            return state
+        case Favorited.typeName, Unfavorited.typeName:
+            return evolve(state, try DomainEvent.decode(recorded))
+        default:
+            throw DomainEventError.unknownType(recorded.type)
+        }
+    }
+
+    // MARK: - Rules
+
+    static func check(_ search: Searched) throws {
+        try Rules.checkText(search.keyword, field: "keyword")
+        guard search.distance.isFinite, search.distance > 0 else {
+            throw CommandError.rejected(field: "distance", rule: "must be a positive number")
+        }
+        switch search.location {
+        case let .current(latitude, longitude):
+            try Rules.checkCoordinates(latitude: latitude, longitude: longitude, field: "current location")
+        case let .custom(text):
+            try Rules.checkText(text, field: "custom location")
+        }
+        if let results = search.results {
+            guard results.count >= 0 else {
+                throw CommandError.rejected(field: "results count", rule: "must not be negative")
+            }
+            guard results.listingIDs.count <= results.count else {
+                throw CommandError.rejected(
+                    field: "results listing ids", rule: "must not outnumber the results count (\(results.listingIDs.count) ids, count \(results.count))")
+            }
+            for id in results.listingIDs {
+                try Rules.checkIdentifier(id, field: "results listing id")
+            }
+        }
+    }
+
+    static func check(_ summary: ListingSummary) throws {
+        try Rules.checkText(summary.name, field: "summary name")
+        try Rules.checkOptionalText(summary.venue, field: "summary venue")
+        try Rules.checkOptionalText(summary.localDateTime, field: "summary local date and time")
+        try Rules.checkOptionalText(summary.category, field: "summary category")
+    }
+
+    static func check(_ details: ListingDetails, listingID: String) throws {
+        guard details.listingID == listingID else {
+            throw CommandError.rejected(field: "details listing id", rule: "must equal the listing id of the command")
+        }
+        let info = details.info
+        try Rules.checkText(info.name, field: "details name")
+        for name in info.artistsOrTeams { try Rules.checkText(name, field: "details artist or team") }
+        for genre in info.genres { try Rules.checkOptionalText(genre, field: "details genre") }
+        try Rules.checkOptionalText(info.venue, field: "details venue")
+        try Rules.checkOptionalText(info.localDateTime, field: "details local date and time")
+        try Rules.checkOptionalText(info.category, field: "details category")
+        try Rules.checkOptionalText(info.ticketStatus, field: "details ticket status")
+        try Rules.checkOptionalText(info.ticketLink, field: "details ticket link")
+        try Rules.checkOptionalText(info.seatMapLink, field: "details seat map link")
+        if let price = info.priceRange {
+            guard price.minimum.isFinite, price.minimum >= 0 else {
+                throw CommandError.rejected(field: "details price range minimum", rule: "must be a number not below 0")
+            }
+            guard price.maximum.isFinite, price.maximum >= price.minimum else {
+                throw CommandError.rejected(field: "details price range maximum", rule: "must be a number not below the minimum")
+            }
+            try Rules.checkOptionalText(price.currency, field: "details price range currency")
+        }
+        for artist in details.artists ?? [] {
+            try Rules.checkText(artist.name, field: "artist name")
+            if let popularity = artist.popularity, !(0...100).contains(popularity) {
+                throw CommandError.rejected(field: "artist popularity", rule: "must be from 0 to 100 (it is \(popularity))")
+            }
+            if let followers = artist.followers, followers < 0 {
+                throw CommandError.rejected(field: "artist followers", rule: "must not be negative")
+            }
+            try Rules.checkOptionalText(artist.profileLink, field: "artist profile link")
+            for cover in artist.albumCovers { try Rules.checkText(cover, field: "artist album cover") }
+        }
+        if let venue = details.venue {
+            try Rules.checkText(venue.name, field: "venue name")
+            for (text, field) in [
+                (venue.address, "venue address"), (venue.phone, "venue phone"), (venue.openHours, "venue open hours"),
+                (venue.generalRule, "venue general rule"), (venue.childRule, "venue child rule"),
+            ] {
+                try Rules.checkOptionalText(text, field: field)
+            }
+            switch (venue.latitude, venue.longitude) {
+            case (nil, nil): break
+            case let (latitude?, longitude?):
+                try Rules.checkCoordinates(latitude: latitude, longitude: longitude, field: "venue")
+            default:
+                throw CommandError.rejected(field: "venue latitude and longitude", rule: "must both be given or both be missing")
+            }
+        }
+        let upcoming = details.upcomingEvents
+        guard upcoming.count <= ListingDetails.maximumUpcomingEvents else {
+            throw CommandError.rejected(
+                field: "upcoming events", rule: "must be at most \(ListingDetails.maximumUpcomingEvents) (there are \(upcoming.count))")
+        }
+        for listing in upcoming {
+            try Rules.checkText(listing.name, field: "upcoming event name")
+            try Rules.checkOptionalText(listing.artist, field: "upcoming event artist")
+            try Rules.checkOptionalText(listing.localDateTime, field: "upcoming event local date and time")
+            try Rules.checkOptionalText(listing.type, field: "upcoming event type")
+            try Rules.checkOptionalText(listing.link, field: "upcoming event link")
+        }
+    }
+}

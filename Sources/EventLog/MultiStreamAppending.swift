@@ -1,0 +1,22 @@
+/// One stream's part of a multi-stream append.
+public struct StreamAppend: Sendable, Hashable {
+    public var stream: String
+    public var expectedVersion: ExpectedVersion
+    public var events: [ProposedEvent]
+
+    public init(stream: String, expectedVersion: ExpectedVersion, events: [ProposedEvent]) {
+        self.stream = stream
+        self.expectedVersion = expectedVersion
+        self.events = events
+    }
+}
+
+/// A store that can append to several streams in one transaction (imports and migrations
+/// copy a log batch by batch, so that what they copied is always a prefix of the source).
+public protocol MultiStreamAppending: EventStore {
+    /// Appends every part, in order, in one transaction: all of them or none.
+    /// - Throws: the first part's failure, as ``EventStore/append(_:to:expectedVersion:)``
+    ///   would throw it; nothing of any part is then appended.
+    @discardableResult
+    func append(_ parts: [StreamAppend]) throws -> [AppendResult]
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Where projections keep their views and checkpoints: in the same store as the log, so a
+/// batch of view changes and the checkpoint it reached are committed in one transaction.
+///
+/// A view is a set of JSON documents by key (e.g. one favorites document per user). Each
+/// projection has generations: the active one answers readers; a rebuild fills a new one
+/// beside it and ``commit(_:)`` with `activate` swaps it in at once, so readers never see a
+/// half-built view.
+public protocol ProjectionStore: Sendable {
+    /// Every generation of every projection, with its checkpoint.
+    func projectionStatuses() throws -> [ProjectionStatus]
+
+    /// Starts a new, empty, inactive generation of a projection (at position 0).
+    /// - Parameter version: the version of the projection's code that will fill it.
+    func startGeneration(of projection: String, version: Int) throws -> ProjectionStatus
+
+    /// The documents stored under `keys` in one generation (missing keys are left out).
+    /// Cost: one indexed lookup per key.
+    func documents(of projection: String, generation: Int, keys: [String]) throws -> [String: Data]
+
+    /// Up to `limit` documents of a generation with keys greater than `key`, in key order.
+    func documents(of projection: String, generation: Int, after key: String, limit: Int) throws -> [(key: String, document: Data)]
+
+    /// Writes view changes and moves the generation's checkpoint, atomically; with `activate`,
+    /// also makes the generation the one readers see and drops the others.
+    /// - Throws: ``ProjectionStoreError/checkpointMoved(projection:generation:expected:actual:)``
+    ///   when another projector advanced the checkpoint first; nothing is written then.
+    func commit(_ changes: ViewChanges) throws
+
+    /// Removes a generation and its documents (an abandoned rebuild).
+    func dropGeneration(of projection: String, generation: Int) throws
+}
+
+/// One generation of a projection and how far it has read the log.
+public struct ProjectionStatus: Sendable, Hashable {
+    /// The projection's name, e.g. `favorites`.
+    public var name: String
+    /// The generation number; a rebuild makes a higher one.
+    public var generation: Int
+    /// The version of the projection code that built it.
+    public var version: Int
+    /// The checkpoint: the position of the last event applied.
+    public var position: Int64
+    /// Whether readers see this generation.
+    public var isActive: Bool
+
+    public init(name: String, generation: Int, version: Int, position: Int64, isActive: Bool) {
+        self.name = name
+        self.generation = generation
+        self.version = version
+        self.position = position
+        self.isActive = isActive
+    }
+}
+
+/// A batch of changes to one generation of a view, with the checkpoint they reach.
+public struct ViewChanges: Sendable {
+    public var projection: String
+    public var generation: Int
+    /// New documents by key; nil removes the key.
+    public var documents: [String: Data?]
+    /// The checkpoint the changes were computed from; the commit fails if it moved.
+    public var fromPosition: Int64
+    /// The checkpoint after the changes.
+    public var toPosition: Int64
+    /// Whether to make this generation the active one (and drop the others) in the same commit.
+    public var activate: Bool
+
+    public init(projection: String, generation: Int, documents: [String: Data?], fromPosition: Int64, toPosition: Int64, activate: Bool = false) {
+        self.projection = projection
+        self.generation = generation
+        self.documents = documents
+        self.fromPosition = fromPosition
+        self.toPosition = toPosition
+        self.activate = activate
+    }
+}
+
+/// Failures of a projection store that a projector acts on.
+public enum ProjectionStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Another projector committed first; reload the checkpoint and carry on from there.
+    case checkpointMoved(projection: String, generation: Int, expected: Int64, actual: Int64?)
+
+    public var description: String {
+        switch self {
+        case let .checkpointMoved(projection, generation, expected, actual):
+            let now = actual.map { "is at \($0)" } ?? "no longer exists"
+            return "projection '\(projection)' generation \(generation) was expected at position \(expected) but \(now) (another projector moved it)"
+        }
+    }
+}

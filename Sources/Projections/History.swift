@@ -1,0 +1,113 @@
+import Commands
+import EventLog
+import Foundation
+
+/// A user's history: every action in order, with its time and audit metadata.
+///
+/// The history is the user's stream itself, read through its (stream, version) index, so it
+/// is never out of date, needs no rebuild, and is exactly what the log says.
+public enum History {
+    /// One action in a user's history.
+    public struct Entry: Sendable, Hashable, Codable {
+        public var position: Int64
+        public var version: Int64
+        public var eventID: String
+        public var type: String
+        /// When the store recorded it (authoritative).
+        public var recordedAt: Date
+        /// When it happened by the client's clock, if the metadata says.
+        public var occurredAt: Date?
+        /// Which app server or client sent it, if the metadata says.
+        public var source: String?
+        public var requestID: String?
+        public var correlationID: String?
+        /// One line saying what the user did, e.g. `favorited "Hamilton" (L123)`.
+        public var summary: String
+    }
+
+    /// What to include.
+    public struct Filter: Sendable, Hashable {
+        /// Only these event types (all when empty).
+        public var types: Set<String> = []
+        /// Only actions recorded at or after this time.
+        public var since: Date?
+        /// Only actions recorded before this time.
+        public var until: Date?
+        /// Only the log as of this point.
+        public var asOf: AsOf?
+
+        public init(types: Set<String> = [], since: Date? = nil, until: Date? = nil, asOf: AsOf? = nil) {
+            self.types = types
+            self.since = since
+            self.until = until
+            self.asOf = asOf
+        }
+
+        func includes(_ event: RecordedEvent) -> Bool {
+            if !types.isEmpty, !types.contains(event.type) { return false }
+            if let since, event.recordedAt < since { return false }
+            if let until, event.recordedAt >= until { return false }
+            if let asOf, !asOf.includes(position: event.position, recordedAt: event.recordedAt) { return false }
+            return true
+        }
+    }
+
+    /// The user's history, oldest first, calling `body` for each entry (bounded memory).
+    public static func forEachEntry(of user: String, in store: any EventStore, filter: Filter = Filter(), _ body: (Entry) throws -> Void) throws {
+        var next: Int64 = 1
+        while true {
+            let batch = try store.read(stream: UserStream.id(for: user), from: next, direction: .forwards, limit: 1_000)
+            for recorded in batch where filter.includes(recorded) {
+                try body(entry(for: recorded))
+            }
+            guard let last = batch.last, batch.count == 1_000 else { return }
+            if case .position(let limit)? = filter.asOf, last.position > limit { return }
+            next = last.version + 1
+        }
+    }
+
+    /// The user's history as an array (for small histories and tests).
+    public static func entries(of user: String, in store: any EventStore, filter: Filter = Filter()) throws -> [Entry] {
+        var entries: [Entry] = []
+        try forEachEntry(of: user, in: store, filter: filter) { entries.append($0) }
+        return entries
+    }
+
+    /// The history entry for one recorded event (pure).
+    public static func entry(for recorded: RecordedEvent) -> Entry {
+        let metadata = try? EventMetadata.decode(recorded.metadata)
+        return Entry(
+            position: recorded.position, version: recorded.version, eventID: recorded.id.lowercaseString, type: recorded.type,
+            recordedAt: recorded.recordedAt, occurredAt: metadata?.occurredAt, source: metadata?.source,
+            requestID: metadata?.requestID, correlationID: metadata?.correlationID,
+            summary: summary(of: recorded))
+    }
+
+    /// One line saying what a recorded event means.
+    public static func summary(of recorded: RecordedEvent) -> String {
+        guard let event = try? DomainEvent.decode(recorded) else {
+            return "\(recorded.type) (\(recorded.data.count) bytes of data)"
+        }
+        switch event {
+        case .searched(let search):
+            let place: String
+            switch search.location {
+            case let .current(latitude, longitude): place = String(format: "near %.4f,%.4f", latitude, longitude)
+            case let .custom(text): place = "near \"\(text)\""
+            }
+            let results = search.results.map { ", \($0.count) results" } ?? ""
+            return "searched \"\(search.keyword)\" in \(search.category.rawValue) within \(formatDistance(search.distance)) \(search.units.rawValue) \(place)\(results)"
+        case .favorited(let favorite):
+            return "favorited \"\(favorite.summary.name)\" (\(favorite.listingID))"
+        case .unfavorited(let unfavorite):
+            return "unfavorited \(unfavorite.listingID)"
+        case .detailsViewed(let viewed):
+            return "viewed details of \"\(viewed.details.info.name)\" (\(viewed.listingID))"
+        }
+    }
+
+    /// A distance without a needless ".0" (10, 2.5).
+    public static func formatDistance(_ distance: Double) -> String {
+        distance == distance.rounded() ? String(Int(distance)) : String(distance)
+    }
+}

@@ -1,0 +1,176 @@
+import EventLog
+import Foundation
+
+/// Keeps views up to date from the log: catches up from checkpoints, rebuilds a view beside
+/// the old one and swaps it in, and answers reads after catching up (read-your-writes).
+///
+/// Each batch of view changes is committed with its checkpoint in one transaction, so a
+/// crash at any point neither applies an event twice nor skips one. Two projectors on one
+/// store stay correct: a commit whose checkpoint moved underneath it is refused and redone.
+public final class Projector: @unchecked Sendable {
+    // @unchecked: every use of the mutable state below holds `lock`.
+    /// The store holding the log, the views and their checkpoints.
+    public let store: any EventStore & ProjectionStore
+    /// Events read per batch while catching up.
+    public let batchSize: Int
+    /// Events applied between commits during a rebuild (commits are also made at the end).
+    public let rebuildCommitInterval: Int
+    private let lock = NSLock()
+    private var workers: [String: any AnyProjectionWorker] = [:]
+    private let makers: [(name: String, make: (ProjectionStatus) -> any AnyProjectionWorker, version: Int)]
+    /// Events whose payload no view could read, since this projector started.
+    public private(set) var undecodableEvents = 0
+
+    /// Makes a projector for `projections` (by default every view of the domain).
+    public init(store: any EventStore & ProjectionStore, projections: [any Projection] = Views.all,
+                batchSize: Int = 1_000, rebuildCommitInterval: Int = 100_000) {
+        self.store = store
+        self.batchSize = batchSize
+        self.rebuildCommitInterval = rebuildCommitInterval
+        self.makers = projections.map { projection in
+            Self.maker(for: projection, store: store)
+        }
+    }
+
+    private static func maker<P: Projection>(for projection: P, store: any ProjectionStore)
+        -> (name: String, make: (ProjectionStatus) -> any AnyProjectionWorker, version: Int) {
+        (projection.name, { status in ProjectionWorker(projection: projection, store: store, status: status, cacheLimit: 50_000) }, projection.version)
+    }
+
+    /// The names of the projections this projector drives.
+    public var names: [String] { makers.map(\.name) }
+
+    // MARK: - Catching up
+
+    /// Brings every view (or those named) up to the head of the log. A view that does not exist
+    /// yet, or whose code version changed, is built in a new generation and swapped in.
+    /// - Parameter progress: called after each batch with the lowest checkpoint and the head.
+    /// - Returns: the head position the views reached.
+    @discardableResult
+    public func catchUp(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
+        try lock.withLock {
+            try run(names, selected: try prepareWorkers(names), progress: progress)
+        }
+    }
+
+    /// Rebuilds views from position 0 in new generations while readers keep the old ones, then
+    /// swaps each in at once. A rebuild that was interrupted (its generation is still
+    /// building) is resumed from its last commit rather than started again.
+    /// - Parameter progress: called after each batch with the lowest checkpoint and the head;
+    ///   throwing from it stops the rebuild at that batch boundary.
+    @discardableResult
+    public func rebuild(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
+        try lock.withLock {
+            let wanted = names ?? self.names
+            for name in wanted {
+                guard let maker = makers.first(where: { $0.name == name }) else {
+                    throw EventStoreError.invalidInput("no view named '\(name)'; views: \(self.names.joined(separator: ", "))")
+                }
+                let building = try store.projectionStatuses().filter { $0.name == name && !$0.isActive }
+                if let resumable = building.filter({ $0.version == maker.version }).max(by: { $0.generation < $1.generation }) {
+                    workers[name] = maker.make(resumable)
+                    continue
+                }
+                for stale in building { try store.dropGeneration(of: name, generation: stale.generation) }
+                let status = try store.startGeneration(of: name, version: maker.version)
+                workers[name] = maker.make(status)
+            }
+            return try run(wanted, selected: wanted.compactMap { workers[$0] }, progress: progress)
+        }
+    }
+
+    /// Finds or starts the generation each selected projection should advance.
+    private func prepareWorkers(_ names: [String]?) throws -> [any AnyProjectionWorker] {
+        let wanted = names ?? self.names
+        var statuses: [ProjectionStatus]?
+        var selected: [any AnyProjectionWorker] = []
+        for name in wanted {
+            guard let maker = makers.first(where: { $0.name == name }) else {
+                throw EventStoreError.invalidInput("no view named '\(name)'; views: \(self.names.joined(separator: ", "))")
+            }
+            if let worker = workers[name] { selected.append(worker); continue }
+            if statuses == nil { statuses = try store.projectionStatuses() }
+            let mine = statuses!.filter { $0.name == name }
+            let status: ProjectionStatus
+            if let building = mine.filter({ !$0.isActive && $0.version == maker.version }).max(by: { $0.generation < $1.generation }) {
+                status = building   // resume an interrupted rebuild
+            } else if let active = mine.first(where: { $0.isActive && $0.version == maker.version }) {
+                status = active
+            } else {
+                for stale in mine where !stale.isActive { try store.dropGeneration(of: name, generation: stale.generation) }
+                status = try store.startGeneration(of: name, version: maker.version)
+            }
+            let worker = maker.make(status)
+            workers[name] = worker
+            selected.append(worker)
+        }
+        return selected
+    }
+
+    /// Reads the log once for all `selected` workers, from the lowest checkpoint to the head.
+    /// When another projector moved a checkpoint (or swapped in a generation of its own), the
+    /// generations are chosen again from the store and the work goes on from there.
+    private func run(_ names: [String]?, selected: [any AnyProjectionWorker], progress: (Int64, Int64) throws -> Void) throws -> Int64 {
+        var selected = selected
+        var attempts = 0
+        while true {
+            do {
+                return try advance(selected, progress: progress)
+            } catch is ProjectionStoreError where attempts < 10 {
+                attempts += 1
+                for worker in selected { workers[worker.name] = nil }
+                selected = try prepareWorkers(names)
+            }
+        }
+    }
+
+    private func advance(_ selected: [any AnyProjectionWorker], progress: (Int64, Int64) throws -> Void) throws -> Int64 {
+        guard !selected.isEmpty else { return try store.headPosition() }
+        var head = try store.headPosition()
+        var cursor = selected.map(\.position).min()!
+        var sinceCommit = 0
+        while true {
+            let batch = try store.readAll(after: cursor, limit: batchSize)
+            if batch.isEmpty {
+                // At the head: commit everything, swapping in generations that were building.
+                for worker in selected { try worker.commit(activate: !worker.status.isActive) }
+                let newHead = try store.headPosition()
+                if newHead <= cursor { return cursor }
+                head = newHead
+                continue
+            }
+            let decoded = batch.map { recorded -> (position: Int64, event: ViewEvent?) in
+                let event = ViewEvent.decode(recorded)
+                if event == nil, Views.concernsViews(recorded.type) { undecodableEvents += 1 }
+                return (recorded.position, event)
+            }
+            for worker in selected { try worker.apply(decoded) }
+            cursor = batch.last!.position
+            sinceCommit += batch.count
+            // Active views commit every batch (readers see progress); a building generation
+            // is invisible to readers, so it commits less often, which is much faster.
+            for worker in selected where worker.status.isActive || sinceCommit >= rebuildCommitInterval {
+                try worker.commit(activate: false)
+            }
+            if sinceCommit >= rebuildCommitInterval { sinceCommit = 0 }
+            try progress(cursor, max(head, cursor))
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The current document of a view for `key`, after catching that view up to the head of the
+    /// log, so a command that returned before this call is included.
+    public func document<P: Projection>(_ projection: P, key: String) throws -> P.Document? {
+        try catchUp([projection.name])
+        return try lock.withLock {
+            guard let worker = workers[projection.name] as? ProjectionWorker<P> else { return nil }
+            return try worker.document(for: key)
+        }
+    }
+
+    /// Every generation's status as the store has it.
+    public func statuses() throws -> [ProjectionStatus] {
+        try store.projectionStatuses()
+    }
+}

@@ -1,0 +1,40 @@
+import EventLog
+import Foundation
+
+/// Views as they were at a past point of the log, computed from the log itself with the same
+/// pure projections (no stored view is involved, so the answer does not depend on when the
+/// views were last rebuilt).
+public enum TimeTravel {
+    /// A view's document for `key` as of `point`.
+    ///
+    /// Cost: for views keyed by user, one read of that user's stream; otherwise one streaming
+    /// pass over the log up to `point`, in bounded memory.
+    public static func document<P: Projection>(_ projection: P, key: String, asOf point: AsOf, in store: any EventStore) throws -> P.Document? {
+        var document: P.Document?
+        let apply = { (recorded: RecordedEvent) in
+            guard point.includes(position: recorded.position, recordedAt: recorded.recordedAt),
+                  let event = ViewEvent.decode(recorded), projection.key(for: event) == key else { return }
+            document = projection.evolve(document, with: event)
+        }
+        if projection.isKeyedByUser {
+            var next: Int64 = 1
+            while true {
+                let batch = try store.read(stream: key, from: next, direction: .forwards, limit: 1_000)
+                for recorded in batch { apply(recorded) }
+                guard let last = batch.last, batch.count == 1_000 else { break }
+                if case .position(let limit) = point, last.position > limit { break }
+                next = last.version + 1
+            }
+        } else {
+            var cursor: Int64 = 0
+            while true {
+                let batch = try store.readAll(after: cursor, limit: 1_000)
+                for recorded in batch { apply(recorded) }
+                guard let last = batch.last else { break }
+                if case .position(let limit) = point, last.position >= limit { break }
+                cursor = last.position
+            }
+        }
+        return document
+    }
+}

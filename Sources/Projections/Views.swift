@@ -1,0 +1,18 @@
+import Commands
+import Foundation
+
+/// The domain's views, by name.
+public enum Views {
+    public static let favorites = FavoritesProjection()
+    public static let recentSearches = RecentSearchesProjection()
+    public static let recentlyViewed = RecentlyViewedProjection()
+    public static let cachedDetails = CachedDetailsProjection()
+
+    /// Every materialized view. (A user's history is their stream itself: see ``History``.)
+    public static let all: [any Projection] = [favorites, recentSearches, recentlyViewed, cachedDetails]
+
+    /// Whether events of this type are meant for the views (so failing to read one is worth counting).
+    static func concernsViews(_ type: String) -> Bool {
+        DomainEvent.typeNames.contains(type)
+    }
+}

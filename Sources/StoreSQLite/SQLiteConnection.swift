@@ -1,0 +1,88 @@
+import CSQLite
+import Foundation
+
+/// One open SQLite database handle, with a cache of prepared statements keyed by SQL.
+///
+/// Not thread-safe: ``SQLiteEventStore`` owns one and serializes access to it.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (and creates, when `create` is set) the database at `path`; `:memory:` for a
+    /// private in-memory database.
+    init(path: String, create: Bool) throws {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if create { flags |= SQLITE_OPEN_CREATE }
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: .init(rawValue: code), message: message, sql: nil)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// The error SQLite holds for this connection after a failed call.
+    func error(_ code: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: .init(rawValue: code), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs one or more statements that take no parameters and return no rows we need.
+    func execute(_ sql: String) throws {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, sql: sql) }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with its bindings cleared.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let prepared = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    /// Runs `body` in a transaction begun with `mode`; commits when it returns and rolls back
+    /// when it throws, rethrowing the first error.
+    func transaction<T>(_ mode: String = "IMMEDIATE", _ body: () throws -> T) throws -> T {
+        try execute("BEGIN \(mode)")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+        return result
+    }
+
+    /// The single integer the query returns (first column of its first row), or nil for no row
+    /// or a NULL.
+    func scalarInt(_ sql: String, _ bind: (SQLiteStatement) throws -> Void = { _ in }) throws -> Int64? {
+        let statement = try statement(sql)
+        try bind(statement)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return statement.isNull(0) ? nil : statement.int64(0)
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+}
+
+@available(*, unavailable)
+extension SQLiteConnection: Sendable {}

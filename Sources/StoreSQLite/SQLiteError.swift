@@ -1,0 +1,42 @@
+import CSQLite
+
+/// A failure reported by SQLite: its extended result code, its message and the SQL that failed.
+///
+/// Bound values never appear here: they can be personal data.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    /// SQLite's extended result code (e.g. 2067 for a unique-constraint violation).
+    public var code: ResultCode
+    /// SQLite's own message (`sqlite3_errmsg`).
+    public var message: String
+    /// The statement that failed, if any.
+    public var sql: String?
+
+    public var description: String {
+        if let sql { return "SQLite error \(code.rawValue): \(message) (in: \(sql))" }
+        return "SQLite error \(code.rawValue): \(message)"
+    }
+
+    /// An SQLite result code; the primary code is the low byte of an extended one.
+    public struct ResultCode: RawRepresentable, Hashable, Sendable {
+        public var rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// The primary result code (extended code with the high bytes removed).
+        public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
+
+        public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+        public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+        public static let readOnly = ResultCode(rawValue: SQLITE_READONLY)
+        public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+        public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+        public static let full = ResultCode(rawValue: SQLITE_FULL)
+        public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+        public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+        public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
+        public static let permission = ResultCode(rawValue: SQLITE_PERM)
+        /// `SQLITE_CONSTRAINT_UNIQUE`: SQLITE_CONSTRAINT | (8 << 8).
+        public static let uniqueConstraint = ResultCode(rawValue: SQLITE_CONSTRAINT | (8 << 8))
+        /// `SQLITE_CONSTRAINT_TRIGGER`: a RAISE(ABORT) from a trigger.
+        public static let triggerConstraint = ResultCode(rawValue: SQLITE_CONSTRAINT | (7 << 8))
+    }
+}

@@ -1,0 +1,144 @@
+import EventLog
+import Foundation
+
+extension SQLiteEventStore: ProjectionStore {
+    public func projectionStatuses() throws -> [ProjectionStatus] {
+        try withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT name, generation, version, position, active FROM projections ORDER BY name, generation")
+            defer { statement.reset() }
+            var statuses: [ProjectionStatus] = []
+            while try statement.step() {
+                statuses.append(ProjectionStatus(
+                    name: statement.string(0), generation: Int(statement.int64(1)), version: Int(statement.int64(2)),
+                    position: statement.int64(3), isActive: statement.int64(4) == 1))
+            }
+            return statuses
+        }
+    }
+
+    public func startGeneration(of projection: String, version: Int) throws -> ProjectionStatus {
+        try withConnection { connection in
+            try connection.transaction {
+                let generation = (try connection.scalarInt("SELECT max(generation) FROM projections WHERE name = ?1") {
+                    try $0.bind(projection, at: 1)
+                } ?? 0) + 1
+                let insert = try connection.statement(
+                    "INSERT INTO projections (name, generation, version, position, active, updated_at) VALUES (?1, ?2, ?3, 0, 0, ?4)")
+                try insert.bind(projection, at: 1)
+                try insert.bind(generation, at: 2)
+                try insert.bind(Int64(version), at: 3)
+                try insert.bind(Timestamp.format(Date()), at: 4)
+                try insert.run()
+                return ProjectionStatus(name: projection, generation: Int(generation), version: version, position: 0, isActive: false)
+            }
+        }
+    }
+
+    public func documents(of projection: String, generation: Int, keys: [String]) throws -> [String: Data] {
+        try withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT document FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3")
+            defer { statement.reset() }
+            try statement.bind(projection, at: 1)
+            try statement.bind(Int64(generation), at: 2)
+            var found: [String: Data] = [:]
+            for key in keys {
+                try statement.bind(key, at: 3)
+                if try statement.step() { found[key] = statement.data(0) }
+                statement.rewind()
+            }
+            return found
+        }
+    }
+
+    public func documents(of projection: String, generation: Int, after key: String, limit: Int) throws -> [(key: String, document: Data)] {
+        try withConnection { connection in
+            let statement = try connection.statement("""
+                SELECT key, document FROM view_documents
+                WHERE projection = ?1 AND generation = ?2 AND key > ?3 ORDER BY key LIMIT ?4
+                """)
+            defer { statement.reset() }
+            try statement.bind(projection, at: 1)
+            try statement.bind(Int64(generation), at: 2)
+            try statement.bind(key, at: 3)
+            try statement.bind(Int64(limit), at: 4)
+            var rows: [(key: String, document: Data)] = []
+            while try statement.step() { rows.append((statement.string(0), statement.data(1))) }
+            return rows
+        }
+    }
+
+    public func commit(_ changes: ViewChanges) throws {
+        try withConnection { connection in
+            try connection.transaction {
+                let actual = try connection.scalarInt("SELECT position FROM projections WHERE name = ?1 AND generation = ?2") {
+                    try $0.bind(changes.projection, at: 1)
+                    try $0.bind(Int64(changes.generation), at: 2)
+                }
+                guard actual == changes.fromPosition else {
+                    throw ProjectionStoreError.checkpointMoved(
+                        projection: changes.projection, generation: changes.generation, expected: changes.fromPosition, actual: actual)
+                }
+                let upsert = try connection.statement("""
+                    INSERT INTO view_documents (projection, generation, key, document) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT (projection, generation, key) DO UPDATE SET document = excluded.document
+                    """)
+                let delete = try connection.statement(
+                    "DELETE FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3")
+                for statement in [upsert, delete] {
+                    try statement.bind(changes.projection, at: 1)
+                    try statement.bind(Int64(changes.generation), at: 2)
+                }
+                for (key, document) in changes.documents {
+                    if let document {
+                        try upsert.bind(key, at: 3)
+                        try upsert.bindText(document, at: 4)
+                        try upsert.run()
+                    } else {
+                        try delete.bind(key, at: 3)
+                        try delete.run()
+                    }
+                }
+                let update = try connection.statement(
+                    "UPDATE projections SET position = ?3, updated_at = ?4 WHERE name = ?1 AND generation = ?2")
+                try update.bind(changes.projection, at: 1)
+                try update.bind(Int64(changes.generation), at: 2)
+                try update.bind(changes.toPosition, at: 3)
+                try update.bind(Timestamp.format(Date()), at: 4)
+                try update.run()
+                if changes.activate {
+                    try Self.activate(changes.projection, generation: changes.generation, connection)
+                }
+            }
+        }
+    }
+
+    public func dropGeneration(of projection: String, generation: Int) throws {
+        try withConnection { connection in
+            try connection.transaction {
+                for sql in ["DELETE FROM view_documents WHERE projection = ?1 AND generation = ?2",
+                            "DELETE FROM projections WHERE name = ?1 AND generation = ?2"] {
+                    let statement = try connection.statement(sql)
+                    try statement.bind(projection, at: 1)
+                    try statement.bind(Int64(generation), at: 2)
+                    try statement.run()
+                }
+            }
+        }
+    }
+
+    /// Makes `generation` the one readers see and removes the projection's other generations.
+    private static func activate(_ projection: String, generation: Int, _ connection: SQLiteConnection) throws {
+        for sql in [
+            "DELETE FROM view_documents WHERE projection = ?1 AND generation <> ?2",
+            "DELETE FROM projections WHERE name = ?1 AND generation <> ?2",
+            "UPDATE projections SET active = 1 WHERE name = ?1 AND generation = ?2",
+        ] {
+            let statement = try connection.statement(sql)
+            try statement.bind(projection, at: 1)
+            try statement.bind(Int64(generation), at: 2)
+            try statement.run()
+        }
+    }
+}

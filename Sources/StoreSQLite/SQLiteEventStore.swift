@@ -1,0 +1,279 @@
+import CSQLite
+import EventLog
+import Foundation
+import Synchronization
+
+/// The embedded event store: one SQLite file (or `:memory:`), shared safely by threads of
+/// one process and by several processes.
+///
+/// - WAL mode, so readers never block the writer.
+/// - Durable by default: an append that returned survives a power loss (`synchronous=FULL`).
+/// - Each append is one `BEGIN IMMEDIATE` transaction: the version check and the inserts
+///   happen under SQLite's single write lock, and unique indexes on (stream, version) and
+///   event id make a duplicate impossible even if a check were bypassed.
+public final class SQLiteEventStore: MultiStreamAppending {
+    /// How an append trades safety for speed.
+    public enum Durability: String, Sendable {
+        /// `synchronous=FULL`: an append that returned survives a power loss (the default).
+        case full
+        /// `synchronous=NORMAL`: an append that returned survives a crash of the process, but
+        /// the last appends before a power loss may be lost. Several times faster for
+        /// one-event appends, since a commit no longer waits for the disk.
+        case normal
+    }
+
+    /// Settings for opening a store.
+    public struct Options: Sendable {
+        /// See ``Durability``; `.full` by default.
+        public var durability: Durability = .full
+        /// How long to wait for another process's write lock before failing, in milliseconds.
+        public var busyTimeoutMilliseconds: Int32 = 10_000
+        /// Whether to create the file when it does not exist (true by default).
+        public var createIfMissing = true
+
+        /// Default options: durable, 10 s busy timeout, create when missing.
+        public init() {}
+    }
+
+    /// The file's path, or `:memory:`.
+    public let path: String
+    // The one connection; Mutex serializes every use of it (a connection is single-threaded).
+    private let connection: Mutex<SQLiteConnection>
+
+    /// Opens the store at `path`, creating or upgrading its schema.
+    /// - Throws: ``EventStoreError/unavailable(_:)`` when the file cannot be opened,
+    ///   ``EventStoreError/corrupt(_:)`` when it is not an evtool store,
+    ///   ``EventStoreError/newerSchema(found:supported:)`` when a newer evtool wrote it.
+    public init(path: String, options: Options = Options()) throws {
+        self.path = path
+        let connection: SQLiteConnection
+        do {
+            if path != ":memory:", !options.createIfMissing, !FileManager.default.fileExists(atPath: path) {
+                throw EventStoreError.unavailable("no store at '\(path)' (the file does not exist)")
+            }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw EventStoreError.unavailable("'\(path)' is a directory, not an SQLite file")
+            }
+            connection = try SQLiteConnection(path: path, create: options.createIfMissing)
+            sqlite3_busy_timeout(connection.handle, options.busyTimeoutMilliseconds)
+            try Self.prepare(connection, path: path, options: options)
+        } catch let error as SQLiteError {
+            throw Self.storeError(error, path: path)
+        }
+        self.connection = Mutex(connection)
+    }
+
+    /// Opens a private in-memory store (gone when released).
+    public static func inMemory() throws -> SQLiteEventStore {
+        try SQLiteEventStore(path: ":memory:")
+    }
+
+    // MARK: - Schema
+
+    private static func prepare(_ connection: SQLiteConnection, path: String, options: Options) throws {
+        let (applicationID, version) = try identity(connection)
+        if applicationID != SQLiteSchema.applicationID {
+            let hasTables = try connection.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
+            if applicationID != 0 || hasTables > 0 {
+                throw EventStoreError.corrupt("'\(path)' is an SQLite database, but not an evtool store")
+            }
+        }
+        if version > SQLiteSchema.currentVersion {
+            throw EventStoreError.newerSchema(found: version, supported: SQLiteSchema.currentVersion)
+        }
+        if path != ":memory:" {
+            try connection.execute("PRAGMA journal_mode=WAL")
+        }
+        try connection.execute("PRAGMA synchronous=\(options.durability == .full ? "FULL" : "NORMAL")")
+        if version < SQLiteSchema.currentVersion {
+            try upgrade(connection)
+        }
+    }
+
+    private static func identity(_ connection: SQLiteConnection) throws -> (applicationID: Int64, version: Int) {
+        let applicationID = try connection.scalarInt("PRAGMA application_id") ?? 0
+        let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        return (applicationID, version)
+    }
+
+    /// Applies the missing schema steps in one write transaction; a second process that
+    /// opened the file at the same moment waits for the lock, then finds nothing to do.
+    private static func upgrade(_ connection: SQLiteConnection) throws {
+        try connection.transaction {
+            let (_, version) = try identity(connection)
+            if version > SQLiteSchema.currentVersion {
+                throw EventStoreError.newerSchema(found: version, supported: SQLiteSchema.currentVersion)
+            }
+            guard version < SQLiteSchema.currentVersion else { return }
+            for step in SQLiteSchema.steps[version...] {
+                try connection.execute(step)
+            }
+            let current = SQLiteSchema.currentVersion
+            try connection.execute("""
+                PRAGMA application_id = \(SQLiteSchema.applicationID);
+                PRAGMA user_version = \(current);
+                INSERT OR REPLACE INTO evtool_meta (key, value) VALUES
+                    ('application', 'evtool event log'), ('schema_version', '\(current)');
+                """)
+        }
+    }
+
+    /// The schema version of the open file.
+    public func schemaVersion() throws -> Int {
+        try withConnection { try Self.identity($0).version }
+    }
+
+    // MARK: - EventStore
+
+    @discardableResult
+    public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
+        try append([StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)])[0]
+    }
+
+    @discardableResult
+    public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
+        return try withConnection { connection in
+            try connection.transaction {
+                let now = Timestamp.format(Date())
+                return try parts.map { try Self.insert($0, now: now, connection) }
+            }
+        }
+    }
+
+    /// Checks one part's expected version and inserts its events, inside the caller's transaction.
+    private static func insert(_ part: StreamAppend, now: String, _ connection: SQLiteConnection) throws -> AppendResult {
+        let (stream, expectedVersion, events) = (part.stream, part.expectedVersion, part.events)
+        let actual = try connection.scalarInt("SELECT max(version) FROM events WHERE stream_id = ?1") {
+            try $0.bind(stream, at: 1)
+        } ?? 0
+        guard expectedVersion.isSatisfied(by: actual) else {
+            throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+        }
+        let insert = try connection.statement("""
+            INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            """)
+        try insert.bind(stream, at: 1)
+        try insert.bind(now, at: 7)
+        var first: Int64 = 0
+        for (offset, event) in events.enumerated() {
+            try insert.bind(actual + Int64(offset) + 1, at: 2)
+            try insert.bind(event.id.lowercaseString, at: 3)
+            try insert.bind(event.type, at: 4)
+            try insert.bindText(event.data, at: 5)
+            try insert.bindText(event.metadata, at: 6)
+            if let kept = event.recordedAt { try insert.bind(Timestamp.format(kept), at: 7) }
+            do {
+                try insert.run()
+            } catch let error as SQLiteError where error.code == .uniqueConstraint {
+                // The indexes are the last line of defence; the check above normally
+                // catches a version conflict first, since the write lock is held.
+                if error.message.contains("events.event_id") { throw EventStoreError.duplicateEventID(event.id) }
+                throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+            }
+            if event.recordedAt != nil { try insert.bind(now, at: 7) }
+            if offset == 0 { first = connection.lastInsertRowID }
+        }
+        let last = connection.lastInsertRowID
+        guard last - first == Int64(events.count - 1) else {
+            throw EventStoreError.corrupt("positions of one append are not contiguous (\(first)…\(last))")
+        }
+        return AppendResult(streamVersion: actual + Int64(events.count), positions: first...last)
+    }
+
+    public func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
+        try AppendValidation.validateStreamID(stream)
+        guard limit > 0 else { return [] }
+        let sql = direction == .forwards
+            ? "SELECT \(Self.columns) FROM events WHERE stream_id = ?1 AND version >= ?2 ORDER BY version LIMIT ?3"
+            : "SELECT \(Self.columns) FROM events WHERE stream_id = ?1 AND version <= ?2 ORDER BY version DESC LIMIT ?3"
+        return try withConnection { connection in
+            let statement = try connection.statement(sql)
+            defer { statement.reset() }
+            try statement.bind(stream, at: 1)
+            try statement.bind(version, at: 2)
+            try statement.bind(Int64(limit), at: 3)
+            return try Self.events(from: statement, capacity: min(limit, 1_024))
+        }
+    }
+
+    public func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+        guard limit > 0 else { return [] }
+        return try withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT \(Self.columns) FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
+            defer { statement.reset() }
+            try statement.bind(position, at: 1)
+            try statement.bind(Int64(limit), at: 2)
+            return try Self.events(from: statement, capacity: min(limit, 10_000))
+        }
+    }
+
+    public func headPosition() throws -> Int64 {
+        try withConnection { try $0.scalarInt("SELECT max(position) FROM events") ?? 0 }
+    }
+
+    public func version(of stream: String) throws -> Int64 {
+        try AppendValidation.validateStreamID(stream)
+        return try withConnection { connection in
+            try connection.scalarInt("SELECT max(version) FROM events WHERE stream_id = ?1") { try $0.bind(stream, at: 1) } ?? 0
+        }
+    }
+
+    // MARK: - Rows
+
+    private static let columns = "position, stream_id, version, event_id, type, data, metadata, recorded_at"
+
+    private static func events(from statement: SQLiteStatement, capacity: Int) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(capacity)
+        while try statement.step() {
+            guard let id = UUID(utf8: statement.textBytes(3)) else {
+                throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed event id")
+            }
+            guard let micros = Timestamp.parseMicroseconds(utf8: statement.textBytes(7)) else {
+                throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed recorded_at")
+            }
+            events.append(RecordedEvent(
+                position: statement.int64(0), streamID: statement.string(1), version: statement.int64(2),
+                id: id, type: statement.string(4), data: statement.data(5), metadata: statement.data(6),
+                recordedAt: Timestamp.date(microseconds: micros)))
+        }
+        return events
+    }
+
+    // MARK: - Errors
+
+    /// Runs `body` with the connection, turning SQLite's errors into ``EventStoreError``.
+    func withConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        do {
+            return try connection.withLock { try body($0) }
+        } catch let error as SQLiteError {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    /// The ``EventStoreError`` a caller can act on for an SQLite failure.
+    static func storeError(_ error: SQLiteError, path: String) -> EventStoreError {
+        switch error.code.primary {
+        case .busy, .locked:
+            return .unavailable("'\(path)' is locked by another process (waited for its write lock and gave up)")
+        case .cantOpen, .permission:
+            return .unavailable("cannot open '\(path)': \(error.message)")
+        case .readOnly:
+            return .unavailable("'\(path)' is read-only: \(error.message)")
+        case .full:
+            return .unavailable("the disk holding '\(path)' is full; nothing of the failed write was kept")
+        case .ioError:
+            return .unavailable("I/O error on '\(path)': \(error.message)")
+        case .notADatabase:
+            return .corrupt("'\(path)' is not an SQLite database")
+        case .corrupt:
+            return .corrupt("'\(path)' is damaged: \(error.message)")
+        default:
+            return .unavailable("SQLite failed on '\(path)': \(error.description)")
+        }
+    }
+}

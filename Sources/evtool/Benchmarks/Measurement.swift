@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Timing and memory readings for the benchmarks.
+enum Measurement {
+    /// Seconds taken by `body`, on the monotonic clock.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// The median of some readings.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// Resident memory now (VmRSS) and the peak since the last ``resetPeak()`` (VmHWM), in bytes.
+    static func residentMemory() -> (current: Int, peak: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+        func field(_ name: String) -> Int {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return 0 }
+            return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+        }
+        return (field("VmRSS:"), field("VmHWM:"))
+    }
+
+    /// Returns freed heap memory to the system and restarts the peak-RSS reading from now
+    /// (Linux: writing 5 to /proc/self/clear_refs resets VmHWM).
+    static func resetPeak() {
+        // glibc's malloc_trim, looked up at run time (Swift's Glibc module does not export it).
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            typealias Trim = @convention(c) (Int) -> Int32
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+}

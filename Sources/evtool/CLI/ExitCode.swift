@@ -1,0 +1,51 @@
+import EventLog
+
+/// evtool's exit codes (after BSD's sysexits.h), documented in `evtool --help` and README.
+enum ExitCode: Int32 {
+    /// Everything went as asked.
+    case ok = 0
+    /// Anything not listed below.
+    case failure = 1
+    /// The command line is wrong: unknown command or option, missing or malformed value.
+    case usage = 64
+    /// The data is invalid: a rejected command, a malformed import line, a damaged store.
+    case invalidData = 65
+    /// The store cannot be reached or opened, or needs a newer evtool.
+    case unavailable = 69
+    /// A concurrency conflict that retries did not resolve.
+    case conflict = 75
+    /// Stopped by Ctrl-C at a batch boundary; rerunning the command resumes.
+    case interrupted = 130
+
+    /// The exit code for a store error.
+    init(_ error: EventStoreError) {
+        switch error {
+        case .invalidInput, .duplicateEventID, .corrupt: self = .invalidData
+        case .unavailable, .newerSchema, .outcomeUnknown: self = .unavailable
+        case .wrongExpectedVersion: self = .conflict
+        }
+    }
+
+    static let documentation = """
+        EXIT CODES:
+          0   ok
+          1   anything else
+          64  usage error (unknown command or option, missing or malformed value)
+          65  invalid data (rejected command, malformed input line, damaged store)
+          69  store unavailable (cannot connect or open, or written by a newer evtool)
+          75  concurrency conflict after retries
+          130 interrupted by Ctrl-C at a batch boundary (rerun to resume)
+        """
+}
+
+/// A failure the command line reports as `Error: …` with its exit code.
+struct CLIError: Error {
+    var message: String
+    var code: ExitCode
+    /// For usage errors: the command whose usage line and help pointer to print.
+    var command: CommandSpec?
+
+    static func usage(_ message: String, _ command: CommandSpec?) -> CLIError {
+        CLIError(message: message, code: .usage, command: command)
+    }
+}

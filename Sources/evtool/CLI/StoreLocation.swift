@@ -1,0 +1,91 @@
+import EventLog
+import Foundation
+import StoreSQLite
+
+/// Which store a command works on, from `--store`, `$EVTOOL_STORE`, or the default file.
+enum StoreLocation: Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case postgres(url: String)
+
+    /// The default when neither `--store` nor `$EVTOOL_STORE` is given.
+    static let defaultLocation = StoreLocation.sqlite(path: "./evtool.sqlite")
+
+    /// Parses `sqlite:PATH`, `postgres://…`/`postgresql://…`, or a bare file path.
+    init(parsing text: String) throws {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw CLIError.usage("store 'sqlite:' needs a file path, e.g. sqlite:./evtool.sqlite", nil) }
+            self = .sqlite(path: path)
+        } else if text.isEmpty {
+            throw CLIError.usage("the store is empty; give sqlite:PATH, a file path, or a postgres:// URL", nil)
+        } else if text.contains("://") {
+            throw CLIError.usage("unknown store URL scheme in '\(text.prefix(while: { $0 != ":" }))://…'; use sqlite:PATH or postgres://", nil)
+        } else {
+            self = .sqlite(path: text)
+        }
+    }
+
+    /// The store named by a command's `--store`, else `$EVTOOL_STORE`, else the default.
+    static func resolve(_ arguments: ParsedArguments) throws -> StoreLocation {
+        if let text = arguments.value("store") { return try StoreLocation(parsing: text) }
+        if let text = ProcessInfo.processInfo.environment["EVTOOL_STORE"], !text.isEmpty {
+            return try StoreLocation(parsing: text)
+        }
+        return defaultLocation
+    }
+
+    /// Where the store is, for messages (a URL's password is masked).
+    var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .postgres(let url): return Self.maskingPassword(in: url)
+        }
+    }
+
+    /// The URL with any password replaced by `***`.
+    static func maskingPassword(in url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        let credentials = url[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
+
+    /// The store's size on disk (the SQLite file with its WAL), when it is a file.
+    var sizeInBytes: Int? {
+        guard case .sqlite(let path) = self else { return nil }
+        return ["", "-wal"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// Opens an existing store that also holds views and checkpoints (both stores do).
+    func openForViews(create: Bool = false) throws -> any EventStore & ProjectionStore {
+        guard let store = try open(create: create) as? any EventStore & ProjectionStore else {
+            throw CLIError(message: "the store \(self) cannot hold views", code: .unavailable)
+        }
+        return store
+    }
+
+    /// Opens (creating if needed) a store that can append to several streams at once.
+    func openForCopying() throws -> any MultiStreamAppending {
+        guard let store = try open(create: true) as? any MultiStreamAppending else {
+            throw CLIError(message: "the store \(self) cannot take copied logs", code: .unavailable)
+        }
+        return store
+    }
+
+    /// Opens the store. `create` makes a missing SQLite file; reading commands pass false so a
+    /// typo in a path is an error, not a new empty store.
+    func open(create: Bool) throws -> any EventStore {
+        switch self {
+        case .sqlite(let path):
+            var options = SQLiteEventStore.Options()
+            options.createIfMissing = create
+            return try SQLiteEventStore(path: path, options: options)
+        case .postgres:
+            throw CLIError(message: "PostgreSQL stores are not available in this build yet", code: .unavailable)
+        }
+    }
+}

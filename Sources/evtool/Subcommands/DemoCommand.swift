@@ -1,0 +1,74 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// `evtool demo`: realistic activity through the real command path, then a tour of the views.
+enum DemoCommand {
+    static let spec = CommandSpec(
+        name: "demo", summary: "Record realistic activity through the real command path, then tour the views",
+        usage: "[--users N] [--actions N] [--listings N] [--seed S] [--store STORE]",
+        options: [
+            .init(name: "users", value: "N", help: "How many users act (default 50)"),
+            .init(name: "actions", value: "N", help: "How many actions to record (default 2,000)"),
+            .init(name: "listings", value: "N", help: "How many listings exist; popularity follows a Zipf law (default 500)"),
+            .init(name: "seed", value: "S", help: "The same seed records the same activity (default 1)"),
+            CommandSpec.storeOption,
+        ],
+        examples: ["evtool demo", "evtool demo --users 1000 --actions 100000 --store sqlite:/tmp/big.sqlite"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let users = try arguments.integer("users", default: 50, in: 1...1_000_000)
+            let actions = try arguments.integer("actions", default: 2_000, in: 1...100_000_000)
+            let listings = try arguments.integer("listings", default: 500, in: 1...10_000_000)
+            let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
+            let location = try StoreLocation.resolve(arguments)
+            let store = try location.openForViews(create: true)
+            let runner = CommandRunner(store: store)
+            var generator = ActivityGenerator(users: users, listings: listings, seed: seed)
+            var recorded = 0, unchanged = 0
+            var progress = Progress(label: "demo", total: Int64(actions), console: console)
+            let started = Date()
+            for index in 0..<actions {
+                let action = generator.next()
+                let context = CommandContext(userID: action.userID, source: "evtool-demo", occurredAt: Timestamp.now(),
+                                             requestID: "demo-\(seed)-\(index)")
+                if try runner.handle(action.command, context: context).isRecorded { recorded += 1 } else { unchanged += 1 }
+                if index % 500 == 0 { progress.update(Int64(index), console: &console) }
+            }
+            progress.update(Int64(actions), console: &console, force: true)
+            progress.finish()
+            let seconds = Date().timeIntervalSince(started)
+            console.output("recorded \(recorded) events for \(users) users in \(String(format: "%.1f", seconds)) s into \(location) (\(unchanged) actions changed nothing: repeated favorites, removals of non-favorites, or retried requests)")
+            let projector = Projector(store: store)
+            let head = try projector.catchUp()
+            console.output("views up to date at position \(head)")
+            // The tour: the first user who has favorites right now.
+            var user = ActivityGenerator.userID(0)
+            for index in 0..<min(users, 100) where try projector.document(Views.favorites, key: ActivityGenerator.userID(index)) != nil {
+                user = ActivityGenerator.userID(index)
+                break
+            }
+            console.output("")
+            console.output("== favorites of \(user) (evtool favorites --user \(user))")
+            for item in try projector.document(Views.favorites, key: user)?.items.prefix(5) ?? [] {
+                console.output("  \(item.listingID)  \(item.summary.name) at \(item.summary.venue), \(item.summary.localDateTime)")
+            }
+            console.output("== recent searches of \(user) (evtool recent --user \(user))")
+            for item in try projector.document(Views.recentSearches, key: user)?.items.prefix(5) ?? [] {
+                console.output("  \"\(item.keyword)\" in \(item.category.rawValue), \(History.formatDistance(item.distance)) \(item.units.rawValue)")
+            }
+            console.output("== recently viewed by \(user) (evtool viewed --user \(user))")
+            for item in try projector.document(Views.recentlyViewed, key: user)?.items.prefix(5) ?? [] {
+                console.output("  \(item.listingID)  \(item.name)")
+            }
+            let popular = ActivityGenerator.listingID(0)
+            if let cached = try projector.document(Views.cachedDetails, key: popular) {
+                console.output("== cached details of the most popular listing (evtool details --listing \(popular))")
+                console.output("  \(cached.details.info.name): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
+            }
+            console.output("== history of \(user), last 3 actions (evtool history --user \(user))")
+            let entries = try History.entries(of: user, in: store)
+            for entry in entries.suffix(3) { console.output("  \(entry.position)  \(Timestamp.format(entry.recordedAt))  \(entry.summary)") }
+        })
+}

@@ -1,0 +1,106 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// `evtool project|rebuild|stats`: keep the views current, rebuild them, and report.
+enum OperateCommands {
+    static let viewNames = Views.all.map(\.name)
+
+    static let project = CommandSpec(
+        name: "project", summary: "Bring the views up to date from their checkpoints (and keep them so with --follow)",
+        usage: "[--follow] [--store STORE]",
+        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), CommandSpec.storeOption],
+        examples: ["evtool project", "evtool project --follow --store postgres://app@db/evtool"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let store = try StoreLocation.resolve(arguments).openForViews()
+            let projector = Projector(store: store)
+            var head = try projector.catchUp()
+            console.output("views are up to date at position \(head)")
+            guard arguments.flag("follow") else { return }
+            console.flush()
+            Interrupt.install()
+            while !Interrupt.isRequested {
+                if try store.waitForEvents(after: head, timeout: .milliseconds(500)) {
+                    head = try projector.catchUp()
+                    console.message("views at position \(head)")
+                }
+            }
+        })
+
+    static let rebuild = CommandSpec(
+        name: "rebuild", summary: "Rebuild views from the whole log; readers keep the old ones until the new are complete",
+        usage: "[VIEW…] [--store STORE]",
+        arguments: [("VIEW", "Which views (default all): \(viewNames.joined(separator: ", "))")],
+        options: [CommandSpec.storeOption],
+        discussion: "Ctrl-C stops at a batch boundary; running rebuild again resumes from the last commit of the interrupted rebuild.",
+        examples: ["evtool rebuild", "evtool rebuild favorites recent-searches"],
+        run: { arguments, console in
+            for name in arguments.positional where !viewNames.contains(name) {
+                throw CLIError.usage("no view named '\(name)'; views: \(viewNames.joined(separator: ", "))", arguments.command)
+            }
+            let store = try StoreLocation.resolve(arguments).openForViews()
+            let names = arguments.positional.isEmpty ? nil : arguments.positional
+            var progress = Progress(label: "rebuild", total: try store.headPosition(), console: console)
+            Interrupt.install()
+            let started = Date()
+            let head = try Projector(store: store).rebuild(names) { position, _ in
+                progress.update(position, console: &console)
+                if Interrupt.isRequested {
+                    progress.finish()
+                    throw CLIError(message: "interrupted at position \(position); run the same rebuild again to resume from its last commit (readers still see the old views)", code: .interrupted)
+                }
+            }
+            progress.update(head, console: &console, force: true)
+            progress.finish()
+            let seconds = Date().timeIntervalSince(started)
+            console.output("rebuilt \((names ?? viewNames).joined(separator: ", ")) through position \(head) in \(String(format: "%.1f", seconds)) s")
+        })
+
+    static let stats = CommandSpec(
+        name: "stats", summary: "Count events, streams and types; show store size and view checkpoints with their lag",
+        usage: "[--json] [--store STORE]",
+        options: [CommandSpec.storeOption, CommandSpec.jsonOption],
+        examples: ["evtool stats", "evtool stats --json | jq .projections"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let location = try StoreLocation.resolve(arguments)
+            let store = try location.openForViews()
+            var events = 0
+            var streams = Set<String>()
+            var types: [String: Int] = [:]
+            try store.forEachBatch { batch in
+                events += batch.count
+                for event in batch { streams.insert(event.streamID); types[event.type, default: 0] += 1 }
+            }
+            let head = try store.headPosition()
+            let size = location.sizeInBytes
+            let projections = try store.projectionStatuses()
+            if arguments.flag("json") {
+                let typeJSON = types.keys.sorted().map { "\(JSONText.quoted($0)):\(types[$0]!)" }.joined(separator: ",")
+                let projectionJSON = projections.map {
+                    #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#
+                }.joined(separator: ",")
+                console.output(#"{"events":\#(events),"streams":\#(streams.count),"users":\#(streams.count),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
+                return
+            }
+            console.output("store      \(location)")
+            console.output("events     \(String(events).groupedThousands)")
+            console.output("streams    \(String(streams.count).groupedThousands) (one per user)")
+            console.output("head       position \(head)")
+            if let size { console.output("size       \(Measurement.mebibytes(size))") }
+            console.output("")
+            var table = TextTable("TYPE", "EVENTS")
+            for type in types.keys.sorted() { table.add(type, String(types[type]!).groupedThousands) }
+            table.lines.forEach { console.output($0) }
+            console.output("")
+            if projections.isEmpty { return console.output("No views built yet (run 'evtool project')") }
+            var views = TextTable("VIEW", "GENERATION", "VERSION", "CHECKPOINT", "LAG", "STATE")
+            for status in projections {
+                views.add(status.name, String(status.generation), String(status.version), String(status.position),
+                          String(head - status.position), status.isActive ? "active" : "building")
+            }
+            views.lines.forEach { console.output($0) }
+        })
+}

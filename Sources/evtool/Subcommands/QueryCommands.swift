@@ -1,0 +1,145 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// `evtool favorites|recent|viewed|details|history`: read the views, now or as of the past.
+enum QueryCommands {
+    static let userOptions: [CommandSpec.Option] = [
+        .init(name: "user", value: "ID", help: "Whose view to show"),
+        TimeArgument.asOfOption, CommandSpec.storeOption, CommandSpec.jsonOption,
+    ]
+
+    static let favorites = CommandSpec(
+        name: "favorites", summary: "Show a user's favorites, in the order added",
+        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
+        examples: ["evtool favorites --user ada", "evtool favorites --user ada --as-of 2026-03-01 --json"],
+        run: { arguments, console in
+            let document = try userDocument(Views.favorites, arguments)
+            let items = document?.items ?? []
+            if arguments.flag("json") { return console.output(try QueryJSON.encode(items)) }
+            guard !items.isEmpty else { return console.output("No favorites") }
+            var table = TextTable("LISTING", "NAME", "VENUE", "DATE", "CATEGORY", "ADDED")
+            for item in items {
+                table.add(item.listingID, item.summary.name, item.summary.venue, item.summary.localDateTime, item.summary.category, Timestamp.format(item.addedAt))
+            }
+            table.lines.forEach { console.output($0) }
+        })
+
+    static let recent = CommandSpec(
+        name: "recent", summary: "Show a user's recent searches, newest first (20 at most, no repeats)",
+        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
+        examples: ["evtool recent --user ada"],
+        run: { arguments, console in
+            let items = try userDocument(Views.recentSearches, arguments)?.items ?? []
+            if arguments.flag("json") { return console.output(try QueryJSON.encode(items)) }
+            guard !items.isEmpty else { return console.output("No recent searches") }
+            var table = TextTable("KEYWORD", "CATEGORY", "DISTANCE", "LOCATION", "RESULTS", "SEARCHED")
+            for item in items {
+                let place: String
+                switch item.location {
+                case let .current(latitude, longitude): place = String(format: "here (%.4f,%.4f)", latitude, longitude)
+                case let .custom(text): place = text
+                }
+                table.add(item.keyword, item.category.rawValue, "\(History.formatDistance(item.distance)) \(item.units.rawValue)", place,
+                          item.resultCount.map(String.init) ?? "-", Timestamp.format(item.searchedAt))
+            }
+            table.lines.forEach { console.output($0) }
+        })
+
+    static let viewed = CommandSpec(
+        name: "viewed", summary: "Show the listings a user opened most recently, newest first (20 at most)",
+        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
+        examples: ["evtool viewed --user ada"],
+        run: { arguments, console in
+            let items = try userDocument(Views.recentlyViewed, arguments)?.items ?? []
+            if arguments.flag("json") { return console.output(try QueryJSON.encode(items)) }
+            guard !items.isEmpty else { return console.output("No recently viewed listings") }
+            var table = TextTable("LISTING", "NAME", "VIEWED")
+            for item in items { table.add(item.listingID, item.name, Timestamp.format(item.viewedAt)) }
+            table.lines.forEach { console.output($0) }
+        })
+
+    static let details = CommandSpec(
+        name: "details", summary: "Show the cached details of a listing: the latest any user fetched",
+        usage: "--listing ID [--as-of POSITION|TIME] [--json] [--store STORE]",
+        options: [.init(name: "listing", value: "ID", help: "The listing")] + userOptions.filter { $0.name != "user" },
+        examples: ["evtool details --listing L000042", "evtool details --listing L000042 --json | jq .details.info"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let listing = try arguments.required("listing")
+            let store = try StoreLocation.resolve(arguments).openForViews()
+            let document: CachedDetailsProjection.Document?
+            if let point = try TimeArgument.asOf(in: arguments) {
+                document = try TimeTravel.document(Views.cachedDetails, key: listing, asOf: point, in: store)
+            } else {
+                document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
+            }
+            if arguments.flag("json") { return console.output(document.map { (try? QueryJSON.encode($0)) ?? "null" } ?? "null") }
+            guard let document else { return console.output("No cached details for listing \(listing)") }
+            let info = document.details.info
+            var lines = [
+                ("Listing", listing), ("Name", info.name), ("Artists/teams", info.artistsOrTeams.joined(separator: ", ")),
+                ("Venue", info.venue ?? "-"), ("Date", info.localDateTime ?? "-"), ("Category", info.category ?? "-"),
+                ("Genres", info.genres.joined(separator: " | ")),
+                ("Price", info.priceRange.map { "\($0.minimum) - \($0.maximum) \($0.currency ?? "")" } ?? "-"),
+                ("Tickets", info.ticketStatus ?? "-"), ("Buy at", info.ticketLink ?? "-"), ("Seat map", info.seatMapLink ?? "-"),
+                ("Artists", document.details.artists.map { $0.map(\.name).joined(separator: ", ") } ?? "no artist data"),
+                ("Upcoming", "\(document.details.upcomingEvents.count) at the venue"),
+            ]
+            lines += [("Fetched", "\(Timestamp.format(document.fetchedAt)) by \(document.fetchedBy)"), ("Views", String(document.views))]
+            for (label, value) in lines { console.output(label.padded(to: 15) + value) }
+        })
+
+    static let history = CommandSpec(
+        name: "history", summary: "Show every action of a user in order, with time and metadata (the audit trail)",
+        usage: "--user U [--type T]… [--since TIME] [--until TIME] [--as-of POSITION|TIME] [--json] [--store STORE]",
+        options: [
+            .init(name: "type", value: "T", help: "Only events of this type (Searched, Favorited, Unfavorited, DetailsViewed); repeatable", repeatable: true),
+            .init(name: "since", value: "TIME", help: "Only actions recorded at or after this time"),
+            .init(name: "until", value: "TIME", help: "Only actions recorded before this time"),
+        ] + userOptions,
+        examples: ["evtool history --user ada", "evtool history --user ada --type Favorited --since 2026-03-01 --json"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let user = try arguments.required("user")
+            let types = Set(arguments.all("type"))
+            let filter = History.Filter(types: types, since: try TimeArgument.option("since", in: arguments),
+                                        until: try TimeArgument.option("until", in: arguments), asOf: try TimeArgument.asOf(in: arguments))
+            let store = try StoreLocation.resolve(arguments).open(create: false)
+            if arguments.flag("json") {
+                try History.forEachEntry(of: user, in: store, filter: filter) { console.output(try QueryJSON.encode($0)) }
+                return
+            }
+            var table = TextTable("POSITION", "RECORDED", "TYPE", "WHAT", "SOURCE", "REQUEST")
+            try History.forEachEntry(of: user, in: store, filter: filter) { entry in
+                table.add(String(entry.position), Timestamp.format(entry.recordedAt), entry.type, entry.summary, entry.source ?? "-", entry.requestID ?? "-")
+            }
+            if table.rows.isEmpty { return console.output("No history for user \(user)") }
+            table.lines.forEach { console.output($0) }
+        })
+
+    /// A user-keyed view's document now (after catching the view up) or as of `--as-of`.
+    static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {
+        try arguments.expectPositional(atMost: 0)
+        let user = try arguments.required("user")
+        let store = try StoreLocation.resolve(arguments).openForViews()
+        if let point = try TimeArgument.asOf(in: arguments) {
+            return try TimeTravel.document(projection, key: user, asOf: point, in: store)
+        }
+        return try Projector(store: store, projections: [projection]).document(projection, key: user)
+    }
+}
+
+/// JSON output of views and history entries: sorted keys, times in RFC 3339 with microseconds.
+enum QueryJSON {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.format(date))
+        }
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

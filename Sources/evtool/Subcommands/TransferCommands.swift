@@ -1,0 +1,195 @@
+import EventLog
+import Foundation
+import Projections
+
+/// `evtool export|import|migrate`: move logs between files and stores.
+enum TransferCommands {
+    static let export = CommandSpec(
+        name: "export", summary: "Write the log as JSON Lines or CloudEvents to standard output",
+        usage: "[--format jsonl|cloudevents] [--from POSITION] [--to POSITION] [--store STORE] > FILE",
+        options: [
+            .init(name: "format", value: "F", help: "jsonl (default: every field, payloads byte for byte) or cloudevents (CloudEvents 1.0 JSON, one per line)"),
+            .init(name: "from", value: "POSITION", help: "Start after this position (default 0)"),
+            .init(name: "to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)"),
+            CommandSpec.storeOption,
+        ],
+        examples: ["evtool export > backup.jsonl", "evtool export --format cloudevents --from 1000 --to 2000 | gzip > slice.jsonl.gz"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let formatText = arguments.value("format") ?? "jsonl"
+            guard let format = LogRecord.Format(rawValue: formatText) else {
+                throw CLIError.usage("'--format' must be jsonl or cloudevents, not '\(formatText)'", arguments.command)
+            }
+            let from = Int64(try arguments.integer("from", default: 0, in: 0...Int(Int64.max)))
+            let to = Int64(try arguments.integer("to", default: Int(Int64.max), in: 0...Int(Int64.max)))
+            let store = try StoreLocation.resolve(arguments).open(create: false)
+            var count = 0
+            var cursor = from
+            while cursor < to {
+                let batch = try store.readAll(after: cursor, limit: 1_000)
+                guard let last = batch.last else { break }
+                for event in batch where event.position <= to {
+                    console.output(LogRecord.line(for: event, format: format))
+                    count += 1
+                }
+                cursor = last.position
+            }
+            console.flush()
+            console.message("exported \(String(count).groupedThousands) events")
+        })
+
+    static let `import` = CommandSpec(
+        name: "import", summary: "Append the events of an export file (idempotent, resumable, atomic per batch)",
+        usage: "FILE|- [--batch N] [--store STORE]",
+        arguments: [("FILE", "A JSON Lines or CloudEvents export; '-' for standard input")],
+        options: [.init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"), CommandSpec.storeOption],
+        discussion: """
+            Events keep their streams, versions, ids, payloads and recording times; the store gives
+            them new positions in file order. An event already in its stream at its version is
+            skipped, so importing a file twice adds nothing, and rerunning an interrupted import
+            resumes it. A bad line stops the import with its line number; batches before it stay.
+            """,
+        examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 1)
+            guard let path = arguments.positional.first else { throw CLIError.usage("name the file to import, or '-' for standard input", arguments.command) }
+            let handle: FileHandle
+            if path == "-" {
+                handle = .standardInput
+            } else {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                      let opened = FileHandle(forReadingAtPath: path) else {
+                    throw CLIError(message: "cannot read '\(path)': no such file", code: .invalidData)
+                }
+                handle = opened
+            }
+            let location = try StoreLocation.resolve(arguments)
+            let target = try location.openForCopying()
+            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000))
+            var reader = LineReader(handle: handle)
+            Interrupt.install()
+            do {
+                while let line = try reader.next() {
+                    if line.isEmpty || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    let item: LogRecord.Imported
+                    do { item = try LogRecord.parse(line) } catch let error as LogRecord.LineError {
+                        try copier.flush(through: reader.lineNumber - 1)
+                        throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended) events were)", code: .invalidData)
+                    }
+                    let wasPending = copier.hasPending
+                    try copier.add(item, source: reader.lineNumber)
+                    if wasPending, !copier.hasPending, Interrupt.isRequested {
+                        throw CLIError(message: "interrupted after importing \(copier.appended) events (through line \(reader.lineNumber)); run the same import again to resume", code: .interrupted)
+                    }
+                }
+                try copier.flush(through: reader.lineNumber)
+            } catch let error as EventCopier.CopyError {
+                throw CLIError(message: "line \(error.source): \(error.reason)", code: exitCode(error.underlying))
+            }
+            console.output("imported \(copier.appended) events, skipped \(copier.skipped) already present, into \(location)")
+        })
+
+    static let migrate = CommandSpec(
+        name: "migrate", summary: "Copy a whole deployment to another store, verify it, and rebuild its views",
+        usage: "--from STORE --to STORE [--batch N]",
+        options: [
+            .init(name: "from", value: "STORE", help: "The store to copy (e.g. sqlite:./evtool.sqlite)"),
+            .init(name: "to", value: "STORE", help: "The store to copy into (e.g. postgres://app@db/evtool)"),
+            .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
+        ],
+        discussion: """
+            Resumable: the target is always a copy of a prefix of the source, so rerunning after an
+            interruption carries on where it stopped. At the end both logs are read in order and
+            compared (count and a SHA-256 digest of every event), then the target's views are rebuilt.
+            """,
+        examples: ["evtool migrate --from sqlite:./evtool.sqlite --to postgres://app@db.internal/evtool"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let from = try StoreLocation(parsing: try arguments.required("from"))
+            let to = try StoreLocation(parsing: try arguments.required("to"))
+            guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
+            let source = try from.open(create: false)
+            let target = try to.openForCopying()
+            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000))
+            let head = try source.headPosition()
+            var cursor = try resumePosition(source: source, target: target)
+            if cursor > 0 { console.message("resuming after source position \(cursor)") }
+            var progress = Progress(label: "migrate", total: head, console: console)
+            Interrupt.install()
+            do {
+                while true {
+                    let batch = try source.readAll(after: cursor, limit: copier.batchSize)
+                    guard let last = batch.last else { break }
+                    for event in batch {
+                        try copier.add(LogRecord.Imported(stream: event.streamID, version: event.version, event: ProposedEvent(
+                            id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt)),
+                                       source: Int(event.position))
+                    }
+                    try copier.flush(through: Int(last.position))
+                    cursor = last.position
+                    progress.update(cursor, console: &console)
+                    if Interrupt.isRequested {
+                        progress.finish()
+                        throw CLIError(message: "interrupted after copying through source position \(cursor); run the same migrate again to resume", code: .interrupted)
+                    }
+                }
+            } catch let error as EventCopier.CopyError {
+                progress.finish()
+                throw CLIError(message: "source position \(error.source): \(error.reason)", code: exitCode(error.underlying))
+            }
+            progress.update(head, console: &console, force: true)
+            progress.finish()
+            console.message("verifying: reading both logs in order")
+            let sourceDigest = try LogDigest.of(source)
+            let targetDigest = try LogDigest.of(target)
+            guard sourceDigest == targetDigest else {
+                throw CLIError(message: "verification failed: source has \(sourceDigest.count) events (digest \(sourceDigest.hex.prefix(16))…), target \(targetDigest.count) (digest \(targetDigest.hex.prefix(16))…)", code: .invalidData)
+            }
+            console.message("rebuilding the views in \(to)")
+            guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
+            try Projector(store: viewsStore).rebuild()
+            console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(copier.skipped)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+        })
+
+    /// Where to continue a migration: the source position of the target's last event.
+    static func resumePosition(source: any EventStore, target: any EventStore) throws -> Int64 {
+        let targetHead = try target.headPosition()
+        guard targetHead > 0, let last = try target.readAll(after: targetHead - 1, limit: 1).first else { return 0 }
+        guard let match = try source.read(stream: last.streamID, from: last.version, direction: .forwards, limit: 1).first, match.id == last.id else {
+            throw CLIError(message: "the target already holds events that are not a copy of this source (its last event, \(last.id.lowercaseString), is not in the source); migrate into an empty store", code: .invalidData)
+        }
+        return match.position
+    }
+
+    static func exitCode(_ error: (any Error)?) -> ExitCode {
+        if let error = error as? EventStoreError { return ExitCode(error) }
+        return .invalidData
+    }
+}
+
+/// A count and SHA-256 over every event of a log in order (stream, version, id, type, recording
+/// time, data and metadata; not positions, which each store gives itself).
+struct LogDigest: Equatable {
+    var count: Int
+    var digest: [UInt8]
+    var hex: String { digest.hexString }
+
+    static func of(_ store: any EventStore) throws -> LogDigest {
+        let hasher = SHA256Hasher()
+        var count = 0
+        try store.forEachBatch { batch in
+            for event in batch {
+                hasher.updateField(event.streamID)
+                hasher.update(event.version)
+                hasher.updateField(event.id.lowercaseString)
+                hasher.updateField(event.type)
+                hasher.updateField(Timestamp.format(event.recordedAt))
+                hasher.updateField(event.data)
+                hasher.updateField(event.metadata)
+            }
+            count += batch.count
+        }
+        return LogDigest(count: count, digest: hasher.finalize())
+    }
+}

@@ -1,0 +1,100 @@
+import EventLog
+import Foundation
+
+/// Appends events copied from another log (an import file, a source store) keeping their
+/// streams, versions, ids, payloads and recording times.
+///
+/// - Idempotent: an event whose stream already holds it at its version is skipped, so
+///   importing a file twice adds nothing and rerunning an interrupted copy resumes.
+/// - Atomic per batch: each batch (up to `batchSize` events, any streams) is one
+///   transaction, so what was copied is always a prefix of the source.
+/// - A gap in a stream's versions, or a different event at a version, is refused.
+struct EventCopier {
+    let store: any MultiStreamAppending
+    let batchSize: Int
+    private var versions: [String: Int64] = [:]
+    private var pending: [StreamAppend] = []
+    private var pendingCount = 0
+    private var pendingFirstSource = 0
+    /// Events appended so far.
+    private(set) var appended = 0
+    /// Events skipped because the store already held them.
+    private(set) var skipped = 0
+
+    init(store: any MultiStreamAppending, batchSize: Int = 1_000) {
+        self.store = store
+        self.batchSize = batchSize
+    }
+
+    /// Adds one event; `source` names where it came from (a line number) for errors.
+    /// Commits a batch when it is full.
+    mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
+        let current: Int64
+        if let known = versions[item.stream] {
+            current = known
+        } else {
+            do { current = try store.version(of: item.stream) } catch { throw CopyError(source: source, error: error) }
+        }
+        if item.version <= current {
+            // Already there: it must be the same event.
+            let existing: RecordedEvent?
+            do { existing = try store.read(stream: item.stream, from: item.version, direction: .forwards, limit: 1).first } catch {
+                throw CopyError(source: source, error: error)
+            }
+            guard existing?.id == item.event.id else {
+                throw CopyError(source: source, reason: "stream '\(item.stream)' already holds a different event at version \(item.version)")
+            }
+            skipped += 1
+            versions[item.stream] = current
+            return
+        }
+        guard item.version == current + 1 else {
+            throw CopyError(source: source, reason: "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
+        }
+        if pending.isEmpty { pendingFirstSource = source }
+        if let last = pending.last, last.stream == item.stream {
+            pending[pending.count - 1].events.append(item.event)
+        } else {
+            pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event]))
+        }
+        versions[item.stream] = item.version
+        pendingCount += 1
+        if pendingCount >= batchSize { try flush(through: source) }
+        if versions.count > 200_000 { versions.removeAll(keepingCapacity: true) }   // bounded memory; re-read on demand
+    }
+
+    /// Commits the pending batch.
+    mutating func flush(through source: Int) throws(CopyError) {
+        guard !pending.isEmpty else { return }
+        do {
+            try store.append(pending)
+        } catch {
+            // Nothing of the batch was written; forget the versions it would have reached.
+            versions.removeAll(keepingCapacity: true)
+            let range = pendingFirstSource == source ? "\(source)" : "\(pendingFirstSource)–\(source)"
+            pending.removeAll(); pendingCount = 0
+            throw CopyError(source: source, reason: "the batch of \(range) was not written: \(error)", underlying: error)
+        }
+        appended += pendingCount
+        pending.removeAll(keepingCapacity: true)
+        pendingCount = 0
+    }
+
+    var hasPending: Bool { !pending.isEmpty }
+
+    struct CopyError: Error {
+        var source: Int
+        var reason: String
+        var underlying: (any Error)?
+
+        init(source: Int, reason: String, underlying: (any Error)? = nil) {
+            self.source = source
+            self.reason = reason
+            self.underlying = underlying
+        }
+
+        init(source: Int, error: any Error) {
+            self.init(source: source, reason: "\(error)", underlying: error)
+        }
+    }
+}

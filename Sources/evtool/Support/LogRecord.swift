@@ -1,0 +1,145 @@
+import EventLog
+import Foundation
+
+/// The export formats and how an import line becomes an event.
+///
+/// JSON Lines (`jsonl`): one event per line with every field:
+/// `{"position":1,"stream":"ada","version":1,"id":"…","type":"Searched","recordedAt":"…","data":{…},"metadata":{…}}`.
+/// `data` and `metadata` are the stored JSON, byte for byte; a payload that contains a line
+/// break (JSON whitespace) is written as a string in `dataText`/`metadataText` instead, so
+/// that every line stays one event and no byte changes.
+///
+/// CloudEvents 1.0 (`cloudevents`), structured mode, one event per line: `specversion`,
+/// `id`, `source` (`/evtool/streams/STREAM`), `type`, `subject` (the stream), `time`,
+/// `datacontenttype` (`application/json`), `data`, and the extension attributes
+/// `evtoolposition`, `evtoolversion` and `evtoolmetadata` (the metadata JSON as a string).
+enum LogRecord {
+    enum Format: String { case jsonl, cloudevents }
+
+    /// One export line for `event`.
+    static func line(for event: RecordedEvent, format: Format) -> String {
+        switch format {
+        case .jsonl:
+            return "{\"position\":\(event.position),\"stream\":\(JSONText.quoted(event.streamID)),\"version\":\(event.version),"
+                + "\"id\":\"\(event.id.lowercaseString)\",\"type\":\(JSONText.quoted(event.type)),"
+                + "\"recordedAt\":\"\(Timestamp.format(event.recordedAt))\","
+                + member("data", event.data) + "," + member("metadata", event.metadata) + "}"
+        case .cloudevents:
+            return "{\"specversion\":\"1.0\",\"id\":\"\(event.id.lowercaseString)\","
+                + "\"source\":\(JSONText.quoted("/evtool/streams/" + (event.streamID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? event.streamID))),"
+                + "\"type\":\(JSONText.quoted(event.type)),\"subject\":\(JSONText.quoted(event.streamID)),"
+                + "\"time\":\"\(Timestamp.format(event.recordedAt))\",\"datacontenttype\":\"application/json\","
+                + "\"evtoolposition\":\(event.position),\"evtoolversion\":\(event.version),"
+                + "\"evtoolmetadata\":\(JSONText.quoted(String(decoding: event.metadata, as: UTF8.self))),"
+                + member("data", event.data) + "}"
+        }
+    }
+
+    private static func member(_ name: String, _ json: Data) -> String {
+        if json.contains(0x0A) || json.contains(0x0D) {
+            return "\"\(name)Text\":" + JSONText.quoted(String(decoding: json, as: UTF8.self))
+        }
+        return "\"\(name)\":" + String(decoding: json, as: UTF8.self)
+    }
+
+    /// An event read from an import line.
+    struct Imported {
+        var stream: String
+        var version: Int64
+        var event: ProposedEvent
+    }
+
+    /// Reads one line of either format; the error says what is wrong (the caller adds the line number).
+    static func parse(_ line: Data) throws(LineError) -> Imported {
+        let members: [String: Range<Int>]
+        switch JSONSyntax.topLevelMembers(of: line) {
+        case .success(let found): members = found
+        case .failure(let error): throw LineError("not a JSON object: \(error.reason)")
+        }
+        func raw(_ name: String) -> Data? { members[name].map { line.subdata(in: $0) } }
+        func string(_ name: String) throws(LineError) -> String {
+            guard let bytes = raw(name) else { throw LineError("'\(name)' is missing") }
+            guard let text = (try? JSONSerialization.jsonObject(with: bytes, options: .fragmentsAllowed)) as? String else {
+                throw LineError("'\(name)' must be a string")
+            }
+            return text
+        }
+        func integer(_ name: String) throws(LineError) -> Int64 {
+            guard let bytes = raw(name) else { throw LineError("'\(name)' is missing") }
+            guard let value = Int64(String(decoding: bytes, as: UTF8.self)) else { throw LineError("'\(name)' must be a whole number") }
+            return value
+        }
+        func json(_ name: String) throws(LineError) -> Data {
+            if let bytes = raw(name) { return bytes }
+            if members["\(name)Text"] != nil { return Data(try string("\(name)Text").utf8) }
+            throw LineError("'\(name)' is missing")
+        }
+        let isCloudEvent = members["specversion"] != nil
+        if isCloudEvent, try string("specversion") != "1.0" { throw LineError("only CloudEvents 1.0 can be imported") }
+        let stream = try string(isCloudEvent ? "subject" : "stream")
+        let version = try integer(isCloudEvent ? "evtoolversion" : "version")
+        guard version >= 1 else { throw LineError("'version' must be 1 or more") }
+        let idText = try string("id")
+        guard let id = UUID(uuidString: idText) else { throw LineError("'id' must be a UUID, not '\(idText.prefix(60))'") }
+        let type = try string("type")
+        let timeText = try string(isCloudEvent ? "time" : "recordedAt")
+        guard let recordedAt = Timestamp.parse(timeText) ?? TimeArgument.parse(timeText) else {
+            throw LineError("'\(isCloudEvent ? "time" : "recordedAt")' must be a time like 2026-11-30T11:15:21.123456Z")
+        }
+        let data = try json("data")
+        let metadata = isCloudEvent ? Data(try string("evtoolmetadata").utf8) : try json("metadata")
+        return Imported(stream: stream, version: version,
+                        event: ProposedEvent(id: id, type: type, data: data, metadata: metadata, recordedAt: recordedAt))
+    }
+
+    struct LineError: Error {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+}
+
+/// Reads lines from a file or standard input in large blocks, with a limit on a line's length.
+struct LineReader {
+    static let maximumLineLength = 16 * 1_048_576
+    private let handle: FileHandle
+    private var buffer = Data()
+    /// Where the unread part of `buffer` starts (compacted when the buffer is refilled).
+    private var start = 0
+    private var finished = false
+    /// The number of the line last returned (from 1).
+    private(set) var lineNumber = 0
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    /// The next line without its line break; nil at the end.
+    mutating func next() throws -> Data? {
+        while true {
+            if let newline = buffer[(buffer.startIndex + start)...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > buffer.startIndex + start, buffer[end - 1] == 0x0D { end -= 1 }
+                let line = buffer.subdata(in: (buffer.startIndex + start)..<end)
+                start = newline + 1 - buffer.startIndex
+                lineNumber += 1
+                return line
+            }
+            if buffer.count - start > Self.maximumLineLength {
+                throw CLIError(message: "line \(lineNumber + 1) is longer than \(Self.maximumLineLength / 1_048_576) MiB", code: .invalidData)
+            }
+            if finished {
+                guard buffer.count > start else { return nil }
+                let line = buffer.subdata(in: (buffer.startIndex + start)..<buffer.endIndex)
+                buffer = Data()
+                start = 0
+                lineNumber += 1
+                return line
+            }
+            let chunk = try handle.read(upToCount: 1_048_576) ?? Data()
+            if chunk.isEmpty {
+                finished = true
+            } else {
+                if start > 0 { buffer.removeSubrange(buffer.startIndex..<(buffer.startIndex + start)); start = 0 }
+                buffer.append(chunk)
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Progress of a long command on standard error: a bar with count, rate and time left on a
+/// terminal, plain lines every few seconds otherwise.
+struct Progress {
+    let label: String
+    let total: Int64
+    let isTerminal: Bool
+    private let start = Date()
+    private var lastPrinted = Date.distantPast
+
+    init(label: String, total: Int64, console: Console) {
+        self.label = label
+        self.total = max(total, 1)
+        self.isTerminal = console.errorsGoToTerminal
+    }
+
+    /// Reports `done` of `total`; prints at most every 0.1 s on a terminal, 5 s otherwise.
+    mutating func update(_ done: Int64, console: inout Console, force: Bool = false) {
+        let now = Date()
+        guard force || now.timeIntervalSince(lastPrinted) >= (isTerminal ? 0.1 : 5) else { return }
+        lastPrinted = now
+        let elapsed = max(now.timeIntervalSince(start), 0.001)
+        let rate = Double(done) / elapsed
+        let left = rate > 0 ? Double(total - min(done, total)) / rate : 0
+        let fraction = min(1, Double(done) / Double(total))
+        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) events, \(String(Int(rate)).groupedThousands)/s, \(Self.duration(left)) left"
+        if isTerminal {
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            FileHandle.standardError.write(Data("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(counts)".utf8))
+        } else {
+            console.message("\(label): \(Int(fraction * 100))% \(counts)")
+        }
+    }
+
+    /// Ends the progress display (a newline after a terminal bar).
+    func finish() {
+        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return whole >= 60 ? "\(whole / 60)m\(String(whole % 60).leftPadded(to: 2))s" : "\(whole)s"
+    }
+}

@@ -1,0 +1,39 @@
+import EventLog
+import Foundation
+import StoreSQLite
+import Testing
+
+/// A fresh, empty database under test, and how to open more handles to it (one per
+/// simulated app server) and dispose of it.
+struct TestDatabase {
+    /// Opens a handle to the database: a new connection where the store has connections.
+    let openHandle: () throws -> any EventStore
+    let cleanup: () -> Void
+}
+
+/// Every store the runner tests run against, unchanged. Adding a store is one case.
+struct StoreFactory: CustomTestStringConvertible, Sendable {
+    let name: String
+    let makeDatabase: @Sendable () throws -> TestDatabase
+
+    var testDescription: String { name }
+
+    static let inMemory = StoreFactory(name: "in-memory") {
+        let store = InMemoryEventStore()
+        return TestDatabase(openHandle: { store }, cleanup: {})
+    }
+
+    /// One SQLite file; each handle is its own connection, as separate processes would be.
+    static let sqliteFile = StoreFactory(name: "SQLite file") {
+        let directory = NSTemporaryDirectory() + "evtool-commands-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/events.sqlite"
+        return TestDatabase(
+            openHandle: { try SQLiteEventStore(path: path) },
+            cleanup: { try? FileManager.default.removeItem(atPath: directory) })
+    }
+
+    static var all: [StoreFactory] {
+        [.inMemory, .sqliteFile]
+    }
+}

@@ -1,0 +1,46 @@
+import EventLog
+import Foundation
+import StoreSQLite
+import Testing
+
+/// A store under test and how to dispose of it.
+struct StoreUnderTest {
+    let store: any EventStore
+    let cleanup: () -> Void
+}
+
+/// Every kind of store the conformance suite runs against, unchanged.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case inMemory
+    case sqliteFile
+    case sqliteMemory
+
+    var testDescription: String { rawValue }
+
+    /// Opens a fresh, empty store of this kind.
+    func make() throws -> StoreUnderTest {
+        switch self {
+        case .inMemory:
+            return StoreUnderTest(store: InMemoryEventStore(), cleanup: {})
+        case .sqliteMemory:
+            return StoreUnderTest(store: try SQLiteEventStore.inMemory(), cleanup: {})
+        case .sqliteFile:
+            let directory = try TemporaryDirectory()
+            let store = try SQLiteEventStore(path: directory.path + "/events.sqlite")
+            return StoreUnderTest(store: store, cleanup: { directory.remove() })
+        }
+    }
+}
+
+/// A directory under the system's temporary folder, removed on request.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "evtool-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+

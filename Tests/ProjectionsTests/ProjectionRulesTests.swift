@@ -1,0 +1,103 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+import Testing
+
+/// Given events, when folded by a projection, then this view: no database involved.
+@Suite("Projections: the rules of each view")
+struct ProjectionRulesTests {
+    static let here = SearchLocation.current(latitude: 34.02241, longitude: -118.28512)
+    var position: Int64 = 0
+
+    mutating func event(_ user: String, _ event: DomainEvent) -> ViewEvent {
+        position += 1
+        return ViewEvent(position: position, userID: user, recordedAt: Date(timeIntervalSince1970: 1_796_000_000 + Double(position)), event: event)
+    }
+
+    func summary(_ name: String) -> ListingSummary {
+        ListingSummary(name: name, venue: "Hollywood Bowl", localDateTime: "2026-12-05 19:30:00", category: "Music")
+    }
+
+    @Test("favorites: in the order added, a repeat changes nothing, a removal removes, empty removes the key")
+    mutating func favorites() {
+        let events = [
+            event("u1", .favorited(Favorited(listingID: "A", summary: summary("Alpha")))),
+            event("u1", .favorited(Favorited(listingID: "B", summary: summary("Beta")))),
+            event("u1", .favorited(Favorited(listingID: "A", summary: summary("Alpha again")))),
+            event("u2", .favorited(Favorited(listingID: "C", summary: summary("Gamma")))),
+            event("u1", .unfavorited(Unfavorited(listingID: "Z"))),
+            event("u1", .favorited(Favorited(listingID: "C", summary: summary("Gamma")))),
+            event("u1", .unfavorited(Unfavorited(listingID: "B"))),
+            event("u2", .unfavorited(Unfavorited(listingID: "C"))),
+        ]
+        let view = FavoritesProjection().fold(events)
+        #expect(view["u1"]?.items.map(\.listingID) == ["A", "C"])
+        #expect(view["u1"]?.items.first?.summary.name == "Alpha")
+        #expect(view["u1"]?.items.first?.addedAt == events[0].recordedAt)
+        #expect(view["u2"] == nil)
+    }
+
+    @Test("recent searches: newest first, a repeat moves to the top, normalized, at most 20")
+    mutating func recentSearches() {
+        var events = [
+            event("u1", .searched(Searched(keyword: "jazz", location: Self.here))),
+            event("u1", .searched(Searched(keyword: "opera", category: .artsAndTheatre, location: .custom(text: "Pasadena")))),
+            event("u1", .searched(Searched(keyword: "  JAZZ ", location: .current(latitude: 34.02239, longitude: -118.28508)))),
+            event("u1", .searched(Searched(keyword: "jazz", distance: 25, location: Self.here))),
+            event("u1", .searched(Searched(keyword: "opera", category: .artsAndTheatre, location: .custom(text: "pasadena ")))),
+        ]
+        var view = RecentSearchesProjection().fold(events)
+        #expect(view["u1"]?.items.map(\.keyword) == ["opera", "jazz", "  JAZZ "])
+        #expect(view["u1"]?.items.map(\.distance) == [10, 25, 10])
+        for index in 0..<30 {
+            events.append(event("u1", .searched(Searched(keyword: "k\(index)", location: Self.here))))
+        }
+        view = RecentSearchesProjection().fold(events)
+        #expect(view["u1"]?.items.count == 20)
+        #expect(view["u1"]?.items.first?.keyword == "k29")
+        #expect(view["u1"]?.items.last?.keyword == "k10")
+    }
+
+    @Test("recently viewed: newest first, no duplicates, at most 20")
+    mutating func recentlyViewed() {
+        var events: [ViewEvent] = []
+        for index in [1, 2, 3, 2, 1] {
+            events.append(event("u1", .detailsViewed(DetailsViewed(listingID: "L\(index)", details: Self.details("L\(index)")))))
+        }
+        var view = RecentlyViewedProjection().fold(events)
+        #expect(view["u1"]?.items.map(\.listingID) == ["L1", "L2", "L3"])
+        for index in 10..<40 {
+            events.append(event("u1", .detailsViewed(DetailsViewed(listingID: "L\(index)", details: Self.details("L\(index)")))))
+        }
+        view = RecentlyViewedProjection().fold(events)
+        #expect(view["u1"]?.items.count == 20)
+        #expect(view["u1"]?.items.first?.listingID == "L39")
+    }
+
+    @Test("cached details: the latest fetch by anyone, with when, by whom and how many views")
+    mutating func cachedDetails() {
+        var older = Self.details("L1")
+        older.info.ticketStatus = "onsale"
+        var newer = older
+        newer.info.ticketStatus = "soldout"
+        let events = [
+            event("u1", .detailsViewed(DetailsViewed(listingID: "L1", details: older))),
+            event("u2", .detailsViewed(DetailsViewed(listingID: "L2", details: Self.details("L2")))),
+            event("u2", .detailsViewed(DetailsViewed(listingID: "L1", details: newer))),
+        ]
+        let view = CachedDetailsProjection().fold(events)
+        #expect(view["L1"]?.details.info.ticketStatus == "soldout")
+        #expect(view["L1"]?.views == 2)
+        #expect(view["L1"]?.fetchedBy == "u2")
+        #expect(view["L1"]?.fetchedAt == events[2].recordedAt)
+        #expect(view["L2"]?.views == 1)
+    }
+
+    static func details(_ id: String) -> ListingDetails {
+        ListingDetails(listingID: id, info: ListingInfo(name: "Show \(id)", artistsOrTeams: ["Band"], venue: "Bowl", localDateTime: nil,
+                                                         category: "Music", genres: [], priceRange: nil, ticketStatus: nil,
+                                                         ticketLink: nil, seatMapLink: nil),
+                       artists: nil, venue: nil, upcomingEvents: [])
+    }
+}

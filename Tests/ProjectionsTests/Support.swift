@@ -1,0 +1,98 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+import StoreSQLite
+
+/// A fresh SQLite file store in a temporary folder.
+struct SQLiteFixture {
+    let directory: String
+    let store: SQLiteEventStore
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "evtool-projections-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try SQLiteEventStore(path: directory + "/events.sqlite")
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+/// Records `count` simulated actions through the real command runner.
+@discardableResult
+func recordActivity(_ count: Int, users: Int, listings: Int = 200, seed: UInt64, into store: any EventStore) throws -> Int {
+    let runner = CommandRunner(store: store)
+    var generator = ActivityGenerator(users: users, listings: listings, seed: seed)
+    var recorded = 0
+    for index in 0..<count {
+        let action = generator.next()
+        let context = CommandContext(userID: action.userID, source: "test", occurredAt: Date(timeIntervalSince1970: 1_796_000_000 + Double(index)))
+        if try runner.handle(action.command, context: context).isRecorded { recorded += 1 }
+    }
+    return recorded
+}
+
+/// Every document of a view's active generation, by key, as stored.
+func storedView(_ name: String, in store: any ProjectionStore) throws -> [String: Data] {
+    guard let active = try store.projectionStatuses().first(where: { $0.name == name && $0.isActive }) else { return [:] }
+    var documents: [String: Data] = [:]
+    var after = ""
+    while true {
+        let page = try store.documents(of: name, generation: active.generation, after: after, limit: 500)
+        for (key, document) in page { documents[key] = document }
+        guard let last = page.last else { return documents }
+        after = last.key
+    }
+}
+
+/// What a rebuild from scratch computes for a view: the pure fold of the whole log, encoded.
+func foldedView<P: Projection>(_ projection: P, from store: any EventStore) throws -> [String: Data] {
+    var events: [ViewEvent] = []
+    try store.forEachBatch { batch in events += batch.compactMap(ViewEvent.decode) }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(Timestamp.format(date))
+    }
+    return try projection.fold(events).mapValues { try encoder.encode($0) }
+}
+
+/// A projection store that fails on chosen commits, before or after the commit takes effect,
+/// as a crash of the projector's process would.
+final class CrashingProjectionStore: EventStore, ProjectionStore, @unchecked Sendable {
+    // @unchecked: `plan` and `commits` are only touched by the single test thread.
+    struct Crash: Error {}
+    let base: SQLiteEventStore
+    var plan: [Int: Bool] = [:]   // commit number → crash after (true) or before (false) it takes effect
+    private(set) var commits = 0
+
+    init(base: SQLiteEventStore) { self.base = base }
+
+    func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
+        try base.append(events, to: stream, expectedVersion: expectedVersion)
+    }
+    func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
+        try base.read(stream: stream, from: version, direction: direction, limit: limit)
+    }
+    func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
+    func headPosition() throws -> Int64 { try base.headPosition() }
+    func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
+    func projectionStatuses() throws -> [ProjectionStatus] { try base.projectionStatuses() }
+    func startGeneration(of projection: String, version: Int) throws -> ProjectionStatus { try base.startGeneration(of: projection, version: version) }
+    func documents(of projection: String, generation: Int, keys: [String]) throws -> [String: Data] {
+        try base.documents(of: projection, generation: generation, keys: keys)
+    }
+    func documents(of projection: String, generation: Int, after key: String, limit: Int) throws -> [(key: String, document: Data)] {
+        try base.documents(of: projection, generation: generation, after: key, limit: limit)
+    }
+    func dropGeneration(of projection: String, generation: Int) throws { try base.dropGeneration(of: projection, generation: generation) }
+    func commit(_ changes: ViewChanges) throws {
+        commits += 1
+        if let after = plan[commits] {
+            if after { try base.commit(changes) }
+            throw Crash()
+        }
+        try base.commit(changes)
+    }
+}

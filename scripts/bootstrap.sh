@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the system packages evtool builds and tests with, when they are missing:
+# libsqlite3-dev, libpq-dev, libssl-dev, pkg-config, the sqlite3 shell and PostgreSQL 15.
+# As root it uses apt-get; otherwise it names what to install and fails.
+set -euo pipefail
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+missing=()
+have_pkg() { pkg-config --exists "$1" 2>/dev/null; }
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+have_pkg sqlite3 || missing+=(libsqlite3-dev)
+have_pkg libpq || missing+=(libpq-dev)
+have_pkg libcrypto || missing+=(libssl-dev)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
+
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+    say "missing system packages: ${missing[*]}"
+    say "install them (e.g. sudo apt-get install -y ${missing[*]}) or run this script as root"
+    exit 1
+fi
+say "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq "${missing[@]}" >&2

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs missing system packages, builds with
+# no warnings allowed, starts a throwaway PostgreSQL 15, runs every test against SQLite files
+# and that server, and stops the server even when tests fail.
+#
+#   scripts/test.sh                 every test
+#   scripts/test.sh --filter NAME   only tests matching NAME (passed to swift test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'test.sh: %s\n' "$*" >&2; }
+
+scripts/bootstrap.sh
+
+say "building (warnings fail the build)"
+build_log=$(mktemp)
+if ! swift build --build-tests 2>&1 | tee "$build_log"; then
+    say "the build failed"; exit 1
+fi
+if grep -E "^/.*: warning:" "$build_log" | grep -v "/.build/" >/dev/null; then
+    say "the build has warnings:"; grep -E "^/.*: warning:" "$build_log" | sort -u >&2; exit 1
+fi
+rm -f "$build_log"
+
+pg_dir=$(mktemp -d /tmp/evtool-test-pg.XXXXXX)
+cleanup() {
+    scripts/postgres.sh stop "$pg_dir" || true
+    rm -rf "$pg_dir"
+}
+trap cleanup EXIT
+EVTOOL_TEST_POSTGRES_URL=$(scripts/postgres.sh start "$pg_dir")
+export EVTOOL_TEST_POSTGRES_URL
+say "PostgreSQL for the tests: $EVTOOL_TEST_POSTGRES_URL"
+
+swift test "$@"
