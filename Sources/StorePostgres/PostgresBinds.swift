@@ -61,6 +61,37 @@ struct PostgresBinds {
         end()
     }
 
+    /// An `integer[]` array.
+    mutating func append(int4Array values: [Int32]) {
+        begin()
+        appendArrayHeader(count: values.count, elementType: PostgresType.int4)
+        for value in values { appendBigEndian(Int32(4)); appendBigEndian(value) }
+        end()
+    }
+
+    /// A `bigint[]` array.
+    mutating func append(int8Array values: [Int64]) {
+        begin()
+        appendArrayHeader(count: values.count, elementType: PostgresType.int8)
+        for value in values { appendBigEndian(Int32(8)); appendBigEndian(value) }
+        end()
+    }
+
+    /// A `timestamptz[]` array from microseconds since 1970; nil elements are NULL.
+    mutating func append(timestamptzArray values: [Int64?]) {
+        begin()
+        appendArrayHeader(count: values.count, elementType: PostgresType.timestamptz, hasNulls: values.contains(nil))
+        for value in values {
+            if let value {
+                appendBigEndian(Int32(8))
+                appendBigEndian(value - 946_684_800_000_000)   // the wire counts from 2000-01-01
+            } else {
+                appendBigEndian(Int32(-1))
+            }
+        }
+        end()
+    }
+
     /// A `json[]` array: each element's bytes are sent as they are.
     mutating func append(jsonArray values: [Data]) {
         begin()
@@ -73,9 +104,9 @@ struct PostgresBinds {
     }
 
     /// The binary array header of `array_recv`: one dimension, no nulls, lower bound 1.
-    private mutating func appendArrayHeader(count: Int, elementType: UInt32) {
+    private mutating func appendArrayHeader(count: Int, elementType: UInt32, hasNulls: Bool = false) {
         appendBigEndian(Int32(1))                 // dimensions
-        appendBigEndian(Int32(0))                 // flags: no nulls
+        appendBigEndian(Int32(hasNulls ? 1 : 0))  // flags: whether there are NULL elements
         appendBigEndian(UInt32(elementType))      // element type oid
         appendBigEndian(Int32(count))             // length of the dimension
         appendBigEndian(Int32(1))                 // lower bound
@@ -96,6 +127,9 @@ enum PostgresType {
     static let jsonArray: UInt32 = 199
     static let textArray: UInt32 = 1009
     static let timestamptz: UInt32 = 1184
+    static let timestamptzArray: UInt32 = 1185
+    static let int4Array: UInt32 = 1007
+    static let int8Array: UInt32 = 1016
     static let uuid: UInt32 = 2950
     static let uuidArray: UInt32 = 2951
 }

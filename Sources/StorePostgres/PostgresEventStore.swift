@@ -9,7 +9,7 @@ import Foundation
 /// and upgrades its schema itself when it opens. Global order is gap-safe: a reader that
 /// follows the log by position never skips an event that commits late (see
 /// docs/POSTGRES-ORDERING.md).
-public final class PostgresEventStore: EventStore {
+public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// The newest schema version this release can use.
     public static let supportedSchemaVersion = PostgresSchema.currentVersion
 
@@ -101,19 +101,43 @@ public final class PostgresEventStore: EventStore {
     // MARK: - EventStore
 
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        try AppendValidation.validate(events, stream: stream)
-        var binds = PostgresBinds(capacity: events.reduce(256) { $0 + $1.data.count + $1.metadata.count + 64 })
-        binds.append(text: stream)
-        switch expectedVersion {
-        case .any: binds.append(int4: 0); binds.append(int8: 0)
-        case .noStream: binds.append(int4: 1); binds.append(int8: 0)
-        case .streamExists: binds.append(int4: 2); binds.append(int8: 0)
-        case .exactly(let version): binds.append(int4: 3); binds.append(int8: version)
+        try append([StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)])[0]
+    }
+
+    /// Appends to several streams in one transaction: all parts or none. One round trip.
+    ///
+    /// - Throws: what ``append(_:to:expectedVersion:)`` throws, for the first part that fails.
+    @discardableResult
+    public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        guard !parts.isEmpty else { throw EventStoreError.invalidInput("a multi-stream append needs at least one part") }
+        var seen = Set<UUID>()
+        for part in parts {
+            try AppendValidation.validate(part.events, stream: part.stream)
+            for event in part.events where !seen.insert(event.id).inserted {
+                throw EventStoreError.duplicateEventID(event.id)
+            }
         }
+        let events = parts.flatMap(\.events)
+        var binds = PostgresBinds(capacity: events.reduce(256) { $0 + $1.data.count + $1.metadata.count + $1.type.utf8.count + 40 })
+        binds.append(textArray: parts.map(\.stream))
+        binds.append(int4Array: parts.map { part in
+            switch part.expectedVersion {
+            case .any: return 0
+            case .noStream: return 1
+            case .streamExists: return 2
+            case .exactly: return 3
+            }
+        })
+        binds.append(int8Array: parts.map { part in
+            if case .exactly(let version) = part.expectedVersion { return version }
+            return 0
+        })
+        binds.append(int4Array: parts.map { Int32($0.events.count) })
         binds.append(uuidArray: events.map(\.id))
         binds.append(textArray: events.map(\.type))
         binds.append(jsonArray: events.map(\.data))
         binds.append(jsonArray: events.map(\.metadata))
+        binds.append(timestamptzArray: events.map { $0.recordedAt.map(Timestamp.microseconds) })
 
         let lease: ConnectionPool.Lease
         do {
@@ -122,49 +146,61 @@ public final class PostgresEventStore: EventStore {
             throw error.storeError(appending: false)
         }
         let connection = lease.connection
-        let status: Int32, version: Int64, first: Int64
+        let status: Int32, failedPart: Int32, actual: Int64, versions: [Int64], first: Int64
         do {
             let result = try connection.query(schema.appendSQL, types: PostgresSchema.appendTypes, binds: binds)
             guard result.rowCount == 1 else { throw EventStoreError.corrupt("the append function returned \(result.rowCount) rows") }
             status = try result.int32(row: 0, column: 0)
-            version = try result.int64(row: 0, column: 1)
-            first = try result.int64(row: 0, column: 2)
+            failedPart = result.isNull(row: 0, column: 1) ? 0 : try result.int32(row: 0, column: 1)
+            actual = result.isNull(row: 0, column: 2) ? 0 : try result.int64(row: 0, column: 2)
+            versions = result.isNull(row: 0, column: 3) ? [] : try result.int64Array(row: 0, column: 3)
+            first = try result.int64(row: 0, column: 4)
         } catch let error as PostgresError {
             if error.kind == .connectionLost {
                 throw EventStoreError.outcomeUnknown("the connection to \(connection.server) was lost during the append: \(error.message)")
             }
             defer { pool.giveBack(lease) }
-            throw try mapAppendFailure(error, events: events, stream: stream, expectedVersion: expectedVersion, connection: connection)
+            throw try mapAppendFailure(error, parts: parts, connection: connection)
         } catch {
             pool.giveBack(lease)
             throw error
         }
         if status != 0 {
             pool.giveBack(lease)
-            throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: version)
+            let part = parts[Int(max(1, failedPart)) - 1]
+            throw EventStoreError.wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
+        }
+        guard versions.count == parts.count else {
+            pool.giveBack(lease)
+            throw EventStoreError.corrupt("the append function returned \(versions.count) versions for \(parts.count) parts")
+        }
+        var results: [AppendResult] = []
+        var next = first
+        for (part, version) in zip(parts, versions) {
+            let count = Int64(part.events.count)
+            results.append(AppendResult(streamVersion: version, positions: next...(next + count - 1)))
+            next += count
         }
         if notifiesFollowers {
-            // After the commit: a lost notification only delays followers (they re-check).
+            // After the commit, as its own statement: a NOTIFY inside the append would make
+            // every append's commit wait for the previous one (PostgreSQL serializes
+            // notifying commits), and a lost notification only delays followers.
             var notify = PostgresBinds()
             notify.append(text: schema.channel)
-            notify.append(text: String(first + Int64(events.count) - 1))
+            notify.append(text: String(next - 1))
             do {
                 _ = try connection.query("SELECT pg_notify($1, $2)", types: [PostgresType.text, PostgresType.text], binds: notify)
             } catch {
-                // The append has committed; a lost connection here only loses the wake-up.
-                let result = AppendResult(streamVersion: version, positions: first...(first + Int64(events.count) - 1))
-                return result
+                return results   // committed; the connection is dropped, followers re-check
             }
         }
         pool.giveBack(lease)
-        return AppendResult(streamVersion: version, positions: first...(first + Int64(events.count) - 1))
+        return results
     }
 
     /// Turns a refused append into the store error a caller can act on.
-    private func mapAppendFailure(
-        _ error: PostgresError, events: [ProposedEvent], stream: String, expectedVersion: ExpectedVersion,
-        connection: PostgresConnection
-    ) throws -> EventStoreError {
+    private func mapAppendFailure(_ error: PostgresError, parts: [StreamAppend], connection: PostgresConnection) throws -> EventStoreError {
+        let events = parts.flatMap(\.events)
         guard error.sqlState == .uniqueViolation else { return error.storeError(appending: true) }
         if error.constraint == "events_event_id_key" {
             var binds = PostgresBinds()
@@ -175,8 +211,10 @@ public final class PostgresEventStore: EventStore {
             return .duplicateEventID(duplicate)
         }
         if error.constraint == "events_stream_version_key" {
-            let actual = try version(of: stream, on: connection)
-            return .wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+            // Not expected (writers of a stream take turns), but never swallowed.
+            let part = parts[0]
+            let actual = try version(of: part.stream, on: connection)
+            return .wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
         }
         return error.storeError(appending: true)
     }

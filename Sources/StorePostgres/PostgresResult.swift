@@ -68,6 +68,28 @@ final class PostgresResult {
         return UUID(uuid: value)
     }
 
+    /// A binary one-dimensional `bigint[]` without NULLs.
+    func int64Array(row: Int, column: Int) throws -> [Int64] {
+        let raw = bytes(row: row, column: column)
+        func word(_ offset: Int) throws -> Int32 {
+            guard offset + 4 <= raw.count else { throw shapeError("truncated array in column \(column)") }
+            return Int32(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+        }
+        let dimensions = try word(0)
+        if dimensions == 0 { return [] }
+        guard dimensions == 1 else { throw shapeError("expected a one-dimensional array in column \(column)") }
+        let count = Int(try word(12))
+        var values: [Int64] = []
+        values.reserveCapacity(count)
+        var offset = 20
+        for _ in 0..<count {
+            guard try word(offset) == 8, offset + 12 <= raw.count else { throw shapeError("unexpected array element in column \(column)") }
+            values.append(Int64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int64.self)))
+            offset += 12
+        }
+        return values
+    }
+
     /// A binary `timestamptz` as microseconds since 1970 (the wire value counts from 2000).
     func unixMicroseconds(row: Int, column: Int) throws -> Int64 {
         try int64(row: row, column: column) + 946_684_800_000_000

@@ -83,40 +83,62 @@ struct PostgresSchema: Sendable {
         CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON \(s).events
             FOR EACH STATEMENT EXECUTE FUNCTION \(s).refuse_change();
 
-        -- Appends a batch to one stream in the caller's (autocommit) transaction.
-        -- expected_kind: 0 any, 1 no stream, 2 stream exists, 3 exactly expected_version.
-        -- Returns status 0 with the new version and first position, or status 1 with the
-        -- stream's actual version when the expectation does not hold.
+        -- Appends events to one or more streams ("parts") in the caller's autocommit
+        -- transaction: all of them or none. Part i has stream p_streams[i], expectation
+        -- p_kinds[i] (0 any, 1 no stream, 2 stream exists, 3 exactly p_versions[i]) and the
+        -- next p_counts[i] events of the event arrays. A NULL recorded_at means now().
+        -- Returns status 0, each part's new version and the first position (the parts'
+        -- positions follow each other), or status 1, the 1-based failed part and that
+        -- stream's actual version when an expectation does not hold.
         CREATE FUNCTION \(s).append(
-            p_stream text, p_expected_kind integer, p_expected_version bigint,
-            p_ids uuid[], p_types text[], p_data json[], p_metadata json[],
-            OUT status integer, OUT stream_version bigint, OUT first_position bigint)
+            p_streams text[], p_kinds integer[], p_versions bigint[], p_counts integer[],
+            p_ids uuid[], p_types text[], p_data json[], p_metadata json[], p_recorded_at timestamptz[],
+            OUT status integer, OUT failed_part integer, OUT actual_version bigint,
+            OUT stream_versions bigint[], OUT first_position bigint)
         LANGUAGE plpgsql AS $fn$
         DECLARE
             n integer := cardinality(p_ids);
+            parts integer := cardinality(p_streams);
             actual bigint;
             xid xid8;
+            bases bigint[] := '{}';
         BEGIN
             -- The transaction id must be taken inside the reservation below, so it must not
             -- exist yet: refuse to run inside a transaction that has already written.
             IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
                 RAISE EXCEPTION 'evtool append must run in its own transaction' USING ERRCODE = '25001';
             END IF;
-            IF n IS NULL OR n = 0 OR cardinality(p_types) <> n OR cardinality(p_data) <> n OR cardinality(p_metadata) <> n THEN
-                RAISE EXCEPTION 'evtool append: the arrays must have one element per event' USING ERRCODE = '22023';
+            IF n IS NULL OR n = 0 OR parts IS NULL OR parts = 0
+               OR cardinality(p_kinds) <> parts OR cardinality(p_versions) <> parts OR cardinality(p_counts) <> parts
+               OR (SELECT sum(c) FROM unnest(p_counts) AS c) <> n
+               OR cardinality(p_types) <> n OR cardinality(p_data) <> n OR cardinality(p_metadata) <> n
+               OR cardinality(p_recorded_at) <> n THEN
+                RAISE EXCEPTION 'evtool append: the arrays do not describe one batch' USING ERRCODE = '22023';
             END IF;
 
             -- Writers of one stream take turns until they commit (the version check needs it);
-            -- writers of different streams do not wait for each other here.
-            PERFORM pg_advisory_xact_lock(hashtextextended(p_stream, \(lockKey)));
-            SELECT coalesce(max(e.version), 0) INTO actual FROM \(s).events e WHERE e.stream_id = p_stream;
-            IF NOT (p_expected_kind = 0
-                    OR (p_expected_kind = 1 AND actual = 0)
-                    OR (p_expected_kind = 2 AND actual > 0)
-                    OR (p_expected_kind = 3 AND actual = p_expected_version)) THEN
-                status := 1; stream_version := actual; first_position := 0;
-                RETURN;
-            END IF;
+            -- writers of different streams do not wait for each other here. Locks are taken
+            -- in key order so that two multi-stream appends cannot deadlock.
+            PERFORM pg_advisory_xact_lock(k)
+            FROM (SELECT DISTINCT hashtextextended(x, \(lockKey)) AS k FROM unnest(p_streams) AS x ORDER BY 1) AS keys;
+
+            stream_versions := '{}';
+            FOR part IN 1..parts LOOP
+                -- The stream's version: what is stored plus earlier parts of this batch.
+                SELECT coalesce(max(e.version), 0) INTO actual FROM \(s).events e WHERE e.stream_id = p_streams[part];
+                FOR earlier IN 1..part - 1 LOOP
+                    IF p_streams[earlier] = p_streams[part] THEN actual := actual + p_counts[earlier]; END IF;
+                END LOOP;
+                IF NOT (p_kinds[part] = 0
+                        OR (p_kinds[part] = 1 AND actual = 0)
+                        OR (p_kinds[part] = 2 AND actual > 0)
+                        OR (p_kinds[part] = 3 AND actual = p_versions[part])) THEN
+                    status := 1; failed_part := part; actual_version := actual; first_position := 0;
+                    RETURN;
+                END IF;
+                bases := bases || actual;
+                stream_versions := stream_versions || (actual + p_counts[part]);
+            END LOOP;
 
             -- The reservation: the transaction id and a block of positions are taken together
             -- under one lock, so among appenders transaction-id order equals position order.
@@ -135,10 +157,12 @@ struct PostgresSchema: Sendable {
             PERFORM pg_advisory_unlock(\(Self.reservationLockClass), \(lockKey));
 
             INSERT INTO \(s).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
-            SELECT first_position + i - 1, p_stream, actual + i, p_ids[i], p_types[i], p_data[i], p_metadata[i], now(), xid
-            FROM generate_series(1, n) AS i;
+            SELECT first_position + e.i - 1, e.stream, e.version, p_ids[e.i], p_types[e.i], p_data[e.i], p_metadata[e.i],
+                   coalesce(p_recorded_at[e.i], now()), xid
+            FROM (SELECT (row_number() OVER (ORDER BY part, k))::integer AS i, p_streams[part] AS stream, bases[part] + k AS version
+                  FROM generate_series(1, parts) AS part, LATERAL generate_series(1, p_counts[part]) AS k) AS e;
 
-            status := 0; stream_version := actual + n;
+            status := 0;
         END
         $fn$;
         """
@@ -147,11 +171,12 @@ struct PostgresSchema: Sendable {
     // MARK: - Statements
 
     var appendSQL: String {
-        "SELECT status, stream_version, first_position FROM \(quoted).append($1, $2, $3, $4, $5, $6, $7)"
+        "SELECT status, failed_part, actual_version, stream_versions, first_position FROM \(quoted).append($1, $2, $3, $4, $5, $6, $7, $8, $9)"
     }
     static let appendTypes: [UInt32] = [
-        PostgresType.text, PostgresType.int4, PostgresType.int8,
+        PostgresType.textArray, PostgresType.int4Array, PostgresType.int8Array, PostgresType.int4Array,
         PostgresType.uuidArray, PostgresType.textArray, PostgresType.jsonArray, PostgresType.jsonArray,
+        PostgresType.timestamptzArray,
     ]
 
     private var columns: String { "position, stream_id, version, event_id, type, data, metadata, recorded_at" }

@@ -46,7 +46,8 @@ struct GapSafetyTests {
                 let types = Array(repeating: "'Viewed'", count: count).joined(separator: ",")
                 let data = (0..<count).map { "'{\"w\":\"p\(writer)\",\"i\":\(index),\"k\":\($0)}'" }.joined(separator: ",")
                 let meta = Array(repeating: "'{}'", count: count).joined(separator: ",")
-                script += "SELECT status FROM \(schema).append('\(stream)', 0, 0, ARRAY[\(uuids)]::uuid[], ARRAY[\(types)]::text[], ARRAY[\(data)]::json[], ARRAY[\(meta)]::json[]);\n"
+                let times = Array(repeating: "NULL", count: count).joined(separator: ",")
+                script += "SELECT status FROM \(schema).append(ARRAY['\(stream)'], ARRAY[0], ARRAY[0::bigint], ARRAY[\(count)], ARRAY[\(uuids)]::uuid[], ARRAY[\(types)]::text[], ARRAY[\(data)]::json[], ARRAY[\(meta)]::json[], ARRAY[\(times)]::timestamptz[]);\n"
             }
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("evtool-\(schema)-\(writer).sql")
             try script.write(to: file, atomically: true, encoding: .utf8)
