@@ -25,6 +25,27 @@ struct PostgresFollowerTests {
         }
     }
 
+    @Test("the store's waitForEvents wakes on an append and times out without one")
+    func storeWaitForEvents() throws {
+        try TestDatabase.withStore { store, _ in
+            let clock = ContinuousClock()
+            let quiet = clock.measure { #expect((try? store.waitForEvents(after: 0, timeout: .milliseconds(200))) == false) }
+            #expect(quiet >= .milliseconds(150))
+            let writer = Thread {
+                Thread.sleep(forTimeInterval: 0.2)
+                _ = try? store.append(event(), to: "u", expectedVersion: .any)
+            }
+            writer.start()
+            var woke = false
+            let waited = try clock.measure { woke = try store.waitForEvents(after: 0, timeout: .seconds(20)) }
+            #expect(woke)
+            #expect(waited < .seconds(10))
+            #expect(try store.waitForEvents(after: 0, timeout: .zero))
+            let head = try store.headPosition()
+            #expect(try store.waitForEvents(after: head, timeout: .milliseconds(10)) == false)
+        }
+    }
+
     @Test("without notifications the periodic re-check still delivers every event")
     func recheckWithoutNotifications() throws {
         let url = try TestDatabase.url()
