@@ -183,13 +183,18 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         }
         if notifiesFollowers {
             // After the commit, as its own statement: a NOTIFY inside the append would make
-            // every append's commit wait for the previous one (PostgreSQL serializes
-            // notifying commits), and a lost notification only delays followers.
+            // every append's commit wait for the previous one, fsync included (PostgreSQL
+            // holds a cluster-wide lock from a notifying transaction's pre-commit until after
+            // its commit). This statement commits without waiting for the WAL flush, so it
+            // holds that lock for microseconds; a notification lost in a crash only delays
+            // followers, which re-check periodically.
             var notify = PostgresBinds()
             notify.append(text: schema.channel)
             notify.append(text: String(next - 1))
             do {
-                _ = try connection.query("SELECT pg_notify($1, $2)", types: [PostgresType.text, PostgresType.text], binds: notify)
+                _ = try connection.query(
+                    "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)",
+                    types: [PostgresType.text, PostgresType.text], binds: notify)
             } catch {
                 return results   // committed; the connection is dropped, followers re-check
             }

@@ -145,6 +145,10 @@ struct PostgresSchema: Sendable {
             -- The lock is held for microseconds, not until commit.
             PERFORM pg_advisory_lock(\(Self.reservationLockClass), \(lockKey));
             BEGIN
+                -- Enforced, not assumed: nothing since the check above may have taken an xid.
+                IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
+                    RAISE EXCEPTION 'evtool append: a transaction id was assigned before the reservation' USING ERRCODE = 'XX000';
+                END IF;
                 xid := pg_current_xact_id();
                 first_position := nextval('\(s).position_seq');
                 IF n > 1 THEN
