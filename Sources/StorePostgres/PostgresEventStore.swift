@@ -100,6 +100,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
 
     // MARK: - EventStore
 
+    @discardableResult
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
         try append([StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)])[0]
     }

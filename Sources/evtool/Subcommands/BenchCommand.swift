@@ -7,7 +7,7 @@ enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         summary: "Measure append and read speed against same-run raw-library baselines",
-        usage: "[--events N] [--single N] [--runs R] [--quick] [--dir DIR]",
+        usage: "[--events N] [--single N] [--runs R] [--quick] [--dir DIR] [--postgres URL]",
         options: [
             .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
             .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
@@ -15,6 +15,7 @@ enum BenchCommand {
             .init(name: "runs", value: "R", help: "Timed runs of each measurement; the median is reported (default 3)"),
             .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
             .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
+            .init(name: "postgres", value: "URL", help: "Benchmark the PostgreSQL store on this database instead of SQLite (\"\" uses the PG* variables)"),
         ],
         discussion: """
             Build in release mode first: swift build -c release. Each figure is the median of R runs,
@@ -32,6 +33,10 @@ enum BenchCommand {
             let directory = arguments.value("dir") ?? (NSTemporaryDirectory() + "evtool-bench-\(getpid())")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
+            if let url = arguments.value("postgres") {
+                try runPostgres(url: url, events: events, single: single, batch: batch, runs: runs, console: &console)
+                return
+            }
             try runSQLite(events: events, single: single, batch: batch, runs: runs, directory: directory, console: &console)
         })
 
