@@ -160,6 +160,13 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             if error.kind == .connectionLost {
                 throw EventStoreError.outcomeUnknown("the connection to \(connection.server) was lost during the append: \(error.message)")
             }
+            // Release the reservation lock in case the failure struck inside it (see the
+            // append function); if that fails too, the connection is dropped, which releases it.
+            do {
+                _ = try connection.execute("SELECT pg_advisory_unlock_all()")
+            } catch _ {
+                throw error.storeError(appending: false)   // the connection is not reused
+            }
             defer { pool.giveBack(lease) }
             throw try mapAppendFailure(error, parts: parts, connection: connection)
         } catch {

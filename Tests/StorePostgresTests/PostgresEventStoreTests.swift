@@ -58,6 +58,12 @@ struct PostgresEventStoreTests {
             }
             #expect(try store.version(of: "b") == 0)
             #expect(try store.readAll(after: 0, limit: 10).count == 1)
+            // No session keeps the reservation lock after a failed append.
+            let held = try TestDatabase.execute("""
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2
+                AND classid = \(PostgresSchema.reservationLockClass)::bigint::oid
+                """)
+            #expect(held == "0")
             // Positions keep rising after a failed append (gaps are allowed).
             let next = try store.append(event(), to: "b", expectedVersion: .any)
             #expect(next.positions.lowerBound >= 2)
