@@ -11,7 +11,9 @@
 # A cluster started again in the same DIR reuses its previous port when it is free, so a
 # test can crash and restart the server under a live client.
 #
-# Everything but the URL goes to stderr. The cluster trusts local connections (it is a
+# Everything but the URL goes to stderr. fsync is off (a throwaway cluster for tests); set
+# EVTOOL_PG_DURABLE=1 to keep PostgreSQL's durable defaults (fsync, full_page_writes), as
+# the benchmarks need. The cluster trusts local connections (it is a
 # throwaway) except for one role, evtool_password_test, which must log in with the password
 # "evtool-test-password" over TCP, so that tests can check how a wrong password is reported.
 # Run as root, the cluster belongs to the `postgres` OS user (initdb refuses root) and a
@@ -118,6 +120,8 @@ start() {
         as_owner bash -c "{ echo 'host all $PASSWORD_ROLE 127.0.0.1/32 scram-sha-256'; cat '$data/pg_hba.conf'; } > '$data/pg_hba.conf.new' && mv '$data/pg_hba.conf.new' '$data/pg_hba.conf'"
     fi
 
+    local durability="-c fsync=off -c full_page_writes=off"
+    if [[ "${EVTOOL_PG_DURABLE:-0}" == "1" ]]; then durability=""; fi
     local port attempt started=0
     for attempt in 1 2 3 4 5; do
         port=""
@@ -128,7 +132,7 @@ start() {
         if [[ -z "$port" ]]; then port=$(free_port) || fail "no free TCP port found on 127.0.0.1"; fi
         say "starting the server on 127.0.0.1:$port and a socket in $dir"
         if as_owner "$bin/pg_ctl" start -D "$data" -w -t 60 -l "$dir/server.log" \
-            -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='$dir' -c fsync=off -c full_page_writes=off -c max_connections=200 -c password_encryption=scram-sha-256" >&2; then
+            -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='$dir' $durability -c max_connections=200 -c password_encryption=scram-sha-256" >&2; then
             started=1; break
         fi
         # A port taken between the probe and the bind: try another one.
