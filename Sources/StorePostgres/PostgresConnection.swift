@@ -12,6 +12,8 @@ final class PostgresConnection {
     private let handle: OpaquePointer
     /// Statement names by SQL text, for statements prepared on this connection.
     private var prepared: [String: String] = [:]
+    /// Statements sent with ``send(_:types:binds:)`` whose results are still to be read.
+    private var pendingResults = 0
 
     /// The server as `host:port` (a socket directory for Unix sockets), for messages.
     let server: String
@@ -93,6 +95,7 @@ final class PostgresConnection {
     /// and session settings.
     @discardableResult
     func execute(_ sql: String) throws -> PostgresResult {
+        try drainPending()
         let raw = PQexec(handle, sql)
         return try check(raw, sql: sql)
     }
@@ -105,6 +108,7 @@ final class PostgresConnection {
     ///   - binds: the values, in binary format.
     /// - Returns: the rows, in binary format.
     func query(_ sql: String, types: [UInt32], binds: PostgresBinds) throws -> PostgresResult {
+        try drainPending()
         let name = try statementName(for: sql, types: types)
         let raw: OpaquePointer? = binds.buffer.withUnsafeBufferPointer { buffer in
             // The buffer is never empty (it starts with a padding byte), so it has a base address.
@@ -115,6 +119,42 @@ final class PostgresConnection {
             return PQexecPrepared(handle, name, Int32(binds.count), values, binds.lengths, binds.formats, 1)
         }
         return try check(raw, sql: sql)
+    }
+
+    /// Sends a statement with bound parameters without waiting for its result, which is
+    /// read (and discarded) before the connection's next statement. For statements whose
+    /// outcome does not matter to the caller (a NOTIFY after an append): the server runs it
+    /// while the caller goes on.
+    func send(_ sql: String, types: [UInt32], binds: PostgresBinds) throws {
+        try drainPending()
+        let name = try statementName(for: sql, types: types)
+        let sent = binds.buffer.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let values: [UnsafePointer<CChar>?] = binds.offsets.enumerated().map { index, offset in
+                binds.isNull[index] ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
+            }
+            return PQsendQueryPrepared(handle, name, Int32(binds.count), values, binds.lengths, binds.formats, 1)
+        }
+        guard sent == 1 else {
+            var error = PostgresError.from(result: nil, connection: handle, sql: sql)
+            error.server = server
+            throw error
+        }
+        pendingResults += 1
+    }
+
+    /// Reads the results of statements sent with ``send(_:types:binds:)``; their errors are
+    /// ignored, a broken connection is not.
+    func drainPending() throws {
+        while pendingResults > 0 {
+            while let raw = PQgetResult(handle) { PQclear(raw) }
+            pendingResults -= 1
+            if PQstatus(handle) != CONNECTION_OK {
+                var error = PostgresError.from(result: nil, connection: handle, sql: nil)
+                error.server = server
+                throw error
+            }
+        }
     }
 
     /// The name of the prepared statement for `sql`, preparing it on first use.

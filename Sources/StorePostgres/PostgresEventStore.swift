@@ -199,8 +199,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             var notify = PostgresBinds()
             notify.append(text: schema.channel)
             notify.append(text: String(next - 1))
+            // Sent without waiting for its result: the caller goes on while the server runs it.
             do {
-                _ = try connection.query(
+                try connection.send(
                     "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)",
                     types: [PostgresType.text, PostgresType.text], binds: notify)
             } catch {
