@@ -49,11 +49,13 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "EventLogTests",
-            dependencies: ["EventLog", "StoreSQLite", "StorePostgres"]
+            dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport"]
         ),
-        .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "evtool"]),
+        .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
+        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),

@@ -13,22 +13,31 @@ public final class CommandRunner: Sendable {
     public let store: any EventStore
     /// How many times a command is decided and appended before ``CommandError/conflict(user:attempts:)``.
     public let maximumAttempts: Int
+    /// How many events a stream grows between snapshots (when there is a snapshot store).
+    public let snapshotInterval: Int64
     private let cache: UserStateCache?
+    private let snapshots: (any UserSnapshotStore)?
     private let clock: @Sendable () -> Date
 
     /// Makes a runner.
     /// - Parameters:
     ///   - store: the event store.
     ///   - maximumAttempts: tries per command under contention (at least 1).
-    ///   - cache: users' states kept between commands; nil reads every stream whole each time.
+    ///   - cache: users' states kept between commands in this process; nil reads every stream
+    ///     (from its snapshot, if any) each time.
+    ///   - snapshots: where users' states are kept across processes; nil keeps none.
+    ///   - snapshotInterval: how many events a stream grows between snapshots (at least 1).
     ///   - clock: the app server's clock, for ``EventMetadata/handledAt``.
     public init(
         store: any EventStore, maximumAttempts: Int = 10, cache: UserStateCache? = UserStateCache(),
+        snapshots: (any UserSnapshotStore)? = nil, snapshotInterval: Int = 100,
         clock: @escaping @Sendable () -> Date = { Timestamp.now() }
     ) {
         self.store = store
         self.maximumAttempts = max(1, maximumAttempts)
         self.cache = cache
+        self.snapshots = snapshots
+        self.snapshotInterval = Int64(max(1, snapshotInterval))
         self.clock = clock
     }
 
@@ -52,9 +61,10 @@ public final class CommandRunner: Sendable {
         }
         var proposed: [ProposedEvent] = []
         var proposedFor: [DomainEvent] = []
+        var trustsSnapshot = true
 
         for attempt in 1...maximumAttempts {
-            var loaded = try load(stream: stream)
+            var loaded = try load(stream: stream, trustsSnapshot: trustsSnapshot)
             if let requestID = context.requestID,
                loaded.recentEventIDs.contains(RequestIdentity.eventID(user: user, requestID: requestID, index: 0)) {
                 return .unchanged(.alreadyRecorded(requestID: requestID))
@@ -84,10 +94,14 @@ public final class CommandRunner: Sendable {
                     loaded.remember(recorded.id)
                 }
                 loaded.version = result.streamVersion
+                saveSnapshotIfDue(&loaded, stream: stream)
                 cache?.keep(loaded, stream: stream)
                 return .recorded(eventIDs: proposed.map(\.id), streamVersion: result.streamVersion, positions: result.positions)
             } catch EventStoreError.wrongExpectedVersion(_, _, let actual) {
-                if actual < loaded.version { cache?.forget(stream: stream) }   // not the stream we cached
+                if actual < loaded.version {   // the cache or snapshot is not of this log: read it whole
+                    cache?.forget(stream: stream)
+                    trustsSnapshot = false
+                }
                 if attempt < maximumAttempts { backOff(attempt: attempt) }
             } catch EventStoreError.duplicateEventID(let id) where context.requestID != nil && proposed.contains(where: { $0.id == id }) {
                 return .unchanged(.alreadyRecorded(requestID: context.requestID!))
@@ -101,15 +115,22 @@ public final class CommandRunner: Sendable {
 
     /// A user's decision state now: the cached state brought up to date with the events since.
     ///
-    /// Cost: O(events since the cached version); the whole stream when not cached.
+    /// Cost: O(events since the cached version or the latest snapshot); the whole stream when neither.
     /// - Throws: ``DomainEventError`` for an event this release cannot read; the store's errors.
     public func load(user: String) throws -> LoadedUser {
         try Rules.checkIdentifier(user, field: "user id")
         return try load(stream: UserStream.id(for: user))
     }
 
-    private func load(stream: String) throws -> LoadedUser {
-        var loaded = cache?.loaded(stream: stream) ?? LoadedUser()
+    private func load(stream: String, trustsSnapshot: Bool = true) throws -> LoadedUser {
+        var loaded: LoadedUser
+        if let cached = cache?.loaded(stream: stream) {
+            loaded = cached
+        } else if trustsSnapshot, let snapshot = try? snapshots?.latestSnapshot(stream: stream) {
+            loaded = snapshot.loaded   // an unreadable snapshot is skipped: the stream is the truth
+        } else {
+            loaded = LoadedUser()
+        }
         let start = loaded.version
         while true {
             let batch = try store.read(stream: stream, from: loaded.version + 1, direction: .forwards, limit: 1_000)
@@ -120,8 +141,18 @@ public final class CommandRunner: Sendable {
             }
             if batch.count < 1_000 { break }
         }
+        saveSnapshotIfDue(&loaded, stream: stream)
         if loaded.version != start { cache?.keep(loaded, stream: stream) }
         return loaded
+    }
+
+    /// Saves a snapshot when the stream has grown by ``snapshotInterval`` since the last one.
+    /// A failure is ignored: a snapshot only saves reading time.
+    private func saveSnapshotIfDue(_ loaded: inout LoadedUser, stream: String) {
+        guard let snapshots, loaded.version - loaded.snapshotVersion >= snapshotInterval else { return }
+        if (try? snapshots.save(UserSnapshot(loaded), stream: stream)) != nil {
+            loaded.snapshotVersion = loaded.version
+        }
     }
 
     /// Waits a little, longer after each lost race and with jitter, so racing writers spread out.

@@ -12,12 +12,18 @@ public struct LoadedUser: Sendable, Hashable {
     public var state: UserState
     /// The ids of the last events, oldest first, at most ``recentEventIDLimit``.
     public var recentEventIDs: [UUID]
+    /// The version of the latest snapshot saved or read for this stream (0 for none).
+    public var snapshotVersion: Int64
 
     /// Makes a loaded state.
-    public init(version: Int64 = 0, state: UserState = UserDecider.initialState, recentEventIDs: [UUID] = []) {
+    public init(
+        version: Int64 = 0, state: UserState = UserDecider.initialState, recentEventIDs: [UUID] = [],
+        snapshotVersion: Int64 = 0
+    ) {
         self.version = version
         self.state = state
         self.recentEventIDs = recentEventIDs
+        self.snapshotVersion = snapshotVersion
     }
 
     mutating func remember(_ id: UUID) {

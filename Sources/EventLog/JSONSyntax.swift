@@ -25,7 +25,15 @@ public enum JSONSyntax {
     /// record while keeping some values' exact bytes (an import keeps payloads byte for byte).
     /// - Returns: the members by name, or what is wrong with the text.
     public static func topLevelMembers(of bytes: Data) -> Result<[String: Range<Int>], JSONSyntaxError> {
-        bytes.withUnsafeBytes { raw -> Result<[String: Range<Int>], JSONSyntaxError> in
+        members(of: bytes, in: 0..<bytes.count)
+    }
+
+    /// The members of the JSON object at byte offsets `range` of `bytes` (which must hold only
+    /// that object, with optional white space); the value ranges are offsets into `bytes`.
+    public static func members(of bytes: Data, in range: Range<Int>) -> Result<[String: Range<Int>], JSONSyntaxError> {
+        bytes.withUnsafeBytes { whole -> Result<[String: Range<Int>], JSONSyntaxError> in
+            let raw = UnsafeRawBufferPointer(rebasing: whole[range])
+            let offset = range.lowerBound
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
             var members: [String: Range<Int>] = [:]
             parser.skipWhitespace()
@@ -57,7 +65,7 @@ public enum JSONSyntax {
                     let valueStart = parser.index
                     if let problem = parser.value() { return .failure(JSONSyntaxError(reason: problem)) }
                     if members[key] != nil { return .failure(JSONSyntaxError(reason: "member '\(key)' appears twice")) }
-                    members[key] = valueStart..<parser.index
+                    members[key] = (valueStart + offset)..<(parser.index + offset)
                     parser.skipWhitespace()
                     guard parser.index < parser.bytes.count else { return .failure(JSONSyntaxError(reason: "unterminated object")) }
                     if parser.bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }

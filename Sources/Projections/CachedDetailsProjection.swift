@@ -3,16 +3,47 @@ import Foundation
 
 /// Cached details per listing: the latest details any user fetched, when and by whom, and how
 /// many times they were viewed, so a details page can be shown again without a new fetch.
+///
+/// The details are kept as the exact JSON that was recorded, never decoded and re-encoded.
 public struct CachedDetailsProjection: Projection {
-    public struct Document: Codable, Sendable, Equatable {
-        /// The latest details fetched.
-        public var details: ListingDetails
+    public struct Document: ViewDocument {
+        /// The latest details fetched, as recorded (a ``ListingDetails`` in JSON).
+        public var details: Data
         /// When they were fetched (the store's recording time of that view).
         public var fetchedAt: Date
         /// The user whose view fetched them.
         public var fetchedBy: String
         /// How many times any user opened the listing's details.
         public var views: Int
+
+        public init(details: Data, fetchedAt: Date, fetchedBy: String, views: Int) {
+            self.details = details
+            self.fetchedAt = fetchedAt
+            self.fetchedBy = fetchedBy
+            self.views = views
+        }
+
+        /// The details, decoded.
+        public func decodedDetails() throws -> ListingDetails {
+            try JSONDecoder().decode(ListingDetails.self, from: details)
+        }
+
+        public func write(to writer: inout JSONWriter) {
+            writer.beginObject()
+            writer.key("details"); writer.raw(details)
+            writer.key("fetchedAt"); writer.date(fetchedAt)
+            writer.key("fetchedBy"); writer.string(fetchedBy)
+            writer.key("views"); writer.number(views)
+            writer.endObject()
+        }
+
+        public init(json: JSONObject) throws {
+            guard let details = json.raw("details"), let fetchedAt = json.string("fetchedAt").flatMap(EventLogTimestamp.parse),
+                  let fetchedBy = json.string("fetchedBy"), let views = json.integer("views") else {
+                throw ViewDocumentError.missing("details", in: "cached details")
+            }
+            self.init(details: details, fetchedAt: fetchedAt, fetchedBy: fetchedBy, views: views)
+        }
     }
 
     public let name = "cached-details"
@@ -22,12 +53,12 @@ public struct CachedDetailsProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .detailsViewed(let viewed) = event.event { return viewed.listingID }
+        if case let .detailsViewed(listing, _, _) = event.action { return listing }
         return nil
     }
 
-    public func evolve(_ document: Document?, with event: ViewEvent) -> Document? {
-        guard case .detailsViewed(let viewed) = event.event else { return document }
-        return Document(details: viewed.details, fetchedAt: event.recordedAt, fetchedBy: event.userID, views: (document?.views ?? 0) + 1)
+    public func evolve(_ document: inout Document?, with event: ViewEvent) {
+        guard case let .detailsViewed(_, _, details) = event.action else { return }
+        document = Document(details: details, fetchedAt: event.recordedAt, fetchedBy: event.userID, views: (document?.views ?? 0) + 1)
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 
-/// A view of the log as a pure fold: events change documents, one document per key.
+/// A view of the log as a fold: events change documents, one document per key.
 ///
 /// No I/O here: the ``Projector`` loads documents, applies ``evolve(_:with:)`` and commits
 /// them with the checkpoint.
 public protocol Projection: Sendable {
     /// The document one key of the view holds.
-    associatedtype Document: Codable & Sendable & Equatable
+    associatedtype Document: ViewDocument
 
     /// The view's stable name, e.g. `favorites`.
     var name: String { get }
@@ -20,8 +20,43 @@ public protocol Projection: Sendable {
     /// The key of the document `event` changes, or nil when the view ignores it.
     func key(for event: ViewEvent) -> String?
 
-    /// The document after `event`; nil removes the key from the view.
-    func evolve(_ document: Document?, with event: ViewEvent) -> Document?
+    /// Applies `event` to the document of its key, in place (nil: the key has no document;
+    /// setting nil removes it). In place, as reducers do, so that a document is not copied
+    /// on every event.
+    func evolve(_ document: inout Document?, with event: ViewEvent)
+}
+
+/// A view's document: stored as JSON that people can read and that this code reads back.
+public protocol ViewDocument: Sendable, Equatable {
+    /// Writes the document as compact JSON.
+    func write(to writer: inout JSONWriter)
+    /// Reads a document written by ``write(to:)``.
+    init(json: JSONObject) throws
+}
+
+extension ViewDocument {
+    /// The document's JSON.
+    public var jsonData: Data {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.data
+    }
+
+    /// Reads a document from its JSON.
+    public static func decode(_ data: Data) throws -> Self {
+        guard let object = JSONObject(data) else { throw ViewDocumentError(reason: "a stored view document is not a JSON object") }
+        return try Self(json: object)
+    }
+}
+
+/// A stored document that this code cannot read (written by other code, or damaged).
+public struct ViewDocumentError: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+
+    static func missing(_ field: String, in document: String) -> ViewDocumentError {
+        ViewDocumentError(reason: "a stored \(document) document has no usable '\(field)'")
+    }
 }
 
 extension Projection {
@@ -30,37 +65,10 @@ extension Projection {
         var documents: [String: Document] = [:]
         for event in events {
             guard let key = key(for: event) else { continue }
-            documents[key] = evolve(documents[key], with: event)
+            var document = documents.removeValue(forKey: key)
+            evolve(&document, with: event)
+            if let document { documents[key] = document }
         }
         return documents
     }
 }
-
-/// The JSON form of view documents: compact, sorted keys, so equal views are equal bytes.
-enum DocumentJSON {
-    static func encode<Document: Encodable>(_ document: Document) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(EventLogTimestamp.format(date))
-        }
-        return try encoder.encode(document)
-    }
-
-    static func decode<Document: Decodable>(_: Document.Type, from data: Data) throws -> Document {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = EventLogTimestamp.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a timestamp: \(text)")
-            }
-            return date
-        }
-        return try decoder.decode(Document.self, from: data)
-    }
-}
-
-import EventLog
-typealias EventLogTimestamp = EventLog.Timestamp

@@ -7,9 +7,16 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     let projection: P
     let store: any ProjectionStore
     private(set) var status: ProjectionStatus
+    /// One key's document as the store has it plus the uncommitted changes; a class, so that
+    /// a document evolves in place with one dictionary lookup per event.
+    private final class Slot {
+        var document: P.Document?
+        var isDirty = false
+        init(_ document: P.Document?) { self.document = document }
+    }
     /// Documents known to match the store's generation plus the uncommitted changes.
-    private var cache: [String: P.Document?] = [:]
-    private var dirty: Set<String> = []
+    private var cache: [String: Slot] = [:]
+    private var dirty: [String] = []
     /// Position of the last event applied but not yet committed.
     private(set) var pendingPosition: Int64
     /// When set, the generation was empty when this worker started it, so a key missing
@@ -31,25 +38,34 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
 
     /// Applies the events after this projection's checkpoint.
     func apply(_ events: [(position: Int64, event: ViewEvent?)]) throws {
+        var touched: [(slot: Slot?, key: String, event: ViewEvent)] = []
         var missing: [String] = []
-        var touched: [(key: String, event: ViewEvent)] = []
         for (position, event) in events where position > pendingPosition {
             guard let event, let key = projection.key(for: event) else { continue }
-            touched.append((key, event))
-            if cache[key] == nil, !cacheIsComplete { missing.append(key) }
+            let slot = cache[key]
+            if slot == nil {
+                if cacheIsComplete {
+                    let fresh = Slot(nil)
+                    cache[key] = fresh
+                    touched.append((fresh, key, event))
+                    continue
+                }
+                missing.append(key)
+            }
+            touched.append((slot, key, event))
         }
         if !missing.isEmpty {
             let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(Set(missing)))
             for key in missing where cache[key] == nil {
-                cache[key] = .some(try found[key].map { try DocumentJSON.decode(P.Document.self, from: $0) })
+                cache[key] = Slot(try found[key].map { try P.Document.decode($0) })
             }
         }
-        for (key, event) in touched {
-            let before = cache[key] ?? nil
-            let after = projection.evolve(before, with: event)
-            if after != before {
-                cache[key] = .some(after)
-                dirty.insert(key)
+        for (known, key, event) in touched {
+            let slot = known ?? cache[key]!
+            projection.evolve(&slot.document, with: event)
+            if !slot.isDirty {
+                slot.isDirty = true
+                dirty.append(key)
             }
         }
         if let last = events.last?.position, last > pendingPosition { pendingPosition = last }
@@ -63,7 +79,7 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         documents.reserveCapacity(dirty.count)
         for key in dirty {
             // updateValue keeps a nil (a deletion); assigning nil by subscript would drop the key.
-            documents.updateValue(try (cache[key] ?? nil).map { try DocumentJSON.encode($0) }, forKey: key)
+            documents.updateValue(cache[key]?.document.map(\.jsonData), forKey: key)
         }
         do {
             try store.commit(ViewChanges(projection: projection.name, generation: status.generation, documents: documents,
@@ -73,6 +89,7 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
             try reload()
             throw error
         }
+        for key in dirty { cache[key]?.isDirty = false }
         dirty.removeAll(keepingCapacity: true)
         status.position = pendingPosition
         if activate { status.isActive = true }
@@ -97,7 +114,7 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     /// The committed document for `key` in this worker's generation.
     func document(for key: String) throws -> P.Document? {
         try store.documents(of: projection.name, generation: status.generation, keys: [key])[key]
-            .map { try DocumentJSON.decode(P.Document.self, from: $0) }
+            .map { try P.Document.decode($0) }
     }
 }
 

@@ -13,8 +13,9 @@ public final class Projector: @unchecked Sendable {
     public let store: any EventStore & ProjectionStore
     /// Events read per batch while catching up.
     public let batchSize: Int
-    /// Events applied between commits during a rebuild (commits are also made at the end).
-    public let rebuildCommitInterval: Int
+    /// Seconds between commits of a generation that is being built (it is invisible to
+    /// readers, so committing rarely costs nothing but the work redone after a crash).
+    public let rebuildCommitInterval: TimeInterval
     private let lock = NSLock()
     private var workers: [String: any AnyProjectionWorker] = [:]
     private let makers: [(name: String, make: (ProjectionStatus) -> any AnyProjectionWorker, version: Int)]
@@ -23,7 +24,7 @@ public final class Projector: @unchecked Sendable {
 
     /// Makes a projector for `projections` (by default every view of the domain).
     public init(store: any EventStore & ProjectionStore, projections: [any Projection] = Views.all,
-                batchSize: Int = 1_000, rebuildCommitInterval: Int = 100_000) {
+                batchSize: Int = 1_000, rebuildCommitInterval: TimeInterval = 5) {
         self.store = store
         self.batchSize = batchSize
         self.rebuildCommitInterval = rebuildCommitInterval
@@ -128,7 +129,7 @@ public final class Projector: @unchecked Sendable {
         guard !selected.isEmpty else { return try store.headPosition() }
         var head = try store.headPosition()
         var cursor = selected.map(\.position).min()!
-        var sinceCommit = 0
+        var lastCommit = Date()
         while true {
             let batch = try store.readAll(after: cursor, limit: batchSize)
             if batch.isEmpty {
@@ -146,15 +147,39 @@ public final class Projector: @unchecked Sendable {
             }
             for worker in selected { try worker.apply(decoded) }
             cursor = batch.last!.position
-            sinceCommit += batch.count
             // Active views commit every batch (readers see progress); a building generation
-            // is invisible to readers, so it commits less often, which is much faster.
-            for worker in selected where worker.status.isActive || sinceCommit >= rebuildCommitInterval {
+            // is invisible to readers, so it commits every few seconds, which is much faster.
+            let commitBuilding = Date().timeIntervalSince(lastCommit) >= rebuildCommitInterval
+            for worker in selected where worker.status.isActive || commitBuilding {
                 try worker.commit(activate: false)
             }
-            if sinceCommit >= rebuildCommitInterval { sinceCommit = 0 }
+            if commitBuilding { lastCommit = Date() }
             try progress(cursor, max(head, cursor))
         }
+    }
+
+    /// Decodes a batch, in two halves on two threads when it is large enough to pay.
+    private static func decode(_ batch: [RecordedEvent]) -> [(position: Int64, event: ViewEvent?)] {
+        guard batch.count >= 256 else { return batch.map { ($0.position, ViewEvent.decode($0)) } }
+        let middle = batch.count / 2
+        let halves = [batch[..<middle], batch[middle...]]
+        let results = ParallelResults<[(position: Int64, event: ViewEvent?)]>(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            results.set(index, halves[index].map { ($0.position, ViewEvent.decode($0)) })
+        }
+        return results.values.flatMap { $0 }
+    }
+
+    /// Applies a decoded batch to every worker; the workers are independent, so they run on
+    /// as many threads as there are cores.
+    private static func apply(_ decoded: [(position: Int64, event: ViewEvent?)], to workers: [any AnyProjectionWorker]) throws {
+        guard workers.count > 1 else { try workers.first?.apply(decoded); return }
+        let failures = ParallelResults<(any Error)?>(count: workers.count)
+        nonisolated(unsafe) let shared = workers   // each index touches only its own worker
+        DispatchQueue.concurrentPerform(iterations: shared.count) { index in
+            do { try shared[index].apply(decoded) } catch { failures.set(index, error) }
+        }
+        if let failure = failures.values.compactMap({ $0 }).first { throw failure }
     }
 
     // MARK: - Reading
@@ -173,4 +198,18 @@ public final class Projector: @unchecked Sendable {
     public func statuses() throws -> [ProjectionStatus] {
         try store.projectionStatuses()
     }
+}
+
+/// Results written by concurrent iterations, one slot each.
+final class ParallelResults<Value>: @unchecked Sendable {
+    // @unchecked: each iteration writes only its own slot, under the lock; `values` is read
+    // after concurrentPerform has returned.
+    private let lock = NSLock()
+    private var slots: [Value?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
+
+    var values: [Value] { lock.withLock { slots.compactMap { $0 } } }
 }

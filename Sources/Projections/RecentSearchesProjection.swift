@@ -12,7 +12,7 @@ public struct RecentSearchesProjection: Projection {
     public static let capacity = 20
 
     /// One search as the list shows it.
-    public struct Item: Codable, Sendable, Hashable {
+    public struct Item: Sendable, Hashable {
         public var keyword: String
         public var category: SearchCategory
         public var distance: Double
@@ -27,8 +27,60 @@ public struct RecentSearchesProjection: Projection {
     }
 
     /// A user's recent searches, newest first.
-    public struct Document: Codable, Sendable, Equatable {
+    public struct Document: ViewDocument {
         public var items: [Item]
+
+        public init(items: [Item]) { self.items = items }
+
+        public func write(to writer: inout JSONWriter) {
+            writer.beginObject(); writer.key("items"); writer.beginArray()
+            for item in items {
+                writer.beginObject()
+                writer.key("category"); writer.string(item.category.rawValue)
+                writer.key("distance"); writer.number(item.distance)
+                writer.key("identity"); writer.string(item.identity)
+                writer.key("keyword"); writer.string(item.keyword)
+                writer.key("location"); writer.beginObject()
+                switch item.location {
+                case let .current(latitude, longitude):
+                    writer.key("current"); writer.beginObject()
+                    writer.key("latitude"); writer.number(latitude)
+                    writer.key("longitude"); writer.number(longitude)
+                    writer.endObject()
+                case let .custom(text):
+                    writer.key("custom"); writer.beginObject(); writer.key("text"); writer.string(text); writer.endObject()
+                }
+                writer.endObject()
+                if let count = item.resultCount { writer.key("resultCount"); writer.number(count) }
+                writer.key("searchedAt"); writer.date(item.searchedAt)
+                writer.key("units"); writer.string(item.units.rawValue)
+                writer.endObject()
+            }
+            writer.endArray(); writer.endObject()
+        }
+
+        public init(json: JSONObject) throws {
+            guard let elements = json.array("items") else { throw ViewDocumentError.missing("items", in: "recent searches") }
+            items = try elements.map { range in
+                guard let item = JSONObject(json.bytes, range: range), let keyword = item.string("keyword"),
+                      let category = item.string("category").flatMap(SearchCategory.init(rawValue:)),
+                      let distance = item.number("distance"), let units = item.string("units").flatMap(DistanceUnit.init(rawValue:)),
+                      let identity = item.string("identity"), let searchedAt = item.string("searchedAt").flatMap(EventLogTimestamp.parse),
+                      let place = item.object("location") else {
+                    throw ViewDocumentError.missing("items", in: "recent searches")
+                }
+                let location: SearchLocation
+                if let current = place.object("current"), let latitude = current.number("latitude"), let longitude = current.number("longitude") {
+                    location = .current(latitude: latitude, longitude: longitude)
+                } else if let text = place.object("custom")?.string("text") {
+                    location = .custom(text: text)
+                } else {
+                    throw ViewDocumentError.missing("location", in: "recent searches")
+                }
+                return Item(keyword: keyword, category: category, distance: distance, units: units, location: location,
+                            resultCount: item.integer("resultCount"), searchedAt: searchedAt, identity: identity)
+            }
+        }
     }
 
     public let name = "recent-searches"
@@ -38,20 +90,19 @@ public struct RecentSearchesProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .searched = event.event { return event.userID }
+        if case .searched = event.action { return event.userID }
         return nil
     }
 
-    public func evolve(_ document: Document?, with event: ViewEvent) -> Document? {
-        guard case .searched(let search) = event.event else { return document }
+    public func evolve(_ document: inout Document?, with event: ViewEvent) {
+        guard case .searched(let search) = event.action else { return }
         let identity = Self.identity(of: search)
-        var items = document?.items ?? []
-        items.removeAll { $0.identity == identity }
-        items.insert(Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
-                          location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt,
-                          identity: identity), at: 0)
-        if items.count > Self.capacity { items.removeLast(items.count - Self.capacity) }
-        return Document(items: items)
+        if document == nil { document = Document(items: []) }
+        document!.items.removeAll { $0.identity == identity }
+        document!.items.insert(Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
+                                    location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt,
+                                    identity: identity), at: 0)
+        if document!.items.count > Self.capacity { document!.items.removeLast(document!.items.count - Self.capacity) }
     }
 
     /// The normalized identity of a search.
@@ -59,15 +110,20 @@ public struct RecentSearchesProjection: Projection {
         let location: String
         switch search.location {
         case let .current(latitude, longitude):
-            location = "here:" + String(format: "%.3f,%.3f", latitude, longitude)
+            location = "here:" + rounded(latitude) + "," + rounded(longitude)
         case let .custom(text):
             location = "at:" + normalize(text)
         }
-        return [normalize(search.keyword), search.category.rawValue, String(search.distance), search.units.rawValue, location]
-            .joined(separator: "\u{1F}")
+        return normalize(search.keyword) + "|" + search.category.rawValue + "|" + String(search.distance) + "|" + search.units.rawValue + "|" + location
     }
 
     static func normalize(_ text: String) -> String {
         text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// Degrees to three decimals, as text (about 100 m).
+    static func rounded(_ degrees: Double) -> String {
+        let thousandths = Int((degrees * 1_000).rounded())
+        return String(thousandths)
     }
 }

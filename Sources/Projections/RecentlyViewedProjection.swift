@@ -7,7 +7,7 @@ public struct RecentlyViewedProjection: Projection {
     /// How many listings a user's list keeps.
     public static let capacity = 20
 
-    public struct Item: Codable, Sendable, Hashable {
+    public struct Item: Sendable, Hashable {
         public var listingID: String
         /// The listing's name from the details seen.
         public var name: String
@@ -16,8 +16,33 @@ public struct RecentlyViewedProjection: Projection {
     }
 
     /// A user's recently viewed listings, newest first.
-    public struct Document: Codable, Sendable, Equatable {
+    public struct Document: ViewDocument {
         public var items: [Item]
+
+        public init(items: [Item]) { self.items = items }
+
+        public func write(to writer: inout JSONWriter) {
+            writer.beginObject(); writer.key("items"); writer.beginArray()
+            for item in items {
+                writer.beginObject()
+                writer.key("listingID"); writer.string(item.listingID)
+                writer.key("name"); writer.string(item.name)
+                writer.key("viewedAt"); writer.date(item.viewedAt)
+                writer.endObject()
+            }
+            writer.endArray(); writer.endObject()
+        }
+
+        public init(json: JSONObject) throws {
+            guard let elements = json.array("items") else { throw ViewDocumentError.missing("items", in: "recently viewed") }
+            items = try elements.map { range in
+                guard let item = JSONObject(json.bytes, range: range), let listing = item.string("listingID"), let name = item.string("name"),
+                      let viewedAt = item.string("viewedAt").flatMap(EventLogTimestamp.parse) else {
+                    throw ViewDocumentError.missing("items", in: "recently viewed")
+                }
+                return Item(listingID: listing, name: name, viewedAt: viewedAt)
+            }
+        }
     }
 
     public let name = "recently-viewed"
@@ -27,16 +52,15 @@ public struct RecentlyViewedProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .detailsViewed = event.event { return event.userID }
+        if case .detailsViewed = event.action { return event.userID }
         return nil
     }
 
-    public func evolve(_ document: Document?, with event: ViewEvent) -> Document? {
-        guard case .detailsViewed(let viewed) = event.event else { return document }
-        var items = document?.items ?? []
-        items.removeAll { $0.listingID == viewed.listingID }
-        items.insert(Item(listingID: viewed.listingID, name: viewed.details.info.name, viewedAt: event.recordedAt), at: 0)
-        if items.count > Self.capacity { items.removeLast(items.count - Self.capacity) }
-        return Document(items: items)
+    public func evolve(_ document: inout Document?, with event: ViewEvent) {
+        guard case let .detailsViewed(listing, name, _) = event.action else { return }
+        if document == nil { document = Document(items: []) }
+        document!.items.removeAll { $0.listingID == listing }
+        document!.items.insert(Item(listingID: listing, name: name, viewedAt: event.recordedAt), at: 0)
+        if document!.items.count > Self.capacity { document!.items.removeLast(document!.items.count - Self.capacity) }
     }
 }

@@ -14,7 +14,7 @@ public enum TimeTravel {
         let apply = { (recorded: RecordedEvent) in
             guard point.includes(position: recorded.position, recordedAt: recorded.recordedAt),
                   let event = ViewEvent.decode(recorded), projection.key(for: event) == key else { return }
-            document = projection.evolve(document, with: event)
+            projection.evolve(&document, with: event)
         }
         if projection.isKeyedByUser {
             var next: Int64 = 1

@@ -14,8 +14,16 @@ struct ConcurrencyTests {
     func sameUser(factory: StoreFactory) throws {
         let database = try factory.makeDatabase()
         defer { database.cleanup() }
-        // Each simulated app server has its own store handle (connection) and its own cache.
-        let runners = try (0..<Self.servers).map { _ in CommandRunner(store: try database.openHandle(), maximumAttempts: 200) }
+        // Each simulated app server has its own store handle (connection). They load state
+        // every way the runner can: from its cache, from the whole stream, from a shared
+        // snapshot store (snapshots every 7 events) with and without a cache.
+        let snapshots = EventStoreSnapshots(store: InMemoryEventStore())
+        let runners = [
+            CommandRunner(store: try database.openHandle(), maximumAttempts: 200),
+            CommandRunner(store: try database.openHandle(), maximumAttempts: 200, cache: nil),
+            CommandRunner(store: try database.openHandle(), maximumAttempts: 200, snapshots: snapshots, snapshotInterval: 7),
+            CommandRunner(store: try database.openHandle(), maximumAttempts: 200, cache: nil, snapshots: snapshots, snapshotInterval: 7),
+        ]
         let failures = Mutex<[String]>([])
         let user = "user-concurrent"
 

@@ -193,3 +193,13 @@ final class LostReplyStore: EventStore, @unchecked Sendable {
     func headPosition() throws -> Int64 { try base.headPosition() }
     func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
 }
+
+@Suite("Command outcome text")
+struct CommandOutcomeTests {
+    @Test("an outcome says what was recorded where, or why nothing was")
+    func text() {
+        #expect(CommandOutcome.recorded(eventIDs: [UUID()], streamVersion: 3, positions: 17...17).description
+            == "recorded 1 event (stream version 3, position 17)")
+        #expect(CommandOutcome.unchanged(.notFavorite(listingID: "A")).description == "listing 'A' is not a favorite; nothing recorded")
+    }
+}

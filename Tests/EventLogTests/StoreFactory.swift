@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 import StorePostgres
 import StoreSQLite
+import TestSupport
 import Testing
 
 /// A store under test and how to dispose of it.
@@ -40,17 +41,5 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return StoreUnderTest(store: store, cleanup: { directory.remove() })
         }
     }
-}
-
-/// A directory under the system's temporary folder, removed on request.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "evtool-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
 

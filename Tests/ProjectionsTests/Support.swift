@@ -49,15 +49,8 @@ func storedView(_ name: String, in store: any ProjectionStore) throws -> [String
 func foldedView<P: Projection>(_ projection: P, from store: any EventStore) throws -> [String: Data] {
     var events: [ViewEvent] = []
     try store.forEachBatch { batch in events += batch.compactMap(ViewEvent.decode) }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .custom { date, encoder in
-        var container = encoder.singleValueContainer()
-        try container.encode(Timestamp.format(date))
-    }
-    return try projection.fold(events).mapValues { try encoder.encode($0) }
+    return projection.fold(events).mapValues(\.jsonData)
 }
-
 /// A projection store that fails on chosen commits, before or after the commit takes effect,
 /// as a crash of the projector's process would.
 final class CrashingProjectionStore: EventStore, ProjectionStore, @unchecked Sendable {

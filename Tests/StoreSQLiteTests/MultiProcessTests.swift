@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import StoreSQLite
+import TestSupport
 import Testing
 
 /// Several OS processes writing one SQLite file through the real `evtool` binary.

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import StoreSQLite
+import TestSupport
 import Testing
 
 /// What only the SQLite store has: its file, its schema version, its durability settings.

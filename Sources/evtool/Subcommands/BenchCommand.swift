@@ -7,7 +7,8 @@ enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         summary: "Measure append and read speed against same-run raw-library baselines",
-        usage: "[--events N] [--single N] [--runs R] [--quick] [--dir DIR] [--postgres URL]",
+        usage: "[SUITE…] [--events N] [--single N] [--runs R] [--quick] [--dir DIR] [--postgres URL]",
+        arguments: [("SUITE", "Which benchmarks (default all): sqlite, commands, projections, postgres (postgres is in the default only with --postgres)")],
         options: [
             .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
             .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
@@ -15,16 +16,21 @@ enum BenchCommand {
             .init(name: "runs", value: "R", help: "Timed runs of each measurement; the median is reported (default 3)"),
             .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
             .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
-            .init(name: "postgres", value: "URL", help: "Benchmark the PostgreSQL store on this database instead of SQLite (\"\" uses the PG* variables)"),
+            .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000)"),
+            .init(name: "postgres", value: "URL", help: "The database for the postgres suite (without it, the suite uses the PG* variables)"),
         ],
         discussion: """
             Build in release mode first: swift build -c release. Each figure is the median of R runs,
             beside a baseline measured in the same run on the same machine: the best plain use of
             the same library (a prepared statement, the same rows, the same schema and pragmas).
             """,
-        examples: ["swift run -c release evtool bench", "swift run -c release evtool bench --quick"],
+        examples: ["swift run -c release evtool bench", "swift run -c release evtool bench --quick", "swift run -c release evtool bench projections"],
         run: { arguments, console in
-            try arguments.expectPositional(atMost: 0)
+            let postgresURL = arguments.value("postgres")
+            let suites = arguments.positional.isEmpty ? allSuites.filter { $0 != "postgres" || postgresURL != nil } : arguments.positional
+            for suite in suites where !allSuites.contains(suite) {
+                throw CLIError.usage("no benchmark suite '\(suite)'; suites: \(allSuites.joined(separator: ", "))", arguments.command)
+            }
             let quick = arguments.flag("quick")
             let events = try arguments.integer("events", default: quick ? 100_000 : 1_000_000, in: 1_000...100_000_000)
             let single = try arguments.integer("single", default: quick ? 10_000 : 100_000, in: 100...10_000_000)
@@ -33,12 +39,23 @@ enum BenchCommand {
             let directory = arguments.value("dir") ?? (NSTemporaryDirectory() + "evtool-bench-\(getpid())")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
-            if let url = arguments.value("postgres") {
-                try runPostgres(url: url, events: events, single: single, batch: batch, runs: runs, console: &console)
-                return
+            if suites.contains("sqlite") {
+                try runSQLite(events: events, single: single, batch: batch, runs: runs, directory: directory, console: &console)
             }
-            try runSQLite(events: events, single: single, batch: batch, runs: runs, directory: directory, console: &console)
+            if suites.contains("commands") {
+                try CommandsBenchmark.run(runs: runs, quick: quick, directory: directory, console: &console)
+            }
+            if suites.contains("projections") {
+                let users = try arguments.integer("users", default: 10_000, in: 1...10_000_000)
+                try ProjectionBenchmark.run(events: events, users: users, runs: runs, directory: directory, console: &console)
+                try ProjectionBenchmark.favoritesLatency(users: quick ? 10_000 : 100_000, directory: directory, console: &console)
+            }
+            if suites.contains("postgres") {
+                try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
+            }
         })
+
+    static let allSuites = ["sqlite", "commands", "projections", "postgres"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG

@@ -65,7 +65,7 @@ enum DemoCommand {
             let popular = ActivityGenerator.listingID(0)
             if let cached = try projector.document(Views.cachedDetails, key: popular) {
                 console.output("== cached details of the most popular listing (evtool details --listing \(popular))")
-                console.output("  \(cached.details.info.name): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
+                console.output("  \((try? cached.decodedDetails())?.info.name ?? popular): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
             }
             console.output("== history of \(user), last 3 actions (evtool history --user \(user))")
             let entries = try History.entries(of: user, in: store)

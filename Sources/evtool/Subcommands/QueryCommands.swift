@@ -17,7 +17,7 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.favorites, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return console.output(try QueryJSON.encode(items)) }
+            if arguments.flag("json") { return console.output(jsonText(document)) }
             guard !items.isEmpty else { return console.output("No favorites") }
             var table = TextTable("LISTING", "NAME", "VENUE", "DATE", "CATEGORY", "ADDED")
             for item in items {
@@ -31,8 +31,9 @@ enum QueryCommands {
         usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
         examples: ["evtool recent --user ada"],
         run: { arguments, console in
-            let items = try userDocument(Views.recentSearches, arguments)?.items ?? []
-            if arguments.flag("json") { return console.output(try QueryJSON.encode(items)) }
+            let document = try userDocument(Views.recentSearches, arguments)
+            let items = document?.items ?? []
+            if arguments.flag("json") { return console.output(jsonText(document)) }
             guard !items.isEmpty else { return console.output("No recent searches") }
             var table = TextTable("KEYWORD", "CATEGORY", "DISTANCE", "LOCATION", "RESULTS", "SEARCHED")
             for item in items {
@@ -52,8 +53,9 @@ enum QueryCommands {
         usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
         examples: ["evtool viewed --user ada"],
         run: { arguments, console in
-            let items = try userDocument(Views.recentlyViewed, arguments)?.items ?? []
-            if arguments.flag("json") { return console.output(try QueryJSON.encode(items)) }
+            let document = try userDocument(Views.recentlyViewed, arguments)
+            let items = document?.items ?? []
+            if arguments.flag("json") { return console.output(jsonText(document)) }
             guard !items.isEmpty else { return console.output("No recently viewed listings") }
             var table = TextTable("LISTING", "NAME", "VIEWED")
             for item in items { table.add(item.listingID, item.name, Timestamp.format(item.viewedAt)) }
@@ -75,17 +77,18 @@ enum QueryCommands {
             } else {
                 document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
             }
-            if arguments.flag("json") { return console.output(document.map { (try? QueryJSON.encode($0)) ?? "null" } ?? "null") }
+            if arguments.flag("json") { return console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
             guard let document else { return console.output("No cached details for listing \(listing)") }
-            let info = document.details.info
+            let details = try document.decodedDetails()
+            let info = details.info
             var lines = [
                 ("Listing", listing), ("Name", info.name), ("Artists/teams", info.artistsOrTeams.joined(separator: ", ")),
                 ("Venue", info.venue ?? "-"), ("Date", info.localDateTime ?? "-"), ("Category", info.category ?? "-"),
                 ("Genres", info.genres.joined(separator: " | ")),
                 ("Price", info.priceRange.map { "\($0.minimum) - \($0.maximum) \($0.currency ?? "")" } ?? "-"),
                 ("Tickets", info.ticketStatus ?? "-"), ("Buy at", info.ticketLink ?? "-"), ("Seat map", info.seatMapLink ?? "-"),
-                ("Artists", document.details.artists.map { $0.map(\.name).joined(separator: ", ") } ?? "no artist data"),
-                ("Upcoming", "\(document.details.upcomingEvents.count) at the venue"),
+                ("Artists", details.artists.map { $0.map(\.name).joined(separator: ", ") } ?? "no artist data"),
+                ("Upcoming", "\(details.upcomingEvents.count) at the venue"),
             ]
             lines += [("Fetched", "\(Timestamp.format(document.fetchedAt)) by \(document.fetchedBy)"), ("Views", String(document.views))]
             for (label, value) in lines { console.output(label.padded(to: 15) + value) }
@@ -118,6 +121,11 @@ enum QueryCommands {
             if table.rows.isEmpty { return console.output("No history for user \(user)") }
             table.lines.forEach { console.output($0) }
         })
+
+    /// A view document as JSON; a user with nothing in the view gets an empty list.
+    static func jsonText<D: ViewDocument>(_ document: D?) -> String {
+        document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? #"{"items":[]}"#
+    }
 
     /// A user-keyed view's document now (after catching the view up) or as of `--as-of`.
     static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {

@@ -149,7 +149,7 @@ enum TransferCommands {
             console.message("rebuilding the views in \(to)")
             guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
             try Projector(store: viewsStore).rebuild()
-            console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(copier.skipped)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 
     /// Where to continue a migration: the source position of the target's last event.

@@ -1,24 +1,29 @@
 import Foundation
 
 /// Runs programs for the tests: the built `evtool` binary and the `sqlite3` shell.
-enum Processes {
-    struct Result: Sendable {
-        var status: Int32
-        var output: String
-        var errors: String
+public enum Processes {
+    /// How a program ended and what it printed.
+    public struct Result: Sendable, CustomStringConvertible {
+        public var status: Int32
+        public var output: String
+        public var errors: String
+        public var description: String { "exit \(status)\nstdout: \(output)\nstderr: \(errors)" }
     }
 
     /// The `evtool` binary SwiftPM built beside the test bundle.
-    static var evtool: String {
+    public static var evtool: String {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return executable.deletingLastPathComponent().appendingPathComponent("evtool").path
     }
 
     /// Starts a program; call `finish` on the returned process to collect its result.
-    static func start(_ path: String, _ arguments: [String], input: String? = nil) throws -> Running {
+    public static func start(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe(), errors = Pipe(), stdin = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -30,24 +35,24 @@ enum Processes {
     }
 
     /// Runs a program to the end.
-    static func run(_ path: String, _ arguments: [String], input: String? = nil) throws -> Result {
-        try start(path, arguments, input: input).finish()
+    public static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> Result {
+        try start(path, arguments, input: input, environment: environment).finish()
     }
 
     /// The `sqlite3` shell's path.
-    static var sqlite3: String {
+    public static var sqlite3: String {
         for candidate in ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"] where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
         }
         return "sqlite3"
     }
 
-    struct Running {
+    public struct Running {
         let process: Process
         let output: Pipe
         let errors: Pipe
 
-        func finish() throws -> Result {
+        public func finish() throws -> Result {
             let out = output.fileHandleForReading.readDataToEndOfFile()
             let err = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -58,13 +63,13 @@ enum Processes {
 }
 
 /// A directory under the system's temporary folder, removed on request.
-struct TemporaryDirectory {
-    let path: String
+public struct TemporaryDirectory: Sendable {
+    public let path: String
 
-    init() throws {
-        path = NSTemporaryDirectory() + "evtool-sqlite-test-" + UUID().uuidString
+    public init() throws {
+        path = NSTemporaryDirectory() + "evtool-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    public func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -1,0 +1,212 @@
+import EventLog
+import Foundation
+
+/// Read access to one JSON object's members by byte ranges into the bytes that hold it:
+/// values are decoded only when asked for, and a nested value can be kept as raw bytes.
+///
+/// The scan does not validate: it reads payloads from the log, which every store validated
+/// when they were appended (``JSONSyntax``), and stored view documents this module wrote.
+/// On malformed bytes it returns nil or misses members; it never reads out of bounds.
+public struct JSONObject {
+    /// The bytes the object is in.
+    public let bytes: Data
+    /// Each member: where its name's characters are (inside the quotes) and where its value is.
+    private var entries: [(name: Range<Int>, value: Range<Int>)] = []
+
+    /// Reads the object that makes up `bytes`; nil when they do not start with an object.
+    public init?(_ bytes: Data) {
+        self.init(bytes, range: 0..<bytes.count)
+    }
+
+    /// Reads the object at offsets `range` of `bytes`.
+    public init?(_ bytes: Data, range: Range<Int>) {
+        self.bytes = bytes
+        guard let entries = bytes.withUnsafeBytes({ JSONScan.members(UnsafeRawBufferPointer(rebasing: $0[range]), offset: range.lowerBound) }) else {
+            return nil
+        }
+        self.entries = entries
+    }
+
+    /// How many members the object has.
+    public var count: Int { entries.count }
+
+    /// Where a member's value is, by name.
+    public func range(_ name: StaticString) -> Range<Int>? {
+        let count = name.utf8CodeUnitCount
+        return bytes.withUnsafeBytes { raw -> Range<Int>? in
+            for entry in entries where entry.name.count == count {
+                if memcmp(raw.baseAddress! + entry.name.lowerBound, name.utf8Start, count) == 0 { return entry.value }
+            }
+            return nil
+        }
+    }
+
+    /// A string member; nil when missing or not a string.
+    public func string(_ key: StaticString) -> String? {
+        range(key).flatMap { JSONScan.string(bytes, $0) }
+    }
+
+    /// A number member; nil when missing or not a number.
+    public func number(_ key: StaticString) -> Double? {
+        guard let range = range(key) else { return nil }
+        return bytes.withUnsafeBytes { raw in
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)
+            guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
+            return Double(text)
+        }
+    }
+
+    /// A whole-number member; nil when missing or not a whole number.
+    public func integer(_ key: StaticString) -> Int? {
+        guard let range = range(key) else { return nil }
+        return bytes.withUnsafeBytes { raw in
+            var value = 0
+            var negative = false
+            var sawDigit = false
+            for (index, byte) in UnsafeRawBufferPointer(rebasing: raw[range]).enumerated() {
+                if index == 0, byte == UInt8(ascii: "-") { negative = true; continue }
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (plus, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+                if overflow1 || overflow2 { return nil }
+                value = plus
+                sawDigit = true
+            }
+            return sawDigit ? (negative ? -value : value) : nil
+        }
+    }
+
+    /// A nested object member.
+    public func object(_ key: StaticString) -> JSONObject? {
+        range(key).flatMap { JSONObject(bytes, range: $0) }
+    }
+
+    /// An array member's elements as byte ranges (offsets into `bytes`).
+    public func array(_ key: StaticString) -> [Range<Int>]? {
+        guard let range = range(key) else { return nil }
+        return bytes.withUnsafeBytes { JSONScan.elements(UnsafeRawBufferPointer(rebasing: $0[range]), offset: range.lowerBound) }
+    }
+
+    /// An array of strings; nil when missing or any element is not a string.
+    public func strings(_ key: StaticString) -> [String]? {
+        guard let elements = array(key) else { return nil }
+        var result: [String] = []
+        result.reserveCapacity(elements.count)
+        for element in elements {
+            guard let text = JSONScan.string(bytes, element) else { return nil }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// A member's exact bytes (e.g. a nested payload to keep as it is).
+    public func raw(_ key: StaticString) -> Data? {
+        range(key).map { bytes.subdata(in: $0) }
+    }
+
+    /// Whether a member is absent or the literal `null`.
+    public func isNullOrMissing(_ key: StaticString) -> Bool {
+        guard let range = range(key) else { return true }
+        return bytes[range.lowerBound..<range.upperBound].elementsEqual("null".utf8)
+    }
+}
+
+/// The byte-level scanning behind ``JSONObject``: one pass, no allocation but the result.
+enum JSONScan {
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    /// The end (exclusive) of the value starting at `start`, or nil if it runs off the end.
+    static func valueEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var index = start
+        guard index < raw.count else { return nil }
+        switch raw[index] {
+        case UInt8(ascii: "\""):
+            index += 1
+            while index < raw.count {
+                let byte = raw[index]
+                if byte == UInt8(ascii: "\\") { index += 2; continue }
+                if byte == UInt8(ascii: "\"") { return index + 1 }
+                index += 1
+            }
+            return nil
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while index < raw.count {
+                let byte = raw[index]
+                if byte == UInt8(ascii: "\"") {
+                    guard let end = valueEnd(raw, from: index) else { return nil }
+                    index = end
+                    continue
+                }
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth += 1 }
+                if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                }
+                index += 1
+            }
+            return nil
+        default:
+            while index < raw.count {
+                let byte = raw[index]
+                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || isSpace(byte) { break }
+                index += 1
+            }
+            return index > start ? index : nil
+        }
+    }
+
+    /// The members of the object that `raw` holds; ranges are offset by `offset`.
+    static func members(_ raw: UnsafeRawBufferPointer, offset: Int) -> [(name: Range<Int>, value: Range<Int>)]? {
+        var index = 0
+        while index < raw.count, isSpace(raw[index]) { index += 1 }
+        guard index < raw.count, raw[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        var entries: [(name: Range<Int>, value: Range<Int>)] = []
+        entries.reserveCapacity(8)
+        while true {
+            while index < raw.count, isSpace(raw[index]) || raw[index] == UInt8(ascii: ",") { index += 1 }
+            guard index < raw.count else { return nil }
+            if raw[index] == UInt8(ascii: "}") { return entries }
+            guard raw[index] == UInt8(ascii: "\""), let nameEnd = valueEnd(raw, from: index) else { return nil }
+            let name = (index + 1 + offset)..<(nameEnd - 1 + offset)
+            index = nameEnd
+            while index < raw.count, isSpace(raw[index]) { index += 1 }
+            guard index < raw.count, raw[index] == UInt8(ascii: ":") else { return nil }
+            index += 1
+            while index < raw.count, isSpace(raw[index]) { index += 1 }
+            guard let valueEnd = valueEnd(raw, from: index) else { return nil }
+            entries.append((name, (index + offset)..<(valueEnd + offset)))
+            index = valueEnd
+        }
+    }
+
+    /// The elements of the array that `raw` holds; ranges are offset by `offset`.
+    static func elements(_ raw: UnsafeRawBufferPointer, offset: Int) -> [Range<Int>]? {
+        var index = 0
+        while index < raw.count, isSpace(raw[index]) { index += 1 }
+        guard index < raw.count, raw[index] == UInt8(ascii: "[") else { return nil }
+        index += 1
+        var elements: [Range<Int>] = []
+        while true {
+            while index < raw.count, isSpace(raw[index]) || raw[index] == UInt8(ascii: ",") { index += 1 }
+            guard index < raw.count else { return nil }
+            if raw[index] == UInt8(ascii: "]") { return elements }
+            guard let end = valueEnd(raw, from: index) else { return nil }
+            elements.append((index + offset)..<(end + offset))
+            index = end
+        }
+    }
+
+    /// The string value at `range` of `bytes`, unescaped; nil if it is not a string.
+    static func string(_ bytes: Data, _ range: Range<Int>) -> String? {
+        guard range.count >= 2 else { return nil }
+        return bytes.withUnsafeBytes { raw -> String? in
+            let value = UnsafeRawBufferPointer(rebasing: raw[range])
+            guard value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") else { return nil }
+            let inner = UnsafeRawBufferPointer(rebasing: value[1..<(value.count - 1)])
+            if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
+            return (try? JSONSerialization.jsonObject(with: Data(value), options: .fragmentsAllowed)) as? String
+        }
+    }
+}

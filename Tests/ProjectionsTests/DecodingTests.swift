@@ -1,0 +1,71 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+import Testing
+
+/// The views' fast decoder must read exactly what the domain's Codable decoder reads.
+@Suite("Projections: fast decoding agrees with the domain decoder")
+struct DecodingTests {
+    @Test("property: for simulated events of every type, the fast path equals the Codable path", arguments: [1, 2, 3])
+    func fastEqualsSlow(seed: UInt64) throws {
+        var generator = ActivityGenerator(users: 30, listings: 300, seed: seed)
+        var checked: [String: Int] = [:]
+        for _ in 0..<2_000 {
+            let event: DomainEvent
+            switch generator.next().command {
+            case .search(let search): event = .searched(search)
+            case let .favorite(listing, summary): event = .favorited(Favorited(listingID: listing, summary: summary))
+            case .unfavorite(let listing): event = .unfavorited(Unfavorited(listingID: listing))
+            case let .viewDetails(listing, details): event = .detailsViewed(DetailsViewed(listingID: listing, details: details))
+            }
+            let (type, data) = try event.encode()
+            let fast = try #require(ViewEvent.fastAction(type: type, data: data), "fast path refused \(type)")
+            #expect(fast == ViewEvent.slowAction(type: type, data: data))
+            checked[type, default: 0] += 1
+        }
+        #expect(checked.count == 4)
+    }
+
+    @Test("hand-written payloads: escapes, odd spacing and unicode read the same both ways")
+    func awkwardPayloads() {
+        let payloads: [(String, String)] = [
+            ("Searched", #"{ "schemaVersion" : 2, "keyword":"caf\u00e9 \"live\" 🎷","category":"Arts & Theatre","distance":2.5,"units":"km","location":{"custom":{"text":"Tel Aviv \/ יפו"}} }"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"jazz","category":"All","distance":1e1,"units":"miles","location":{"current":{"latitude":-33.8688,"longitude":151.2093}},"results":{"count":0,"listingIDs":[]}}"#),
+            ("Favorited", #"{"listingID":"L\"1","schemaVersion":1,"summary":{"category":"Music","localDateTime":"","name":"Na\nme","venue":"V"}}"#),
+            ("Unfavorited", #"{"listingID":"L1","schemaVersion":1}"#),
+        ]
+        for (type, json) in payloads {
+            let fast = ViewEvent.fastAction(type: type, data: Data(json.utf8))
+            #expect(fast != nil, "\(json)")
+            #expect(fast == ViewEvent.slowAction(type: type, data: Data(json.utf8)), "\(json)")
+        }
+    }
+
+    @Test("older schema versions and malformed payloads: the fast path declines, the slow path decides")
+    func declines() {
+        let version1 = #"{"category":"Music","distanceMiles":15,"keyword":"jazz","latitude":34.0224,"longitude":-118.2851}"#
+        #expect(ViewEvent.fastAction(type: "Searched", data: Data(version1.utf8)) == nil)
+        guard case .searched(let upcast)? = ViewEvent.slowAction(type: "Searched", data: Data(version1.utf8)) else {
+            Issue.record("the v1 search was not upcast")
+            return
+        }
+        #expect(upcast.distance == 15 && upcast.units == .miles)
+        for (type, json) in [("Favorited", #"{"listingID":"L1","schemaVersion":1}"#), ("Searched", "[]"), ("Unfavorited", "{"), ("Other", "{}")] {
+            #expect(ViewEvent.fastAction(type: type, data: Data(json.utf8)) == nil)
+            #expect(ViewEvent.slowAction(type: type, data: Data(json.utf8)) == nil)
+        }
+    }
+
+    @Test("documents read back what they wrote")
+    func documentsRoundTrip() throws {
+        let fixture = try SQLiteFixture(); defer { fixture.remove() }
+        try recordActivity(500, users: 6, seed: 8, into: fixture.store)
+        var events: [ViewEvent] = []
+        try fixture.store.forEachBatch { events += $0.compactMap(ViewEvent.decode) }
+        for (_, document) in Views.favorites.fold(events) { #expect(try FavoritesProjection.Document.decode(document.jsonData) == document) }
+        for (_, document) in Views.recentSearches.fold(events) { #expect(try RecentSearchesProjection.Document.decode(document.jsonData) == document) }
+        for (_, document) in Views.recentlyViewed.fold(events) { #expect(try RecentlyViewedProjection.Document.decode(document.jsonData) == document) }
+        for (_, document) in Views.cachedDetails.fold(events) { #expect(try CachedDetailsProjection.Document.decode(document.jsonData) == document) }
+    }
+}

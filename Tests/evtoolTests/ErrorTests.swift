@@ -1,0 +1,80 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("evtool: documented errors")
+struct ErrorTests {
+    @Test("a rejected command names the field and the rule, exits 65, and records nothing")
+    func rejectedCommands() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let cli = CLI(store: "sqlite:\(directory.path)/s.sqlite", directory: directory.path)
+        let cases: [([String], String)] = [
+            (["search", "--user", "ada", "--keyword", "   ", "--here", "1,2"], "Error: keyword must not be empty or only spaces\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--location", "  "], "Error: custom location must not be empty or only spaces\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--distance", "-5"], "Error: distance must be a positive number\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--distance", "nan"], "Error: distance must be a positive number\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--category", "Opera"], "Error: category must be one of All, Music, Sports, Arts & Theatre, Film, Miscellaneous, not 'Opera'\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--units", "parsecs"], "Error: units must be miles or km, not 'parsecs'\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--here", "north"], "Error: '--here' must be LATITUDE,LONGITUDE in degrees, e.g. 34.0224,-118.2851, not 'north'\n"),
+            (["unfavorite", "--user", "", "--listing", "L1"], nil ?? ""),
+        ]
+        for (arguments, expected) in cases {
+            let result = try Processes.run(Processes.evtool, arguments + ["--store", cli.store])
+            #expect(result.status == 65, "\(arguments): \(result)")
+            if !expected.isEmpty { #expect(result.errors == expected, "\(arguments)") }
+            #expect(result.output.isEmpty)
+        }
+        #expect(try cli.run("stats", "--json").output.contains(#""events":0"#))
+    }
+
+    @Test("a malformed import line is named, exits 65, and leaves the store unchanged")
+    func malformedImport() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let cli = CLI(store: "sqlite:\(directory.path)/s.sqlite", directory: directory.path)
+        #expect(try cli.run("search", "--user", "ada", "--keyword", "jazz", "--here", "1,2").status == 0)
+        let good = try cli.run("export").output
+        let target = CLI(store: "sqlite:\(directory.path)/t.sqlite", directory: directory.path)
+        let cases: [(String, String)] = [
+            ("{\"position\":1,", "Error: line 1: not a JSON object: expected a member name at offset 14 (nothing from this line on was imported; 0 events were)"),
+            ("[1,2]", "Error: line 1: not a JSON object: it is not a JSON object"),
+            (#"{"stream":"ada","version":1,"id":"not-a-uuid","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","data":{},"metadata":{}}"#,
+             "Error: line 1: 'id' must be a UUID, not 'not-a-uuid'"),
+            (#"{"stream":"ada","version":"one","id":"01a22c3c-afdf-7b39-bf76-8f32d6761f37","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","data":{},"metadata":{}}"#,
+             "Error: line 1: 'version' must be a whole number"),
+            (#"{"stream":"ada","version":1,"id":"01a22c3c-afdf-7b39-bf76-8f32d6761f37","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","metadata":{}}"#,
+             "Error: line 1: 'data' is missing"),
+            (#"{"stream":"ada","version":3,"id":"01a22c3c-afdf-7b39-bf76-8f32d6761f37","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","data":{},"metadata":{}}"#,
+             "Error: line 1: stream 'ada' jumps from version 0 to 3 (events missing or out of order)"),
+        ]
+        for (line, expected) in cases {
+            let result = try target.run("import", "-", input: line + "\n")
+            #expect(result.status == 65, "\(line): \(result)")
+            #expect(result.errors.hasPrefix(expected), "\(line): \(result.errors)")
+        }
+        // A bad line after a good one: the good one, in the batch before it, is imported; the bad one is named.
+        let result = try target.run("import", "-", input: good + "garbage\n")
+        #expect(result.status == 65)
+        #expect(result.errors.hasPrefix("Error: line 2: not a JSON object"))
+        #expect(try target.run("export").output == good)
+        #expect(try target.run("import", "-", input: "\u{FF}\u{FE}\n").status == 65)
+    }
+
+    @Test("a store that cannot be opened: exit 69 (or 65 for a file that is not a store), one line")
+    func unavailableStores() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        var result = try CLI.bare("favorites", "--user", "ada", "--store", "sqlite:\(directory.path)/missing.sqlite")
+        #expect(result.status == 69)
+        #expect(result.errors == "Error: the store is unavailable: no store at '\(directory.path)/missing.sqlite' (the file does not exist)\n")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing.sqlite"))
+        result = try CLI.bare("stats", "--store", directory.path)
+        #expect(result.status == 69)
+        let text = directory.path + "/notes.txt"
+        try String(repeating: "hello\n", count: 500).write(toFile: text, atomically: true, encoding: .utf8)
+        result = try CLI.bare("stats", "--store", text)
+        #expect(result.status == 65)
+        #expect(result.errors == "Error: the store is damaged or not an evtool store: '\(text)' is not an SQLite database\n")
+        result = try CLI.bare("stats", environment: ["EVTOOL_STORE": "sqlite:\(directory.path)/also-missing.sqlite"])
+        #expect(result.status == 69)
+        #expect(result.errors.contains("also-missing.sqlite"))
+    }
+}
