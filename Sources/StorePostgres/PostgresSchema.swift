@@ -4,7 +4,7 @@ import Foundation
 /// installs and upgrades them.
 struct PostgresSchema: Sendable {
     /// The newest schema version this release knows.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The schema name, checked to be a plain lowercase identifier.
     let name: String
@@ -42,7 +42,34 @@ struct PostgresSchema: Sendable {
 
     /// The SQL that takes the schema from version `index` to `index + 1`.
     var migrations: [String] {
-        [version1]
+        [version1, version2]
+    }
+
+    /// Version 2: views and their checkpoints, beside the log, so that a batch of view
+    /// changes and the checkpoint it reached commit in one transaction.
+    private var version2: String {
+        let s = quoted
+        return """
+        CREATE TABLE \(s).projections (
+            name text NOT NULL,
+            generation integer NOT NULL,
+            version integer NOT NULL,
+            position bigint NOT NULL,
+            active boolean NOT NULL,
+            updated_at timestamptz NOT NULL,
+            PRIMARY KEY (name, generation)
+        );
+        COMMENT ON TABLE \(s).projections IS 'evtool views: one row per generation of each view, with its checkpoint (the last position applied)';
+
+        CREATE TABLE \(s).view_documents (
+            projection text NOT NULL,
+            generation integer NOT NULL,
+            key text NOT NULL,
+            document json NOT NULL,
+            PRIMARY KEY (projection, generation, key)
+        );
+        COMMENT ON TABLE \(s).view_documents IS 'evtool views: one JSON document per key of a view, e.g. favorites of one user';
+        """
     }
 
     /// Version 1: the events table, the position sequence and the append function.
