@@ -38,20 +38,6 @@ struct StoreFactory: CustomTestStringConvertible, Sendable {
         return TestDatabase(openHandle: postgres.open, cleanup: postgres.cleanup)
     }
 
-    /// A fresh schema on the server named by `EVTOOL_TEST_POSTGRES_URL` (started by
-    /// scripts/test.sh); each handle is its own store with its own connection pool, as
-    /// separate app servers would have. Without the variable the test fails, never skips.
-    static let postgres = StoreFactory(name: "PostgreSQL") {
-        guard let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"], !url.isEmpty else {
-            throw EventStoreError.unavailable(
-                "EVTOOL_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL")
-        }
-        let schema = "commands_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        return TestDatabase(
-            openHandle: { try PostgresEventStore(url: url, schema: schema) },
-            cleanup: { try? PostgresEventStore.dropSchema(url: url, schema: schema) })
-    }
-
     static var all: [StoreFactory] {
         [.inMemory, .sqliteFile, .postgres]
     }
