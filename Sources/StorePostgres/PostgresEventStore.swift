@@ -280,7 +280,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         events.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             // Positions and transaction ids rise together, so the safe rows are a prefix.
-            guard try result.bool(row: row, column: 8) else { return (events, true) }
+            guard try result.bool(row: row, column: 9) else { return (events, true) }
             events.append(try event(result, row: row))
         }
         return (events, false)
@@ -309,7 +309,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
 
     /// Runs a read on a pooled connection; when the connection turns out to be broken
     /// (the server restarted), retries once on a new one. Reads are safe to repeat.
-    private func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
             do {
                 return try pool.withConnection(body)
@@ -322,7 +322,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         }
     }
 
-    /// Decodes one row of the columns `position … recorded_at`.
+    /// Decodes one row of the columns `position … recorded_at, hash`.
     static func event(_ result: PostgresResult, row: Int) throws -> RecordedEvent {
         RecordedEvent(
             position: try result.int64(row: row, column: 0),
@@ -332,7 +332,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             type: result.string(row: row, column: 4),
             data: result.data(row: row, column: 5),
             metadata: result.data(row: row, column: 6),
-            recordedAt: Timestamp.date(microseconds: try result.unixMicroseconds(row: row, column: 7)))
+            recordedAt: Timestamp.date(microseconds: try result.unixMicroseconds(row: row, column: 7)),
+            hash: result.string(row: row, column: 8))
     }
 }
 
