@@ -164,3 +164,36 @@ struct AuditTests {
         #expect(try Self.verify(directory.path + "/missing.sqlite").status == 69)
     }
 }
+
+@Suite("Audit: export and import carry the hashes")
+struct TransferHashTests {
+    @Test("export writes each hash; import into a new store gives the same hashes and verifies; a changed line is refused by number")
+    func roundTrip() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let path = try AuditTests.makeLog(directory)
+        let exported = try Processes.run(Processes.evtool, ["export", "--store", path])
+        #expect(exported.status == 0)
+        let lines = exported.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 9 && lines.allSatisfy { $0.contains(#""hash":""#) })
+
+        let copy = directory.path + "/copy.sqlite"
+        var result = try Processes.run(Processes.evtool, ["import", "-", "--store", copy], input: exported.output)
+        #expect(result.status == 0, "\(result)")
+        #expect(try Processes.run(Processes.evtool, ["export", "--store", copy]).output == exported.output)
+        #expect(try Processes.run(Processes.evtool, ["verify", "--store", copy]).status == 0)
+
+        let cloud = try Processes.run(Processes.evtool, ["export", "--format", "cloudevents", "--store", path])
+        #expect(cloud.output.contains(#""evtoolhash":""#))
+        result = try Processes.run(Processes.evtool, ["import", "-", "--store", directory.path + "/cloud.sqlite"], input: cloud.output)
+        #expect(result.status == 0, "\(result)")
+
+        var changed = lines
+        changed[6] = changed[6].replacingOccurrences(of: "user-1-3", with: "user-1-X")
+        let target = directory.path + "/changed.sqlite"
+        result = try Processes.run(Processes.evtool, ["import", "-", "--store", target], input: changed.joined(separator: "\n") + "\n")
+        #expect(result.status == 65)
+        #expect(result.errors.hasPrefix("Error: line 7: its hash "), "\(result)")
+        #expect(result.errors.contains("nothing from this event on was copied; 6 events were"), "\(result)")
+        #expect(try Processes.run(Processes.evtool, ["verify", "--store", target]).output == "OK: 6 events in 3 streams, 0 seals verified\n")
+    }
+}
