@@ -148,4 +148,54 @@ struct PostgresAuditTests {
         var verifier = try LogVerifier(store: postgres.store)
         #expect(try verifier.verifyLog().events == 20)
     }
+
+    @Test("roles: the app appends and reads but cannot change, delete or truncate; the auditor only reads; the owner changes the schema")
+    func roles() throws {
+        let log = try Self.makeLog(); defer { log.cleanup() }
+        let suffix = String(log.schema.dropFirst(2).prefix(8))
+        let (owner, app, auditor) = ("owner_\(suffix)", "app_\(suffix)", "auditor_\(suffix)")
+        defer {
+            for role in [app, auditor, owner] {
+                _ = try? Self.psql(log.url, "DROP OWNED BY \(role) CASCADE; DROP ROLE IF EXISTS \(role);")
+            }
+        }
+        let sql = try Processes.run(Processes.evtool, ["roles", "sql", "--owner", owner, "--app", app, "--auditor", auditor, "--schema", log.schema])
+        #expect(sql.status == 0, "\(sql)")
+        let applied = try Processes.run(Processes.psql, [log.url, "-X", "-q", "-v", "ON_ERROR_STOP=1"], input: sql.output)
+        #expect(applied.status == 0, "\(applied)")
+        func url(_ role: String) -> String { log.url.replacingOccurrences(of: "://postgres@", with: "://\(role)@") }
+        let s = log.schema
+
+        // The app: appends and reads through the store, keeps views; no UPDATE, DELETE, TRUNCATE.
+        let asApp = try PostgresEventStore(url: url(app), schema: s)
+        try asApp.append(ProposedEvent(type: "Searched", data: Data(#"{"keyword":"opera"}"#.utf8)), to: "user-9", expectedVersion: .noStream)
+        #expect(try asApp.readAll(after: 0, limit: 100).count == 10)
+        #expect(try Self.psql(url(app), "INSERT INTO \(s).view_documents VALUES ('v', 1, 'k', '{}'); DELETE FROM \(s).view_documents;").status == 0)
+        for statement in ["UPDATE \(s).events SET type = 'X' WHERE position = 1", "DELETE FROM \(s).events WHERE position = 1",
+                          "TRUNCATE \(s).events", "ALTER TABLE \(s).events DISABLE TRIGGER events_append_only",
+                          "INSERT INTO \(s).erasures VALUES (gen_random_uuid(), 99, '', '', now(), gen_random_uuid())"] {
+            let result = try Self.psql(url(app), statement)
+            #expect(result.status != 0 && result.errors.contains("permission denied") || result.errors.contains("must be owner"), "app: \(statement): \(result)")
+        }
+
+        // The auditor: verifies; cannot append or write anything.
+        let asAuditor = try PostgresEventStore(url: url(auditor), schema: s)
+        var verifier = try LogVerifier(store: asAuditor)
+        #expect(try verifier.verifyLog().events == 10)
+        #expect(throws: EventStoreError.self) {
+            try asAuditor.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-9", expectedVersion: .any)
+        }
+        for statement in ["INSERT INTO \(s).view_documents VALUES ('v', 1, 'k', '{}')", "DELETE FROM \(s).events",
+                          "INSERT INTO \(s).seals VALUES (1, 1, 1, 1, '', '', '', '')"] {
+            let result = try Self.psql(url(auditor), statement)
+            #expect(result.status != 0 && result.errors.contains("permission denied"), "auditor: \(statement): \(result)")
+        }
+
+        // The owner: schema changes, seals and erasure.
+        #expect(try Self.psql(url(owner), "COMMENT ON TABLE \(s).events IS 'evtool event log'").status == 0)
+        let asOwner = try PostgresEventStore(url: url(owner), schema: s)
+        #expect(try asOwner.erase(Erasure.Request(stream: "user-9", reason: "test", operatorName: "owner")).erasedEvents == 1)
+        var again = try LogVerifier(store: asAuditor)
+        #expect(try again.verifyLog().erasedEvents == 1)
+    }
 }
