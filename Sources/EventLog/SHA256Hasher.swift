@@ -1,6 +1,10 @@
 import CCrypto
 import Foundation
 
+/// SHA-256 as fetched once from libcrypto (see `evtool_sha256_fetch` in the CCrypto shim).
+/// Safe to share: an EVP_MD is immutable once fetched, and libcrypto's digest calls only read it.
+nonisolated(unsafe) private let sha256Method = evtool_sha256_fetch()
+
 /// Incremental SHA-256 through OpenSSL's libcrypto (EVP interface).
 ///
 /// Not thread-safe: one hasher per computation.
@@ -9,7 +13,7 @@ public final class SHA256Hasher {
 
     /// Starts a new digest.
     public init() {
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, sha256Method, nil) == 1 else {
             fatalError("libcrypto could not start a SHA-256 digest")
         }
         self.context = context
@@ -20,7 +24,7 @@ public final class SHA256Hasher {
     /// Starts over with an empty digest, reusing the context (cheaper than a new hasher on
     /// hot paths such as the hash chain, which takes three digests per event).
     public func reset() {
-        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard EVP_DigestInit_ex(context, sha256Method, nil) == 1 else {
             fatalError("libcrypto could not restart a SHA-256 digest")
         }
     }
@@ -51,8 +55,14 @@ public final class SHA256Hasher {
         update(data)
     }
 
-    /// Adds a length-prefixed string field.
-    public func updateField(_ text: String) { updateField(Data(text.utf8)) }
+    /// Adds a length-prefixed string field (its UTF-8 bytes, without copying them).
+    public func updateField(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            update(Int64(bytes.count))
+            update(UnsafeRawBufferPointer(bytes))
+        }
+    }
 
     /// Finishes the digest; call ``reset()`` before using the hasher again.
     public func finalize() -> [UInt8] {

@@ -128,3 +128,24 @@ extension SQLiteEventStore {
         }
     }
 }
+
+extension SQLiteEventStore: ChainRowReading {
+    public func forEachChainRow(after position: Int64, limit: Int, _ body: (ChainRow) throws -> Bool) throws -> (accepted: Int, declined: Int64?) {
+        try withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at, hash FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
+            defer { statement.reset() }
+            try statement.bind(position, at: 1)
+            try statement.bind(Int64(limit), at: 2)
+            var accepted = 0
+            while try statement.step() {
+                func bytes(_ column: Int32) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(statement.textBytes(column)) }
+                let row = ChainRow(position: statement.int64(0), version: statement.int64(2), stream: bytes(1), idText: bytes(3),
+                                   type: bytes(4), recordedAtText: bytes(7), data: bytes(5), metadata: bytes(6), hashText: bytes(8))
+                guard try body(row) else { return (accepted, row.position) }
+                accepted += 1
+            }
+            return (accepted, nil)
+        }
+    }
+}

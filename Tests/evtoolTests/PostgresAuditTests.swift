@@ -198,4 +198,22 @@ struct PostgresAuditTests {
         var again = try LogVerifier(store: asAuditor)
         #expect(try again.verifyLog().erasedEvents == 1)
     }
+
+    @Test("a version 2 schema is upgraded on open: every existing event gets the hash the append would have given it")
+    func upgradeFillsHashes() throws {
+        let log = try Self.makeLog(); defer { log.cleanup() }
+        let expected = try log.store.readAll(after: 0, limit: 100).map(\.hash)
+        let s = log.schema
+        let downgrade = try Self.psql(log.url, """
+            ALTER TABLE \(s).events DROP COLUMN hash; DROP TABLE \(s).erasures, \(s).seals;
+            DROP FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea);
+            UPDATE \(s).schema_version SET version = 2;
+            """)
+        #expect(downgrade.status == 0, "\(downgrade)")
+        let reopened = try PostgresEventStore(url: log.url, schema: s)
+        #expect(try reopened.readAll(after: 0, limit: 100).map(\.hash) == expected)
+        try reopened.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-1", expectedVersion: .exactly(4))
+        var verifier = try LogVerifier(store: reopened)
+        #expect(try verifier.verifyLog().events == 10)
+    }
 }

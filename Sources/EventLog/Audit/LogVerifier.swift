@@ -32,13 +32,46 @@ public struct LogVerifier {
     /// Verifies the whole log in position order, and every seal.
     /// - Parameter progress: called after each batch with the last position verified.
     /// - Returns: the counts; throws the first ``VerificationFailure``.
-    /// Cost: O(n) reads and three SHA-256 digests per event; the next batch is read while
+    /// Cost: O(n) reads and three SHA-256 digests per event. A store that hands over its rows'
+    /// bytes (``ChainRowReading``) is hashed in place; otherwise the next batch is read while
     /// the current one is hashed.
     public mutating func verifyLog(batchSize: Int = 1_000, progress: (Int64) throws -> Void = { _ in }) throws -> VerificationReport {
         let seals = try audit?.seals() ?? []
         var nextSeal = 0
         var previousSeal: Seal?
         var cursor: Int64 = 0
+        if let rows = store as? any ChainRowReading {
+            // The fast path: another thread copies the next batch's stored bytes into an arena
+            // while this one hashes the current batch in place; a row it cannot accept at once
+            // (an erased event, or any problem) goes through the ordinary check, which names it.
+            var pending = ArenaPrefetch(store: rows, after: 0, limit: batchSize)
+            while true {
+                let arena = try pending.wait()
+                guard let last = arena.rows.last else { break }
+                if arena.rows.count == batchSize { pending = ArenaPrefetch(store: rows, after: last.position, limit: batchSize) }
+                for index in arena.rows.indices {
+                    let position = arena.rows[index].position
+                    while nextSeal < seals.count, seals[nextSeal].position < position {
+                        try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
+                        previousSeal = seals[nextSeal]; nextSeal += 1
+                    }
+                    if !arena.withRow(index, { accept($0) }) {
+                        guard let event = try store.readAll(after: cursor, limit: 1).first, event.position == position else {
+                            throw VerificationFailure(.modified, position: position, stream: nil, "the event at this position changed while it was verified")
+                        }
+                        try check(event, erased: try erasedDigests(for: [event])[event.position])
+                    }
+                    cursor = position
+                }
+                try progress(cursor)
+                if arena.rows.count < batchSize { break }
+            }
+            while nextSeal < seals.count {
+                try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
+                previousSeal = seals[nextSeal]; nextSeal += 1
+            }
+            return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
+        }
         var pending = Prefetch(store: store, after: 0, limit: batchSize)
         while true {
             let batch = try pending.wait()
@@ -82,6 +115,33 @@ public struct LogVerifier {
     }
 
     // MARK: - Events
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let tombstoneBytes = Array(Erasure.tombstone)
+
+    /// Accepts a row whose version is its stream's next and whose stored hash matches; false
+    /// for anything else (including an erased event), which the ordinary check then handles.
+    private mutating func accept(_ row: ChainRow) -> Bool {
+        if row.data.elementsEqual(Self.tombstoneBytes), row.metadata.elementsEqual(Self.tombstoneBytes) { return false }
+        guard row.hashText.count == 64 else { return false }
+        let stream = String(decoding: row.stream, as: UTF8.self)
+        let head = heads[stream]
+        let expected = (head?.version ?? 0) + 1
+        guard row.version == expected else { return false }
+        let previous = head?.hash ?? EventChain.genesis
+        let computed = previous.withUnsafeBytes { previous in
+            hasher.hash(previous: previous, stream: row.stream, version: row.version, idText: row.idText, type: row.type,
+                        recordedAtText: row.recordedAtText, data: row.data, metadata: row.metadata)
+        }
+        for index in 0..<32 {
+            let byte = computed[index]
+            guard row.hashText[index * 2] == Self.hexDigits[Int(byte >> 4)],
+                  row.hashText[index * 2 + 1] == Self.hexDigits[Int(byte & 0x0F)] else { return false }
+        }
+        heads[stream] = StreamHeads.Head(version: expected, hash: computed)
+        events += 1
+        return true
+    }
 
     private func erasedDigests(for batch: [RecordedEvent]) throws -> [Int64: ErasedDigests] {
         guard let audit, batch.contains(where: Self.isTombstone) else { return [:] }
@@ -195,6 +255,74 @@ public struct LogVerifier {
             throw VerificationFailure(.modified, position: seal.position, stream: nil,
                                       "the streams' heads up to position \(seal.position) differ from seal \(seal.number) (the last events of a stream were replaced, or events moved across the seal)")
         }
+    }
+}
+
+/// One batch of rows copied out of the store: every field's bytes in one buffer.
+private final class RowArena: @unchecked Sendable {
+    // Safe: filled by one thread before `ArenaPrefetch` signals, only read afterwards.
+    struct Row {
+        var position: Int64
+        var version: Int64
+        /// Offsets into `bytes`: stream, id, type, time, data, metadata, hash, end.
+        var offsets: (Int, Int, Int, Int, Int, Int, Int, Int)
+    }
+
+    var bytes: [UInt8] = []
+    var rows: [Row] = []
+
+    func add(_ row: ChainRow) {
+        var offsets = (0, 0, 0, 0, 0, 0, 0, 0)
+        offsets.0 = bytes.count; bytes.append(contentsOf: row.stream)
+        offsets.1 = bytes.count; bytes.append(contentsOf: row.idText)
+        offsets.2 = bytes.count; bytes.append(contentsOf: row.type)
+        offsets.3 = bytes.count; bytes.append(contentsOf: row.recordedAtText)
+        offsets.4 = bytes.count; bytes.append(contentsOf: row.data)
+        offsets.5 = bytes.count; bytes.append(contentsOf: row.metadata)
+        offsets.6 = bytes.count; bytes.append(contentsOf: row.hashText)
+        offsets.7 = bytes.count
+        rows.append(Row(position: row.position, version: row.version, offsets: offsets))
+    }
+
+    /// Calls `body` with a view of row `index` (valid only during the call).
+    func withRow<T>(_ index: Int, _ body: (ChainRow) -> T) -> T {
+        let row = rows[index]
+        let o = row.offsets
+        return bytes.withUnsafeBytes { base in
+            func slice(_ from: Int, _ to: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: base[from..<to]) }
+            return body(ChainRow(position: row.position, version: row.version, stream: slice(o.0, o.1), idText: slice(o.1, o.2),
+                                 type: slice(o.2, o.3), recordedAtText: slice(o.3, o.4), data: slice(o.4, o.5),
+                                 metadata: slice(o.5, o.6), hashText: slice(o.6, o.7)))
+        }
+    }
+}
+
+/// Copies one batch of rows into an arena on another thread while the caller hashes the one before.
+private final class ArenaPrefetch: @unchecked Sendable {
+    // Safe: `result` is written once by the reading block before it signals `done`, and only
+    // read by `wait()` after `done` was signalled.
+    private var result: Result<RowArena, any Error> = .success(RowArena())
+    private let done = DispatchSemaphore(value: 0)
+
+    init(store: any ChainRowReading, after position: Int64, limit: Int) {
+        DispatchQueue.global().async { [self] in
+            result = Result {
+                let arena = RowArena()
+                arena.bytes.reserveCapacity(limit * 700)
+                arena.rows.reserveCapacity(limit)
+                _ = try store.forEachChainRow(after: position, limit: limit) { row in
+                    arena.add(row)
+                    return true
+                }
+                return arena
+            }
+            done.signal()
+        }
+    }
+
+    func wait() throws -> RowArena {
+        done.wait()
+        return try result.get()
     }
 }
 
