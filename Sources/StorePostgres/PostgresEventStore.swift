@@ -309,7 +309,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
 
     /// Runs a read on a pooled connection; when the connection turns out to be broken
     /// (the server restarted), retries once on a new one. Reads are safe to repeat.
-    private func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
             do {
                 return try pool.withConnection(body)

@@ -4,7 +4,7 @@ import Foundation
 /// installs and upgrades them.
 struct PostgresSchema: Sendable {
     /// The newest schema version this release knows.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The schema name, checked to be a plain lowercase identifier.
     let name: String
@@ -16,6 +16,7 @@ struct PostgresSchema: Sendable {
     /// First half of the two-key advisory locks: `evt` and a lock number.
     static let installLockClass: Int32 = 0x6576_7401
     static let reservationLockClass: Int32 = 0x6576_7402
+    static let projectionLockClass: Int32 = 0x6576_7403
 
     /// Checks and wraps a schema name.
     /// - Throws: ``EventLog/EventStoreError/invalidInput(_:)`` unless the name is 1…63
@@ -42,7 +43,31 @@ struct PostgresSchema: Sendable {
 
     /// The SQL that takes the schema from version `index` to `index + 1`.
     var migrations: [String] {
-        [version1]
+        [version1, version2]
+    }
+
+    /// Version 2: projection checkpoints and view documents (``EventLog/ProjectionStore``).
+    private var version2: String {
+        let s = quoted
+        return """
+        CREATE TABLE \(s).projections (
+            name text NOT NULL,
+            generation integer NOT NULL,
+            version integer NOT NULL,        -- version of the projection code that built it
+            position bigint NOT NULL,        -- checkpoint: last event applied
+            active boolean NOT NULL,         -- the generation readers see
+            updated_at timestamptz NOT NULL,
+            PRIMARY KEY (name, generation)
+        );
+        -- One document per key of a view (e.g. favorites of one user), as the projection wrote it.
+        CREATE TABLE \(s).view_documents (
+            projection text NOT NULL,
+            generation integer NOT NULL,
+            key text NOT NULL,
+            document text NOT NULL,
+            PRIMARY KEY (projection, generation, key)
+        );
+        """
     }
 
     /// Version 1: the events table, the position sequence and the append function.
