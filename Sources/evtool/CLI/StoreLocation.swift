@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import StorePostgres
 import StoreSQLite
 
 /// Which store a command works on, from `--store`, `$EVTOOL_STORE`, or the default file.
@@ -84,8 +85,9 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             var options = SQLiteEventStore.Options()
             options.createIfMissing = create
             return try SQLiteEventStore(path: path, options: options)
-        case .postgres:
-            throw CLIError(message: "PostgreSQL stores are not available in this build yet", code: .unavailable)
+        case .postgres(let url):
+            // The store installs or upgrades its schema (`evtool`) on open.
+            return try PostgresEventStore(url: url)
         }
     }
 }
