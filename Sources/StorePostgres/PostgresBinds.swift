@@ -13,18 +13,6 @@ struct PostgresBinds {
     private(set) var formats: [Int32] = []
     private(set) var isNull: [Bool] = []
 
-    /// Binds holding only the first parameter of these.
-    var first: PostgresBinds {
-        var copy = PostgresBinds()
-        guard count > 0 else { return copy }
-        copy.buffer += buffer[offsets[0]..<(offsets[0] + Int(max(0, lengths[0])))]
-        copy.offsets = [1]
-        copy.lengths = [lengths[0]]
-        copy.formats = [formats[0]]
-        copy.isNull = [isNull[0]]
-        return copy
-    }
-
     /// The number of parameters.
     var count: Int { lengths.count }
 

@@ -16,7 +16,6 @@ struct PostgresSchema: Sendable {
     /// First half of the two-key advisory locks: `evt` and a lock number.
     static let installLockClass: Int32 = 0x6576_7401
     static let reservationLockClass: Int32 = 0x6576_7402
-    static let projectionLockClass: Int32 = 0x6576_7403
 
     /// Checks and wraps a schema name.
     /// - Throws: ``EventLog/EventStoreError/invalidInput(_:)`` unless the name is 1…63
@@ -46,27 +45,30 @@ struct PostgresSchema: Sendable {
         [version1, version2]
     }
 
-    /// Version 2: projection checkpoints and view documents (``EventLog/ProjectionStore``).
+    /// Version 2: views and their checkpoints, beside the log, so that a batch of view
+    /// changes and the checkpoint it reached commit in one transaction.
     private var version2: String {
         let s = quoted
         return """
         CREATE TABLE \(s).projections (
             name text NOT NULL,
             generation integer NOT NULL,
-            version integer NOT NULL,        -- version of the projection code that built it
-            position bigint NOT NULL,        -- checkpoint: last event applied
-            active boolean NOT NULL,         -- the generation readers see
+            version integer NOT NULL,
+            position bigint NOT NULL,
+            active boolean NOT NULL,
             updated_at timestamptz NOT NULL,
             PRIMARY KEY (name, generation)
         );
-        -- One document per key of a view (e.g. favorites of one user), as the projection wrote it.
+        COMMENT ON TABLE \(s).projections IS 'evtool views: one row per generation of each view, with its checkpoint (the last position applied)';
+
         CREATE TABLE \(s).view_documents (
             projection text NOT NULL,
             generation integer NOT NULL,
             key text NOT NULL,
-            document text NOT NULL,
+            document json NOT NULL,
             PRIMARY KEY (projection, generation, key)
         );
+        COMMENT ON TABLE \(s).view_documents IS 'evtool views: one JSON document per key of a view, e.g. favorites of one user';
         """
     }
 

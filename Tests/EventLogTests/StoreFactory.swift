@@ -29,16 +29,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return StoreUnderTest(store: try SQLiteEventStore.inMemory(), cleanup: {})
         case .postgres:
             // The server comes from scripts/test.sh; without it the test fails, never skips.
-            guard let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"], !url.isEmpty else {
-                throw EventStoreError.unavailable("EVTOOL_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL")
-            }
-            let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-            let store = try PostgresEventStore(url: url, schema: schema)
-            return StoreUnderTest(store: store, cleanup: { try? PostgresEventStore.dropSchema(url: url, schema: schema) })
+            let postgres = try TestStores.postgres()
+            return StoreUnderTest(store: postgres.store, cleanup: postgres.cleanup)
         case .sqliteFile:
-            let directory = try TemporaryDirectory()
-            let store = try SQLiteEventStore(path: directory.path + "/events.sqlite")
-            return StoreUnderTest(store: store, cleanup: { directory.remove() })
+            let sqlite = try TestStores.sqliteFile()
+            return StoreUnderTest(store: sqlite.store, cleanup: sqlite.cleanup)
         }
     }
 }
