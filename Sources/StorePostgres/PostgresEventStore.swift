@@ -168,7 +168,11 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 throw error.storeError(appending: false)   // the connection is not reused
             }
             defer { pool.giveBack(lease) }
-            throw try mapAppendFailure(error, parts: parts, connection: connection)
+            do {
+                throw try mapAppendFailure(error, parts: parts, connection: connection)
+            } catch let lookup as PostgresError {
+                throw lookup.storeError(appending: false)   // the follow-up query failed
+            }
         } catch {
             pool.giveBack(lease)
             throw error
@@ -309,7 +313,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
 
     /// Runs a read on a pooled connection; when the connection turns out to be broken
     /// (the server restarted), retries once on a new one. Reads are safe to repeat.
-    private func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         do {
             do {
                 return try pool.withConnection(body)

@@ -104,6 +104,7 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             options.createIfMissing = create
             return try SQLiteEventStore(path: path, options: options)
         case .postgres(let url):
+            // The store installs or upgrades its schema on open.
             let (connection, schema) = try Self.splittingSchema(from: url)
             return try PostgresEventStore(url: connection, schema: schema)
         }
