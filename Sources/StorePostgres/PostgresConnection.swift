@@ -41,6 +41,10 @@ final class PostgresConnection {
             throw PostgresError(kind: .connectionFailed, sqlState: nil, message: "cannot set the client encoding to UTF8",
                                 constraint: nil, sql: nil, server: server)
         }
+        // The append function's version check must see commits made while it waited for the
+        // stream's lock, which needs a fresh snapshot per statement: READ COMMITTED, even if
+        // the database or role defaults to a stricter level.
+        try execute("SET default_transaction_isolation TO 'read committed'")
     }
 
     deinit { PQfinish(handle) }

@@ -47,7 +47,8 @@ extension PostgresEventStore {
                 Self.sleep(min(backoff, deadline - clock.now))
                 backoff = min(backoff * 2, .seconds(2))
             } catch let error as PostgresError {
-                pool.giveBack(lease)
+                // Stop listening before the connection serves other callers (or drop it).
+                if (try? connection.execute("UNLISTEN *")) != nil { pool.giveBack(lease) }
                 throw error.storeError(appending: false)
             }
         }

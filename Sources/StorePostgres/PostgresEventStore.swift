@@ -168,7 +168,11 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 throw error.storeError(appending: false)   // the connection is not reused
             }
             defer { pool.giveBack(lease) }
-            throw try mapAppendFailure(error, parts: parts, connection: connection)
+            do {
+                throw try mapAppendFailure(error, parts: parts, connection: connection)
+            } catch let lookup as PostgresError {
+                throw lookup.storeError(appending: false)   // the follow-up query failed
+            }
         } catch {
             pool.giveBack(lease)
             throw error

@@ -275,7 +275,8 @@ struct PostgresSchema: Sendable {
             bases bigint[] := '{}';
             offsets integer[] := '{}';
             event_part integer[] := '{}';
-            done integer := 0;\(piece0)
+            done integer := 0;
+            ignored boolean;   -- PERFORM runs a full query; an assignment is a cheap expression\(piece0)
         BEGIN
             -- The transaction id must be taken inside the reservation below, so it must not
             -- exist yet: refuse to run inside a transaction that has already written.
@@ -293,7 +294,7 @@ struct PostgresSchema: Sendable {
             -- writers of different streams do not wait for each other here. Locks are taken
             -- in key order so that two multi-stream appends cannot deadlock.
             IF parts = 1 THEN
-                PERFORM pg_advisory_xact_lock(hashtextextended(p_streams[1], \(lockKey)));
+                ignored := pg_advisory_xact_lock(hashtextextended(p_streams[1], \(lockKey))) IS NULL;
             ELSE
                 PERFORM pg_advisory_xact_lock(k)
                 FROM (SELECT DISTINCT hashtextextended(x, \(lockKey)) AS k FROM unnest(p_streams) AS x ORDER BY 1) AS keys;
@@ -332,18 +333,18 @@ struct PostgresSchema: Sendable {
             -- the lock until it calls pg_advisory_unlock_all() or disconnects, which evtool's
             -- client does after every failed append. (An EXCEPTION block here would release it
             -- in the function, but its subtransaction costs a fifth of an append.)
-            PERFORM pg_advisory_lock(\(Self.reservationLockClass), \(lockKey));
+            ignored := pg_advisory_lock(\(Self.reservationLockClass), \(lockKey)) IS NULL;
             -- Enforced, not assumed: nothing since the check above may have taken an xid.
             IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
-                PERFORM pg_advisory_unlock(\(Self.reservationLockClass), \(lockKey));
+                ignored := pg_advisory_unlock(\(Self.reservationLockClass), \(lockKey));
                 RAISE EXCEPTION 'evtool append: a transaction id was assigned before the reservation' USING ERRCODE = 'XX000';
             END IF;
             xid := pg_current_xact_id();
             first_position := nextval('\(s).position_seq');
             IF n > 1 THEN
-                PERFORM setval('\(s).position_seq', first_position + n - 1);
+                ignored := setval('\(s).position_seq', first_position + n - 1) IS NULL;
             END IF;
-            PERFORM pg_advisory_unlock(\(Self.reservationLockClass), \(lockKey));
+            ignored := pg_advisory_unlock(\(Self.reservationLockClass), \(lockKey));
 
             IF parts = 1 THEN
                 INSERT INTO \(s).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id\(hashing ? ", hash" : ""))

@@ -107,11 +107,31 @@ struct GapSafetyTests {
             }
         }
 
+        // A second follower: PostgresFollower, woken by NOTIFY, reading the same way.
+        let notified = Mutex<[RecordedEvent]>([])
+        let notifiedDone = Counter(0)
+        let notifiedThread = Thread {
+            defer { notifiedDone.add(1) }
+            do {
+                let follower = try PostgresFollower(url: url, schema: schema, recheckInterval: .milliseconds(500))
+                while true {
+                    let finished = writersLeft.value == 0
+                    let batch = try follower.next(timeout: .milliseconds(100), limit: 53)
+                    notified.withLock { $0 += batch }
+                    if finished && batch.isEmpty { return }
+                }
+            } catch {
+                failures.add("notified follower: \(error)")
+            }
+        }
+
         followerThread.start()
+        notifiedThread.start()
         processes.forEach { $0.start() }
         threads.forEach { $0.start() }
         let deadline = Date().addingTimeInterval(120)
-        while !(followerDone.value == 1) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while !(followerDone.value == 1 && notifiedDone.value == 1) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(notifiedDone.value == 1, "the notified follower did not finish in time")
         #expect((followerDone.value == 1), "the follower did not finish in time")
         #expect(failures.all.isEmpty, "\(failures.all)")
 
@@ -124,6 +144,7 @@ struct GapSafetyTests {
         #expect(followed.count == rebuild.count, "the follower saw \(followed.count) events, the rebuild \(rebuild.count)")
         #expect(Set(followed.map(\.id)).count == followed.count, "the follower saw an event twice")
         #expect(followed.map(\.id) == rebuild.map(\.id), "the follower's order differs from the rebuild's")
+        #expect(notified.withLock { $0 }.map(\.id) == rebuild.map(\.id), "PostgresFollower's events differ from the rebuild's")
         #expect(zip(rebuild, rebuild.dropFirst()).allSatisfy { $0.position < $1.position })
         // Per-stream versions are 1…n without gaps.
         for stream in Set(rebuild.map(\.streamID)) {

@@ -154,4 +154,26 @@ struct PostgresEventStoreTests {
             #expect(try store.readAll(after: 0, limit: 10).count == 1)
         }
     }
+
+    @Test("concurrent appends to one stream with .any all succeed, even if the server defaults to SERIALIZABLE")
+    func concurrentAnyAppends() throws {
+        let url = try TestDatabase.url()
+        let strict = url + (url.contains("?") ? "&" : "?") + "options=-c%20default_transaction_isolation%3Dserializable"
+        let schema = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
+        let store = try PostgresEventStore(url: strict, schema: schema)
+        let failures = Failures()
+        let threads = (0..<4).map { writer in
+            Thread {
+                for index in 0..<30 {
+                    do { _ = try store.append(event("T", #"{"w":\#(writer),"i":\#(index)}"#), to: "hot", expectedVersion: .any) }
+                    catch { failures.add("\(error)") }
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        while threads.contains(where: { !$0.isFinished }) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(failures.all.isEmpty, "\(failures.all.prefix(3))")
+        #expect(try store.read(stream: "hot").map(\.version) == Array(1...120))
+    }
 }

@@ -29,6 +29,11 @@ public enum TestStores {
         return (store, { try PostgresEventStore(url: url, schema: schema) }, url, schema, { try? PostgresEventStore.dropSchema(url: url, schema: schema) })
     }
 
+    /// Drops a test schema (for tests that only handed its URL to the CLI).
+    public static func dropPostgres(url: String, schema: String) {
+        try? PostgresEventStore.dropSchema(url: url, schema: schema)
+    }
+
     /// A store in a new SQLite file in a fresh folder, how to open more handles (connections)
     /// to the file, and how to remove it.
     public static func sqliteFile() throws -> (store: SQLiteEventStore, open: () throws -> SQLiteEventStore, path: String, cleanup: () -> Void) {

@@ -216,4 +216,23 @@ struct PostgresAuditTests {
         var verifier = try LogVerifier(store: reopened)
         #expect(try verifier.verifyLog().events == 10)
     }
+
+    @Test("evtool verify, seal and forget on a postgres:// store, through the built binary")
+    func commandLine() throws {
+        let log = try Self.makeLog(); defer { log.cleanup() }
+        let store = log.url + (log.url.contains("?") ? "&" : "?") + "schema=\(log.schema)"
+        func evtool(_ arguments: String...) throws -> Processes.Result { try Processes.run(Processes.evtool, arguments + ["--store", store]) }
+        var result = try evtool("verify")
+        #expect(result.status == 0 && result.output == "OK: 9 events in 3 streams, 0 seals verified\n", "\(result)")
+        result = try evtool("seal")
+        #expect(result.status == 0 && result.output.hasPrefix("sealed: seal 1 at position 9 (9 events in 3 streams) "), "\(result)")
+        result = try evtool("forget", "--user", "user-2", "--reason", "GDPR #3", "--by", "alice")
+        #expect(result.status == 0 && result.output.hasPrefix("erased 3 events of user 'user-2' (recorded as UserErased at position 10); views rebuilt"), "\(result)")
+        result = try evtool("verify")
+        #expect(result.output == "OK: 10 events in 4 streams, 1 seals verified (3 erased, accepted by their kept digests)\n", "\(result)")
+        try Self.tamper(log, #"UPDATE \#(log.schema).events SET data = '{"keyword":"forged"}' WHERE position = 4;"#)
+        result = try evtool("verify")
+        #expect(result.status == 65)
+        #expect(result.errors.hasPrefix("Error: the log fails verification: modified at position 4, stream 'user-1': "), "\(result)")
+    }
 }
