@@ -55,7 +55,6 @@ public enum EventChain {
     /// per-call overhead would otherwise cost more than the hashing). Not thread-safe: one per
     /// thread.
     public final class Hasher {
-        private let sha = SHA256Hasher()
         /// The chain message being laid out: `length` bytes of `capacity`.
         private var buffer: UnsafeMutableRawPointer
         private var capacity = 1_024
@@ -72,16 +71,12 @@ public enum EventChain {
 
         /// The SHA-256 of some bytes (32 raw bytes).
         public func digest(_ bytes: Data) -> [UInt8] {
-            sha.reset()
-            sha.update(bytes)
-            return sha.finalize()
+            bytes.withUnsafeBytes { SHA256Hasher.digest($0) }
         }
 
         /// The SHA-256 of some bytes (32 raw bytes).
         public func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-            sha.reset()
-            sha.update(bytes)
-            return sha.finalize()
+            SHA256Hasher.digest(bytes)
         }
 
         /// The hash of one event (32 raw bytes), from its payloads.
@@ -125,8 +120,6 @@ public enum EventChain {
             previous: UnsafeRawBufferPointer, stream: UnsafeRawBufferPointer, version: Int64, idText: UnsafeRawBufferPointer,
             type: UnsafeRawBufferPointer, recordedAtText: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer
         ) -> [UInt8] {
-            let dataDigest = digest(data)
-            let metadataDigest = digest(metadata)
             length = 0
             Self.tagBytes.withUnsafeBytes { put($0) }
             put(previous)
@@ -135,8 +128,8 @@ public enum EventChain {
             field(idText)
             field(type)
             field(recordedAtText)
-            dataDigest.withUnsafeBytes { field($0) }
-            metadataDigest.withUnsafeBytes { field($0) }
+            digestField(data)
+            digestField(metadata)
             return finish()
         }
 
@@ -196,10 +189,16 @@ public enum EventChain {
             length += 36
         }
 
+        /// A length-prefixed field holding the SHA-256 of `bytes`, hashed straight into the message.
+        private func digestField(_ bytes: UnsafeRawBufferPointer) {
+            integer(32)
+            reserve(32)
+            SHA256Hasher.digest(bytes, into: buffer + length)
+            length += 32
+        }
+
         private func finish() -> [UInt8] {
-            sha.reset()
-            sha.update(UnsafeRawBufferPointer(start: buffer, count: length))
-            return sha.finalize()
+            SHA256Hasher.digest(UnsafeRawBufferPointer(start: buffer, count: length))
         }
     }
 }

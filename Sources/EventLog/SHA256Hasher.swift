@@ -72,6 +72,21 @@ public final class SHA256Hasher {
         return digest
     }
 
+    /// The SHA-256 of a whole buffer in one call, written to the 32 bytes at `output` (no EVP
+    /// context: the fastest way for the short buffers of the hash chain).
+    public static func digest(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) {
+        evtool_sha256(bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, bytes.count,
+                      output.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The SHA-256 of a whole buffer in one call.
+    public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+            digest(bytes, into: UnsafeMutableRawPointer(output.baseAddress!))
+            count = 32
+        }
+    }
+
     /// The SHA-256 of `data`.
     public static func digest(_ data: Data) -> [UInt8] {
         let hasher = SHA256Hasher()
