@@ -84,3 +84,36 @@ struct PostgresSessionTests {
 extension String {
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
+
+@Suite("evtool: projectors on PostgreSQL")
+struct ProjectorFollowTests {
+    @Test("two followers: one advances the views, the other takes over when it is killed")
+    func leasesHandOver() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let postgres = try PostgresSessionTests.freshStore(); defer { postgres.drop() }
+        let cli = CLI(store: postgres.url, directory: directory.path)
+        #expect(try cli.run("demo", "--users", "5", "--actions", "50").status == 0)
+        let first = try Processes.start(Processes.evtool, ["project", "--follow", "--store", postgres.url])
+        Thread.sleep(forTimeInterval: 1.5)
+        let second = try Processes.start(Processes.evtool, ["project", "--follow", "--store", postgres.url])
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(first.process.processIdentifier, SIGKILL)
+        _ = try first.finish()
+        // Recorded after the first projector died: only the second can bring the views there.
+        #expect(try cli.run("search", "--user", "late", "--keyword", "after the handover", "--here", "1,2").status == 0)
+        var lag = -1
+        for _ in 0..<40 where lag != 0 {
+            Thread.sleep(forTimeInterval: 0.25)
+            let stats = try cli.run("stats", "--json").output
+            let lags = stats.matches(of: /"lag":(\d+)/).map { Int($0.1)! }
+            lag = lags.count == 4 ? lags.max()! : -1
+        }
+        second.process.interrupt()
+        let result = try second.finish()
+        #expect(lag == 0, "the second projector did not take over: \(result)")
+        #expect(result.errors.contains("another projector advances every view; waiting to take over"), "\(result)")
+        #expect(result.errors.contains("advancing cached-details, favorites, recent-searches, recently-viewed")
+                || result.errors.contains("advancing favorites"), "\(result)")
+        #expect(result.status == 0)
+    }
+}
