@@ -98,11 +98,10 @@ public struct RecentSearchesProjection: Projection {
         guard case .searched(let search) = event.action else { return }
         let identity = Self.identity(of: search)
         if document == nil { document = Document(items: []) }
-        document!.items.removeAll { $0.identity == identity }
-        document!.items.insert(Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
-                                    location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt,
-                                    identity: identity), at: 0)
-        if document!.items.count > Self.capacity { document!.items.removeLast(document!.items.count - Self.capacity) }
+        document!.items.insertFirst(
+            Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
+                 location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt, identity: identity),
+            replacing: { $0.identity == identity }, capacity: Self.capacity)
     }
 
     /// The normalized identity of a search.
