@@ -16,6 +16,7 @@ struct PostgresSchema: Sendable {
     /// First half of the two-key advisory locks: `evt` and a lock number.
     static let installLockClass: Int32 = 0x6576_7401
     static let reservationLockClass: Int32 = 0x6576_7402
+    static let leaseLockClass: Int32 = 0x6576_7403
 
     /// Checks and wraps a schema name.
     /// - Throws: ``EventLog/EventStoreError/invalidInput(_:)`` unless the name is 1…63

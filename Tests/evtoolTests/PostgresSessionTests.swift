@@ -37,6 +37,34 @@ struct PostgresSessionTests {
         #expect(withoutPositions(try target.run("export").output) == withoutPositions(exported))
     }
 
+    @Test("the remaining commands on PostgreSQL: view, unfavorite, details, viewed, rebuild, project, log, append, stats")
+    func everyOtherCommand() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let postgres = try Self.freshStore(); defer { postgres.drop() }
+        let cli = CLI(store: postgres.url, directory: directory.path)
+        let details = try cli.file("details.json", Samples.details)
+        #expect(try cli.run("view", "--user", "bo", "--listing", "L7", "--details", details).status == 0)
+        #expect(try cli.run("favorite", "--user", "bo", "--listing", "L7", "--summary", "-",
+                            input: #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#).status == 0)
+        #expect(try cli.run("unfavorite", "--user", "bo", "--listing", "L7").output == "recorded Unfavorited for bo: version 3, position 3\n")
+        #expect(try cli.run("unfavorite", "--user", "bo", "--listing", "L7").output == "listing 'L7' is not a favorite; nothing recorded\n")
+        #expect(try cli.run("favorites", "--user", "bo").output == "No favorites\n")
+        #expect(try cli.run("viewed", "--user", "bo").output.contains("L7       Hamilton"))
+        #expect(try cli.run("details", "--listing", "L7").output.contains("Views          1\n"))
+        var result = try cli.run("rebuild")
+        #expect(result.status == 0 && result.output.hasPrefix("rebuilt favorites, recent-searches, recently-viewed, cached-details through position 3"), "\(result)")
+        #expect(try cli.run("project").output == "views are up to date at position 3\n")
+        result = try cli.run("append", "--stream", "ops", "--type", "Note", "--data", #"{"text":"raw"}"#, "--expected-version", "no-stream")
+        #expect(result.output == "appended Note to ops: version 1, position 4\n", "\(result)")
+        result = try cli.run("append", "--stream", "ops", "--type", "Note", "--data", "{}", "--expected-version", "no-stream")
+        #expect(result.status == 75 && result.errors == "Error: stream 'ops' is at version 1, but the append expected no stream\n")
+        result = try cli.run("log", "--json")
+        #expect(result.output.split(separator: "\n").count == 4)
+        #expect(result.output.contains(#""stream":"ops","version":1"#))
+        #expect(try cli.run("log", "--from", "3").output.hasPrefix("4\t"))
+        #expect(try cli.run("stats", "--json").output.contains(#""events":4,"streams":2"#))
+    }
+
     @Test("migrate a SQLite deployment to PostgreSQL: verified, views rebuilt and identical")
     func migrateToPostgres() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
@@ -83,4 +111,37 @@ struct PostgresSessionTests {
 
 extension String {
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
+
+@Suite("evtool: projectors on PostgreSQL")
+struct ProjectorFollowTests {
+    @Test("two followers: one advances the views, the other takes over when it is killed")
+    func leasesHandOver() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let postgres = try PostgresSessionTests.freshStore(); defer { postgres.drop() }
+        let cli = CLI(store: postgres.url, directory: directory.path)
+        #expect(try cli.run("demo", "--users", "5", "--actions", "50").status == 0)
+        let first = try Processes.start(Processes.evtool, ["project", "--follow", "--store", postgres.url])
+        Thread.sleep(forTimeInterval: 1.5)
+        let second = try Processes.start(Processes.evtool, ["project", "--follow", "--store", postgres.url])
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(first.process.processIdentifier, SIGKILL)
+        _ = try first.finish()
+        // Recorded after the first projector died: only the second can bring the views there.
+        #expect(try cli.run("search", "--user", "late", "--keyword", "after the handover", "--here", "1,2").status == 0)
+        var lag = -1
+        for _ in 0..<40 where lag != 0 {
+            Thread.sleep(forTimeInterval: 0.25)
+            let stats = try cli.run("stats", "--json").output
+            let lags = stats.matches(of: /"lag":(\d+)/).map { Int($0.1)! }
+            lag = lags.count == 4 ? lags.max()! : -1
+        }
+        second.process.interrupt()
+        let result = try second.finish()
+        #expect(lag == 0, "the second projector did not take over: \(result)")
+        #expect(result.errors.contains("another projector advances every view; waiting to take over"), "\(result)")
+        #expect(result.errors.contains("advancing cached-details, favorites, recent-searches, recently-viewed")
+                || result.errors.contains("advancing favorites"), "\(result)")
+        #expect(result.status == 0)
+    }
 }
