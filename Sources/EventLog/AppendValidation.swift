@@ -16,14 +16,18 @@ public enum AppendValidation {
         }
         try validateStreamID(stream)
         var ids = Set<UUID>(minimumCapacity: events.count)
-        for (index, event) in events.enumerated() {
-            let which = events.count == 1 ? "the event" : "event \(index + 1) of \(events.count)"
-            try validateName(event.type, field: "type of \(which)", maximumLength: maximumTypeLength)
+        for index in events.indices {
+            // Named only when something is wrong: building the words for every event costs.
+            func which() -> String { events.count == 1 ? "the event" : "event \(index + 1) of \(events.count)" }
+            let event = events[index]
+            if let problem = nameProblem(event.type, maximumLength: maximumTypeLength) {
+                throw EventStoreError.invalidInput("type of \(which()) \(problem)")
+            }
             if let problem = JSONSyntax.problem(in: event.data) {
-                throw EventStoreError.invalidInput("data of \(which) is not valid JSON: \(problem)")
+                throw EventStoreError.invalidInput("data of \(which()) is not valid JSON: \(problem)")
             }
             if let problem = JSONSyntax.problem(in: event.metadata) {
-                throw EventStoreError.invalidInput("metadata of \(which) is not valid JSON: \(problem)")
+                throw EventStoreError.invalidInput("metadata of \(which()) is not valid JSON: \(problem)")
             }
             if !ids.insert(event.id).inserted {
                 throw EventStoreError.duplicateEventID(event.id)
@@ -37,15 +41,21 @@ public enum AppendValidation {
     }
 
     private static func validateName(_ value: String, field: String, maximumLength: Int) throws {
+        if let problem = nameProblem(value, maximumLength: maximumLength) {
+            throw EventStoreError.invalidInput("\(field) \(problem)")
+        }
+    }
+
+    /// What is wrong with a name, in words that follow its field's name; nil when it is fine.
+    private static func nameProblem(_ value: String, maximumLength: Int) -> String? {
         let length = value.utf8.count
-        if length == 0 {
-            throw EventStoreError.invalidInput("\(field) is empty")
+        if length == 0 { return "is empty" }
+        if length > maximumLength { return "is \(length) bytes long; the limit is \(maximumLength)" }
+        // Unicode's control characters (category Cc) are exactly U+0000–U+001F and U+007F–U+009F;
+        // checking the ranges avoids a property lookup per character on every append.
+        if value.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7F && $0.value <= 0x9F) }) {
+            return "contains a control character"
         }
-        if length > maximumLength {
-            throw EventStoreError.invalidInput("\(field) is \(length) bytes long; the limit is \(maximumLength)")
-        }
-        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw EventStoreError.invalidInput("\(field) contains a control character")
-        }
+        return nil
     }
 }

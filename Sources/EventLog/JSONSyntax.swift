@@ -178,7 +178,13 @@ public enum JSONSyntax {
             let start = index
             index += 1
             while index < bytes.count {
-                let byte = bytes[index]
+                // The common case first: a run of plain printable ASCII.
+                var byte = bytes[index]
+                while byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                    index += 1
+                    guard index < bytes.count else { return "unterminated string at offset \(start)" }
+                    byte = bytes[index]
+                }
                 switch byte {
                 case UInt8(ascii: "\""):
                     index += 1

@@ -77,6 +77,13 @@ extension PostgresEventStore: ProjectionStore {
         try withViews { connection in
             try connection.execute("BEGIN")
             do {
+                // Commits of one view take turns: an activation deletes the view's other
+                // generations, which another projector may hold locked; without one lock taken
+                // first, two activating projectors deadlock.
+                var view = PostgresBinds()
+                view.append(int4: PostgresSchema.viewCommitLockClass)
+                view.append(text: schema.name + "/" + changes.projection)
+                _ = try connection.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", types: [PostgresType.int4, PostgresType.text], binds: view)
                 var key = PostgresBinds()
                 key.append(text: changes.projection)
                 key.append(int4: Int32(changes.generation))

@@ -17,6 +17,7 @@ struct PostgresSchema: Sendable {
     static let installLockClass: Int32 = 0x6576_7401
     static let reservationLockClass: Int32 = 0x6576_7402
     static let leaseLockClass: Int32 = 0x6576_7403
+    static let viewCommitLockClass: Int32 = 0x6576_7404
 
     /// Checks and wraps a schema name.
     /// - Throws: ``EventLog/EventStoreError/invalidInput(_:)`` unless the name is 1…63
