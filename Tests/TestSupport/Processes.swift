@@ -39,6 +39,11 @@ public enum Processes {
         try start(path, arguments, input: input, environment: environment).finish()
     }
 
+    /// An executable SwiftPM built beside the test bundle (e.g. `FaultDriver`).
+    public static func built(_ name: String) -> String {
+        URL(fileURLWithPath: evtool).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
     /// The `sqlite3` shell's path.
     public static var sqlite3: String {
         for candidate in ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"] where FileManager.default.isExecutableFile(atPath: candidate) {
@@ -51,6 +56,15 @@ public enum Processes {
         let process: Process
         let output: Pipe
         let errors: Pipe
+
+        /// The process id.
+        public var pid: Int32 { process.processIdentifier }
+
+        /// Sends `signal` (e.g. `SIGKILL`, `SIGINT`) to the process.
+        public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+        /// Whether the process is still running.
+        public var isRunning: Bool { process.isRunning }
 
         public func finish() throws -> Result {
             let out = output.fileHandleForReading.readDataToEndOfFile()

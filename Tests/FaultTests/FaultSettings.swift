@@ -1,0 +1,39 @@
+import Foundation
+
+/// How hard the fault suite pushes: quick by default (inside `swift test`), heavier through
+/// the environment (`scripts/test-heavy.sh` sets these).
+enum FaultSettings {
+    static let environment = ProcessInfo.processInfo.environment
+
+    /// Kills per crash scenario (`EVTOOL_FAULT_ITERATIONS`, default 3).
+    static let iterations = number("EVTOOL_FAULT_ITERATIONS", default: 3)
+    /// Events in the logs that import, migrate and rebuild are killed during (`EVTOOL_FAULT_EVENTS`, default 2,000).
+    static let events = number("EVTOOL_FAULT_EVENTS", default: 2_000)
+    /// How long the concurrent load runs, in seconds (`EVTOOL_LOAD_SECONDS`, default 3).
+    static let loadSeconds = number("EVTOOL_LOAD_SECONDS", default: 3)
+    /// The first seed; each iteration uses the next one (`EVTOOL_FAULT_SEED`, default 1).
+    /// A failure message names its seed, so the run can be repeated.
+    static let seed = UInt64(number("EVTOOL_FAULT_SEED", default: 1))
+
+    static func number(_ name: String, default value: Int) -> Int {
+        environment[name].flatMap { Int($0) } ?? value
+    }
+
+    /// Prints a figure the heavy run collects for the README (`FAULT-REPORT …` lines).
+    static func report(_ line: String) {
+        print("FAULT-REPORT \(line)")
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a seed replays the same kill moments.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x2545_F491_4F6C_DD1D }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
