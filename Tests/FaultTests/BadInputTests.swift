@@ -18,14 +18,14 @@ struct BadInputTests {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let path = directory.path + "/store.sqlite"
         let prefix = Self.good1.text + "\n" + Self.good2.text + "\n"
-        #expect(try Processes.run(Processes.evtool, ["import", "-", "--store", "sqlite:\(path)"], input: prefix).status == 0)
+        #expect(try Processes.run(Binaries.evtool, ["import", "-", "--store", "sqlite:\(path)"], input: prefix).status == 0)
         let before = try LogChecks.digest(ofFileAt: path)
         var tried = 0
         for (name, line) in ImportCorpus.malformedLines() {
             // Lines 1 and 2 are already in the store (skipped); the bad one is line 3.
             let file = directory.path + "/case.jsonl"
             try (Data(prefix.utf8) + line + Data("\n".utf8)).write(to: URL(fileURLWithPath: file))
-            let result = try Processes.run(Processes.evtool, ["import", file, "--store", "sqlite:\(path)"])
+            let result = try Processes.run(Binaries.evtool, ["import", file, "--store", "sqlite:\(path)"])
             tried += 1
             #expect(!result.wasSignaled && result.status == 65, "\(name): \(result)")
             #expect(result.errors.hasPrefix("Error: line 3"), "\(name): \(result.errors)")
@@ -42,7 +42,7 @@ struct BadInputTests {
              ImportLine(stream: "bob", version: 1, id: "55555555-5555-4555-8555-555555555555").text),
         ]
         for (name, first, second) in pairs {
-            let result = try Processes.run(Processes.evtool, ["import", "-", "--store", "sqlite:\(path)"], input: prefix + first + "\n" + second + "\n")
+            let result = try Processes.run(Binaries.evtool, ["import", "-", "--store", "sqlite:\(path)"], input: prefix + first + "\n" + second + "\n")
             tried += 1
             #expect(!result.wasSignaled && result.status == 65, "\(name): \(result)")
             #expect(result.errors.hasPrefix("Error: line 3") || result.errors.hasPrefix("Error: line 4"), "\(name): \(result.errors)")
@@ -52,7 +52,7 @@ struct BadInputTests {
         let huge = ImportLine(stream: "bob", version: 1, id: "66666666-6666-4666-8666-666666666666", data: #"{"blob":"\#(String(repeating: "x", count: 17 * 1_048_576))"}"#).text
         let file = directory.path + "/huge.jsonl"
         try (prefix + huge + "\n").write(toFile: file, atomically: false, encoding: .utf8)
-        let result = try Processes.run(Processes.evtool, ["import", file, "--store", "sqlite:\(path)"])
+        let result = try Processes.run(Binaries.evtool, ["import", file, "--store", "sqlite:\(path)"])
         tried += 1
         #expect(!result.wasSignaled && result.status == 65, "\(result)")
         #expect(result.errors == "Error: line 3 is longer than 16 MiB\n")
@@ -72,15 +72,15 @@ struct BadInputTests {
         ]
         let file = directory.path + "/accepted.jsonl"
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: false, encoding: .utf8)
-        let result = try Processes.run(Processes.evtool, ["import", file, "--store", "sqlite:\(path)"])
+        let result = try Processes.run(Binaries.evtool, ["import", file, "--store", "sqlite:\(path)"])
         #expect(result.status == 0, "\(result)")
         let store = try SQLiteEventStore(path: path)
         let events = try LogChecks.events(in: store)
         #expect(events.map(\.type) == ["Note", "SomethingNewer", "Blob"])
         #expect(events.last?.data == Data(bigData.utf8))
-        #expect(try Processes.run(Processes.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
+        #expect(try Processes.run(Binaries.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
         #expect(try LogChecks.viewsDifferingFromRebuild(store) == [])
-        let export = try Processes.run(Processes.evtool, ["export", "--store", "sqlite:\(path)"])
+        let export = try Processes.run(Binaries.evtool, ["export", "--store", "sqlite:\(path)"])
         #expect(export.output.split(separator: "\n").last.map { $0.contains(bigData) } == true)
     }
 
@@ -88,19 +88,19 @@ struct BadInputTests {
     func foundBugs() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let store = "sqlite:\(directory.path)/store.sqlite"
-        #expect(try Processes.run(Processes.evtool, ["project", "--store", store]).status == 69)   // no store yet: a query does not create one
-        #expect(try Processes.run(Processes.evtool, ["stats", "--store", store]).status == 69)
+        #expect(try Processes.run(Binaries.evtool, ["project", "--store", store]).status == 69)   // no store yet: a query does not create one
+        #expect(try Processes.run(Binaries.evtool, ["stats", "--store", store]).status == 69)
         _ = try SQLiteEventStore(path: directory.path + "/store.sqlite")
         for (command, option) in [("favorites", "user"), ("recent", "user"), ("viewed", "user"), ("history", "user"), ("details", "listing")] {
-            var result = try Processes.run(Processes.evtool, [command, "--\(option)", "", "--store", store])
+            var result = try Processes.run(Binaries.evtool, [command, "--\(option)", "", "--store", store])
             #expect(result.status == 65 && result.errors == "Error: \(option) id must not be empty\n", "\(command): \(result)")
-            result = try Processes.run(Processes.evtool, [command, "--\(option)", "a\nb", "--store", store])
+            result = try Processes.run(Binaries.evtool, [command, "--\(option)", "a\nb", "--store", store])
             #expect(result.status == 65 && result.errors == "Error: \(option) id must not contain control characters\n", "\(command): \(result)")
         }
-        var result = try Processes.run(Processes.evtool, ["search", "--user", "ada", "--keyword", "k", "--here", "1,2", "--units", "esc\u{1B}[31m\nnext", "--store", store])
+        var result = try Processes.run(Binaries.evtool, ["search", "--user", "ada", "--keyword", "k", "--here", "1,2", "--units", "esc\u{1B}[31m\nnext", "--store", store])
         #expect(result.status == 65)
         #expect(result.errors == "Error: units must be miles or km, not 'esc\\u{1B}[31m\\nnext'\n")
-        result = try Processes.run(Processes.evtool, ["search", "--user", "ada", "--keyword", "k", "--here", "1,2", "--units", String(repeating: "u", count: 100_000), "--store", store])
+        result = try Processes.run(Binaries.evtool, ["search", "--user", "ada", "--keyword", "k", "--here", "1,2", "--units", String(repeating: "u", count: 100_000), "--store", store])
         #expect(result.status == 65)
         #expect(result.errors.hasPrefix("Error: units must be miles or km, not 'uuu"))
         #expect(result.errors.contains(" characters left out)…"), "\(result.errors.count)")
@@ -121,14 +121,14 @@ struct BadInputTests {
             ["view", "--user", "ada", "--listing", "L7", "--details", details],
             ["project"],
         ] {
-            let result = try Processes.run(Processes.evtool, arguments + ["--store", store])
+            let result = try Processes.run(Binaries.evtool, arguments + ["--store", store])
             try #require(result.status == 0, "\(arguments): \(result)")
         }
         var random = SeededRandom(seed: FaultSettings.seed &+ 400)
         var tried = 0, refused = 0
         for item in try ArgumentCorpus.cases(details: details, directory: directory.path, random: &random) {
             let before = try LogChecks.digest(ofFileAt: path)
-            let result = try Processes.start(Processes.evtool, item.arguments + ["--store", store], inputData: item.input).finish()
+            let result = try Processes.start(Binaries.evtool, item.arguments + ["--store", store], inputData: item.input).finish()
             tried += 1
             let label = "\(item.label) (\(result.status)): \(result.errors.prefix(300))"
             #expect(!result.wasSignaled, "\(label)")

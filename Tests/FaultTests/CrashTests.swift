@@ -20,7 +20,7 @@ struct CrashTests {
         for iteration in 0..<FaultSettings.iterations {
             let seed = FaultSettings.seed &+ UInt64(iteration)
             let acks = directory.path + "/acks-\(iteration)"
-            let driver = try Processes.start(Processes.built("FaultDriver"), [
+            let driver = try Processes.start(Binaries.driver, [
                 "append", "--store", "sqlite:\(path)", "--acks", acks, "--seed", String(seed),
             ])
             // Let it get going, then kill it somewhere in the next 300 ms.
@@ -59,7 +59,7 @@ struct CrashTests {
         // One uninterrupted import, to time it.
         let clock = ContinuousClock()
         let started = clock.now
-        let full = try Processes.run(Processes.evtool, ["import", fixture.exportFile, "--batch", String(batch), "--store", "sqlite:\(fixture.directory.path)/full.sqlite"])
+        let full = try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--batch", String(batch), "--store", "sqlite:\(fixture.directory.path)/full.sqlite"])
         try #require(full.status == 0, "\(full)")
         let duration = (clock.now - started) / .seconds(1)
         var random = SeededRandom(seed: FaultSettings.seed &+ 100)
@@ -68,7 +68,7 @@ struct CrashTests {
             let path = fixture.directory.path + "/import-\(iteration).sqlite"
             let arguments = ["import", fixture.exportFile, "--batch", String(batch), "--store", "sqlite:\(path)"]
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
-            let killed = try Kill.run(Processes.evtool, arguments, after: delay)
+            let killed = try Kill.run(Binaries.evtool, arguments, after: delay)
             if killed { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
             if FileManager.default.fileExists(atPath: path) {
@@ -79,12 +79,12 @@ struct CrashTests {
                 #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
                 #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the file")
             }
-            let rerun = try Processes.run(Processes.evtool, arguments)
+            let rerun = try Processes.run(Binaries.evtool, arguments)
             #expect(rerun.status == 0, "\(context): \(rerun)")
             let store = try SQLiteEventStore(path: path)
             let events = try LogChecks.events(in: store)
             #expect(events.count == fixture.events.count && SourceLog.isPrefix(events, of: fixture.events), "\(context)")
-            #expect(try Processes.run(Processes.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
+            #expect(try Processes.run(Binaries.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -98,7 +98,7 @@ struct CrashTests {
         let batch = 100
         let clock = ContinuousClock()
         let started = clock.now
-        let full = try Processes.run(Processes.evtool, ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", "sqlite:\(fixture.directory.path)/full.sqlite", "--batch", String(batch)])
+        let full = try Processes.run(Binaries.evtool, ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", "sqlite:\(fixture.directory.path)/full.sqlite", "--batch", String(batch)])
         try #require(full.status == 0, "\(full)")
         let duration = (clock.now - started) / .seconds(1)
         var random = SeededRandom(seed: FaultSettings.seed &+ 200)
@@ -107,7 +107,7 @@ struct CrashTests {
             let path = fixture.directory.path + "/migrate-\(iteration).sqlite"
             let arguments = ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", "sqlite:\(path)", "--batch", String(batch)]
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
-            if try Kill.run(Processes.evtool, arguments, after: delay) { kills += 1 }
+            if try Kill.run(Binaries.evtool, arguments, after: delay) { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
             if FileManager.default.fileExists(atPath: path) {
                 #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "\(context)")
@@ -117,7 +117,7 @@ struct CrashTests {
                 #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
                 #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the source")
             }
-            let rerun = try Processes.run(Processes.evtool, arguments)
+            let rerun = try Processes.run(Binaries.evtool, arguments)
             #expect(rerun.status == 0, "\(context): \(rerun)")
             #expect(rerun.output.contains("both logs hold the same events in the same order"), "\(context): \(rerun)")
             let store = try SQLiteEventStore(path: path)
@@ -135,20 +135,20 @@ struct CrashTests {
         let path = fixture.directory.path + "/rebuild.sqlite"
         try FileManager.default.copyItem(atPath: fixture.sourcePath, toPath: path)
         let store = try SQLiteEventStore(path: path)
-        try #require(try Processes.run(Processes.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
+        try #require(try Processes.run(Binaries.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
         let clock = ContinuousClock()
         let started = clock.now
-        try #require(try Processes.run(Processes.evtool, ["rebuild", "--store", "sqlite:\(path)"]).status == 0)
+        try #require(try Processes.run(Binaries.evtool, ["rebuild", "--store", "sqlite:\(path)"]).status == 0)
         let duration = (clock.now - started) / .seconds(1)
         var random = SeededRandom(seed: FaultSettings.seed &+ 300)
         var kills = 0
         for iteration in 0..<FaultSettings.iterations {
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
-            if try Kill.run(Processes.evtool, ["rebuild", "--store", "sqlite:\(path)"], after: delay) { kills += 1 }
+            if try Kill.run(Binaries.evtool, ["rebuild", "--store", "sqlite:\(path)"], after: delay) { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
             #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "\(context)")
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context): the views readers see")
-            let rerun = try Processes.run(Processes.evtool, ["rebuild", "--store", "sqlite:\(path)"])
+            let rerun = try Processes.run(Binaries.evtool, ["rebuild", "--store", "sqlite:\(path)"])
             #expect(rerun.status == 0, "\(context): \(rerun)")
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
             let statuses = try store.projectionStatuses()
@@ -201,7 +201,7 @@ struct SourceLog {
             index += 1
         }
         let exportFile = directory.path + "/export.jsonl"
-        let export = try Processes.run(Processes.evtool, ["export", "--store", "sqlite:\(sourcePath)"])
+        let export = try Processes.run(Binaries.evtool, ["export", "--store", "sqlite:\(sourcePath)"])
         try #require(export.status == 0, "\(export)")
         try export.output.write(toFile: exportFile, atomically: true, encoding: .utf8)
         return SourceLog(directory: directory, sourcePath: sourcePath, exportFile: exportFile, events: try LogChecks.events(in: store))

@@ -22,7 +22,7 @@ struct DiskFullTests {
         defer { _ = try? Processes.run("/bin/umount", ["-l", mountPoint]) }
         let path = mountPoint + "/store.sqlite"
         let store = "sqlite:\(path)"
-        #expect(try Processes.run(Processes.evtool, ["append", "--stream", "first", "--type", "Note", "--data", "{}", "--store", store]).status == 0)
+        #expect(try Processes.run(Binaries.evtool, ["append", "--stream", "first", "--type", "Note", "--data", "{}", "--store", store]).status == 0)
         // Room to free later.
         let filler = mountPoint + "/filler"
         try Data(count: 512 * 1_024).write(to: URL(fileURLWithPath: filler))
@@ -34,7 +34,7 @@ struct DiskFullTests {
         }
         let file = directory.path + "/big.jsonl"
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: false, encoding: .utf8)
-        let result = try Processes.run(Processes.evtool, ["import", file, "--batch", "100", "--store", store])
+        let result = try Processes.run(Binaries.evtool, ["import", file, "--batch", "100", "--store", store])
         #expect(!result.wasSignaled && result.status == 69, "\(result)")
         #expect(result.errors.hasPrefix("Error: line ") && result.errors.contains("is full"), "\(result.errors)")
         #expect(result.errors.split(separator: "\n").count == 1)
@@ -43,18 +43,18 @@ struct DiskFullTests {
         // One large append that does not fit.
         let before = try LogChecks.digest(ofFileAt: path)
         let big = #"{"text":"\#(String(repeating: "b", count: 1_500_000))"}"#
-        let append = try Processes.run(Processes.evtool, ["append", "--stream", "big", "--type", "Note", "--data", "-", "--store", store], input: big)
+        let append = try Processes.run(Binaries.evtool, ["append", "--stream", "big", "--type", "Note", "--data", "-", "--store", store], input: big)
         #expect(!append.wasSignaled && append.status == 69, "\(append)")
         #expect(append.errors.contains("is full"), "\(append.errors)")
         #expect(try LogChecks.digest(ofFileAt: path) == before, "a failed append changed the store")
-        let export = try Processes.run(Processes.evtool, ["export", "--store", store])
+        let export = try Processes.run(Binaries.evtool, ["export", "--store", store])
         #expect(export.status == 0, "\(export)")
 
         // Room again: appends work, and the rerun import carries on where it stopped.
         try FileManager.default.removeItem(atPath: filler)
-        let after = try Processes.run(Processes.evtool, ["append", "--stream", "after", "--type", "Note", "--data", "{}", "--store", store])
+        let after = try Processes.run(Binaries.evtool, ["append", "--stream", "after", "--type", "Note", "--data", "{}", "--store", store])
         #expect(after.status == 0, "\(after)")
-        let rerun = try Processes.run(Processes.evtool, ["import", file, "--batch", "100", "--store", store])
+        let rerun = try Processes.run(Binaries.evtool, ["import", file, "--batch", "100", "--store", store])
         #expect(!rerun.wasSignaled && [0, 69].contains(rerun.status), "\(rerun)")
         try checkReadable(path, importedLines: lines, context: "after the rerun")
         let imported = try LogChecks.events(in: SQLiteEventStore(path: path)).filter { $0.streamID.hasPrefix("s-") }.count

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// How hard the fault suite pushes: quick by default (inside `swift test`), heavier through
 /// the environment (`scripts/test-heavy.sh` sets these).
@@ -36,4 +37,12 @@ struct SeededRandom: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// The programs under test: the debug builds beside the test bundle, or those in
+/// `EVTOOL_FAULT_BINARIES` (the heavy run points it at a release build, for honest latencies).
+enum Binaries {
+    static let directory = FaultSettings.environment["EVTOOL_FAULT_BINARIES"].flatMap { $0.isEmpty ? nil : $0 }
+    static let evtool = directory.map { $0 + "/evtool" } ?? Processes.evtool
+    static let driver = directory.map { $0 + "/FaultDriver" } ?? Processes.built("FaultDriver")
 }

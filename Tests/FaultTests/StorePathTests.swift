@@ -69,7 +69,7 @@ struct StorePathTests {
                 let before = Self.sha256(ofFileAt: file)
                 let target = base + "/target-\(tried).sqlite"
                 let arguments = command.map { $0 == "STORE" ? store : $0.replacingOccurrences(of: "TARGET", with: target) }
-                let result = try Processes.run(Processes.evtool, arguments)
+                let result = try Processes.run(Binaries.evtool, arguments)
                 tried += 1
                 let context = "\(label), \(command[0]) (\(result.status)): \(result.errors.prefix(300))"
                 #expect(!result.wasSignaled, "\(context)")
@@ -95,7 +95,7 @@ struct StorePathTests {
         for (mode, expected) in [(0o000, "unable to open database file"), (0o444, "is read-only")] {
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
             for command in [["stats"], ["favorites", "--user", "ada"], ["append", "--stream", "s", "--type", "T", "--data", "{}"]] {
-                let result = try Processes.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Processes.evtool] + command + ["--store", path])
+                let result = try Processes.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.evtool] + command + ["--store", path])
                 #expect(result.status == 69, "\(mode) \(command): \(result)")
                 #expect(result.errors.hasPrefix("Error: the store is unavailable: ") && result.errors.contains(expected), "\(mode) \(command): \(result)")
             }
