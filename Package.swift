@@ -49,22 +49,22 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EventLog", "StoreSQLite", "StorePostgres"], path: "Tests/TestSupport"),
         .testTarget(
             name: "EventLogTests",
             dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport"]
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
-        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
+        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
         // The processes the fault suite kills and loads the stores with (see its main.swift).
-        .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "StoreSQLite"], path: "Tests/FaultDriver"),
+        .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
         .testTarget(
             name: "FaultTests",
-            dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "TestSupport", "evtool", "FaultDriver"]
+            dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
         ),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres"]),
-        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
+        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

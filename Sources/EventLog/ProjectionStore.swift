@@ -90,3 +90,21 @@ public enum ProjectionStoreError: Error, Sendable, Hashable, CustomStringConvert
         }
     }
 }
+
+/// A store on which several projector processes can agree that one of them at a time
+/// advances a projection. (Correctness never depends on it: a commit whose checkpoint moved
+/// is refused. Leases only stop projectors from doing the same work twice.)
+public protocol ProjectionLeasing: ProjectionStore {
+    /// Tries to become the one projector of `projection`; nil when another holds it. A lease
+    /// ends when released, or when its holder's process or connection ends, so another
+    /// projector takes over when one dies.
+    func tryLease(_ projection: String) throws -> (any ProjectionLease)?
+}
+
+/// The right to advance one projection, held until released.
+public protocol ProjectionLease: AnyObject {
+    /// Whether the lease still holds (its connection is alive).
+    var isHeld: Bool { get }
+    /// Gives the lease up.
+    func release()
+}

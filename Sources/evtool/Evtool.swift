@@ -35,7 +35,9 @@ enum Evtool {
             Run 'evtool help <subcommand>' or 'evtool <subcommand> --help' for a subcommand's options.
 
             STORES:
-              --store sqlite:PATH | PATH | postgres://USER@HOST:PORT/DB   (default: $EVTOOL_STORE, else ./evtool.sqlite)
+              --store sqlite:PATH | PATH | postgres://USER@HOST:PORT/DB[?schema=NAME]   (default: $EVTOOL_STORE, else ./evtool.sqlite)
+              PostgreSQL also takes libpq's variables (PGHOST, PGPASSWORD, PGSSLMODE, …) and URL parameters;
+              schema=NAME picks the schema that holds the store (default evtool).
 
             """
         return text + ExitCode.documentation + "\n"

@@ -1,6 +1,8 @@
 import EventLog
 import Foundation
+import StorePostgres
 import StoreSQLite
+import TestSupport
 import Testing
 
 /// A fresh, empty database under test, and how to open more handles to it (one per
@@ -25,15 +27,18 @@ struct StoreFactory: CustomTestStringConvertible, Sendable {
 
     /// One SQLite file; each handle is its own connection, as separate processes would be.
     static let sqliteFile = StoreFactory(name: "SQLite file") {
-        let directory = NSTemporaryDirectory() + "evtool-commands-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/events.sqlite"
-        return TestDatabase(
-            openHandle: { try SQLiteEventStore(path: path) },
-            cleanup: { try? FileManager.default.removeItem(atPath: directory) })
+        let sqlite = try TestStores.sqliteFile()
+        return TestDatabase(openHandle: sqlite.open, cleanup: sqlite.cleanup)
+    }
+
+    /// One PostgreSQL schema on the test server; each handle is its own store with its own
+    /// connections, as separate app servers would be.
+    static let postgres = StoreFactory(name: "PostgreSQL") {
+        let postgres = try TestStores.postgres()
+        return TestDatabase(openHandle: postgres.open, cleanup: postgres.cleanup)
     }
 
     static var all: [StoreFactory] {
-        [.inMemory, .sqliteFile]
+        [.inMemory, .sqliteFile, .postgres]
     }
 }

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import StorePostgres
 import StoreSQLite
 import TestSupport
 import Testing
@@ -15,6 +16,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case inMemory
     case sqliteFile
     case sqliteMemory
+    case postgres
 
     var testDescription: String { rawValue }
 
@@ -25,10 +27,13 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return StoreUnderTest(store: InMemoryEventStore(), cleanup: {})
         case .sqliteMemory:
             return StoreUnderTest(store: try SQLiteEventStore.inMemory(), cleanup: {})
+        case .postgres:
+            // The server comes from scripts/test.sh; without it the test fails, never skips.
+            let postgres = try TestStores.postgres()
+            return StoreUnderTest(store: postgres.store, cleanup: postgres.cleanup)
         case .sqliteFile:
-            let directory = try TemporaryDirectory()
-            let store = try SQLiteEventStore(path: directory.path + "/events.sqlite")
-            return StoreUnderTest(store: store, cleanup: { directory.remove() })
+            let sqlite = try TestStores.sqliteFile()
+            return StoreUnderTest(store: sqlite.store, cleanup: sqlite.cleanup)
         }
     }
 }

@@ -6,11 +6,11 @@ import StoreSQLite
 import Testing
 
 /// The projector against real SQLite files: checkpoints, read-your-writes, rebuilds, crashes.
-@Suite("Projector on SQLite")
+@Suite("Projector on every store")
 struct ProjectorTests {
-    @Test("catching up builds every view equal to a rebuild from scratch; a second catch-up changes nothing")
-    func catchUpEqualsFold() throws {
-        let fixture = try SQLiteFixture(); defer { fixture.remove() }
+    @Test("catching up builds every view equal to a rebuild from scratch; a second catch-up changes nothing", arguments: ViewStoreKind.allCases)
+    func catchUpEqualsFold(kind: ViewStoreKind) throws {
+        let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(600, users: 15, seed: 1, into: fixture.store)
         let projector = Projector(store: fixture.store, batchSize: 37)
         let head = try projector.catchUp()
@@ -26,9 +26,9 @@ struct ProjectorTests {
         #expect(try Projector(store: fixture.store).catchUp() == head)
     }
 
-    @Test("read-your-writes: a view read after a command includes it")
-    func readYourWrites() throws {
-        let fixture = try SQLiteFixture(); defer { fixture.remove() }
+    @Test("read-your-writes: a view read after a command includes it", arguments: ViewStoreKind.allCases)
+    func readYourWrites(kind: ViewStoreKind) throws {
+        let fixture = try kind.make(); defer { fixture.remove() }
         let runner = CommandRunner(store: fixture.store)
         let projector = Projector(store: fixture.store)
         let context = CommandContext(userID: "ada", source: "test", occurredAt: Date())
@@ -43,9 +43,9 @@ struct ProjectorTests {
         #expect(try projector.document(Views.favorites, key: "ada") == nil)
     }
 
-    @Test("a rebuild fills a new generation while readers keep the old one, then swaps it in")
-    func blueGreenRebuild() throws {
-        let fixture = try SQLiteFixture(); defer { fixture.remove() }
+    @Test("a rebuild fills a new generation while readers keep the old one, then swaps it in", arguments: ViewStoreKind.allCases)
+    func blueGreenRebuild(kind: ViewStoreKind) throws {
+        let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(400, users: 10, seed: 2, into: fixture.store)
         let projector = Projector(store: fixture.store, batchSize: 50, rebuildCommitInterval: 0)
         try projector.catchUp()
@@ -70,9 +70,9 @@ struct ProjectorTests {
         #expect(try storedView("favorites", in: fixture.store) == before)
     }
 
-    @Test("a projection whose code version changed is rebuilt, not mixed with old state")
-    func versionChangeRebuilds() throws {
-        let fixture = try SQLiteFixture(); defer { fixture.remove() }
+    @Test("a projection whose code version changed is rebuilt, not mixed with old state", arguments: ViewStoreKind.allCases)
+    func versionChangeRebuilds(kind: ViewStoreKind) throws {
+        let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(200, users: 5, seed: 3, into: fixture.store)
         try Projector(store: fixture.store, projections: [Views.recentlyViewed]).catchUp()
         let changed = ShorterRecentlyViewed()
@@ -98,9 +98,10 @@ struct ProjectorTests {
         }
     }
 
-    @Test("property: random batch sizes and crashes before or after commits always end equal to a rebuild", arguments: [11, 12, 13, 14])
-    func crashesNeverSkipOrRepeat(seed: UInt64) throws {
-        let fixture = try SQLiteFixture(); defer { fixture.remove() }
+    @Test("property: random batch sizes and crashes before or after commits always end equal to a rebuild",
+          arguments: ViewStoreKind.allCases, [11, 12, 13])
+    func crashesNeverSkipOrRepeat(kind: ViewStoreKind, seed: UInt64) throws {
+        let fixture = try kind.make(); defer { fixture.remove() }
         var random = SplitMix64(seed: seed)
         let crashing = CrashingProjectionStore(base: fixture.store)
         var recorded = 0
@@ -132,10 +133,10 @@ struct ProjectorTests {
         #expect(try fixture.store.projectionStatuses().allSatisfy { $0.isActive && $0.position == head })
     }
 
-    @Test("two projectors on one store: both stay correct, neither applies an event twice")
-    func twoProjectors() throws {
-        let fixture = try SQLiteFixture(); defer { fixture.remove() }
-        let other = try SQLiteEventStore(path: fixture.directory + "/events.sqlite")
+    @Test("two projectors on one store: both stay correct, neither applies an event twice", arguments: ViewStoreKind.allCases)
+    func twoProjectors(kind: ViewStoreKind) throws {
+        let fixture = try kind.make(); defer { fixture.remove() }
+        let other = try fixture.open()
         try recordActivity(300, users: 8, seed: 5, into: fixture.store)
         let first = Projector(store: fixture.store, batchSize: 13)
         let second = Projector(store: other, batchSize: 29)

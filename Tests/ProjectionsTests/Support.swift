@@ -3,19 +3,47 @@ import EventLog
 import Foundation
 import Projections
 import StoreSQLite
+import Testing
+import TestSupport
 
-/// A fresh SQLite file store in a temporary folder.
+/// The stores that hold views: every projector test runs on each.
+enum ViewStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqliteFile
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty store of this kind.
+    func make() throws -> ViewStoreFixture {
+        switch self {
+        case .sqliteFile:
+            let sqlite = try TestStores.sqliteFile()
+            return ViewStoreFixture(store: sqlite.store, open: sqlite.open, remove: sqlite.cleanup)
+        case .postgres:
+            let postgres = try TestStores.postgres()
+            return ViewStoreFixture(store: postgres.store, open: postgres.open, remove: postgres.cleanup)
+        }
+    }
+}
+
+/// A store under test that holds views, how to open another handle to it (as another
+/// process would), and how to dispose of it.
+struct ViewStoreFixture {
+    let store: any EventStore & ProjectionStore & MultiStreamAppending
+    let open: () throws -> any EventStore & ProjectionStore & MultiStreamAppending
+    let remove: () -> Void
+}
+
+/// A fresh SQLite file store, for the tests that are about SQLite only.
 struct SQLiteFixture {
-    let directory: String
     let store: SQLiteEventStore
+    let remove: () -> Void
 
     init() throws {
-        directory = NSTemporaryDirectory() + "evtool-projections-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try SQLiteEventStore(path: directory + "/events.sqlite")
+        let sqlite = try TestStores.sqliteFile()
+        store = sqlite.store
+        remove = sqlite.cleanup
     }
-
-    func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }
 
 /// Records `count` simulated actions through the real command runner.
@@ -56,11 +84,11 @@ func foldedView<P: Projection>(_ projection: P, from store: any EventStore) thro
 final class CrashingProjectionStore: EventStore, ProjectionStore, @unchecked Sendable {
     // @unchecked: `plan` and `commits` are only touched by the single test thread.
     struct Crash: Error {}
-    let base: SQLiteEventStore
+    let base: any EventStore & ProjectionStore
     var plan: [Int: Bool] = [:]   // commit number → crash after (true) or before (false) it takes effect
     private(set) var commits = 0
 
-    init(base: SQLiteEventStore) { self.base = base }
+    init(base: any EventStore & ProjectionStore) { self.base = base }
 
     func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
         try base.append(events, to: stream, expectedVersion: expectedVersion)

@@ -60,7 +60,7 @@ public enum Processes {
     }
 
     public struct Running {
-        let process: Process
+        public let process: Process
         let output: Pipe
         let errors: Pipe
 

@@ -106,9 +106,12 @@ public struct ActivityGenerator: Sendable {
 
     func summary(_ listing: Int) -> ListingSummary { Self.summary(listing) }
 
+    static let titles = ["Jazz", "Taylor Swift", "Lakers", "Hamilton", "Film Festival", "Comedy", "USC Trojans",
+                         "Opera", "Indie Rock", "Food Fair", "Ballet", "Symphony", "NBA", "Stand-Up", "Theatre"]
+
     static func name(_ listing: Int) -> String {
         let kinds = ["Live", "Night", "Festival", "Tour", "Showcase", "Gala"]
-        return "\(keywords[listing % keywords.count].capitalized) \(kinds[listing % kinds.count]) #\(listing + 1)"
+        return "\(titles[listing % titles.count]) \(kinds[listing % kinds.count]) #\(listing + 1)"
     }
 
     /// The details a user sees for a listing (the price moves a little between fetches).

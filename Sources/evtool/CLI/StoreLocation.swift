@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import StorePostgres
 import StoreSQLite
 
 /// Which store a command works on, from `--store`, `$EVTOOL_STORE`, or the default file.
@@ -44,6 +45,24 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         }
     }
 
+    /// The connection URL without evtool's own `schema=NAME` query parameter (libpq would refuse
+    /// it), and that schema (default `evtool`).
+    static func splittingSchema(from url: String) throws -> (url: String, schema: String) {
+        guard let question = url.firstIndex(of: "?") else { return (url, "evtool") }
+        var schema = "evtool"
+        var kept: [Substring] = []
+        for parameter in url[url.index(after: question)...].split(separator: "&") {
+            if parameter.hasPrefix("schema=") {
+                schema = String(parameter.dropFirst("schema=".count)).removingPercentEncoding ?? ""
+                guard !schema.isEmpty else { throw CLIError.usage("the store URL's 'schema=' is empty", nil) }
+            } else {
+                kept.append(parameter)
+            }
+        }
+        let base = String(url[..<question])
+        return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
+    }
+
     /// The URL with any password replaced by `***`.
     static func maskingPassword(in url: String) -> String {
         guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
@@ -84,8 +103,10 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             var options = SQLiteEventStore.Options()
             options.createIfMissing = create
             return try SQLiteEventStore(path: path, options: options)
-        case .postgres:
-            throw CLIError(message: "PostgreSQL stores are not available in this build yet", code: .unavailable)
+        case .postgres(let url):
+            // The store installs or upgrades its schema on open.
+            let (connection, schema) = try Self.splittingSchema(from: url)
+            return try PostgresEventStore(url: connection, schema: schema)
         }
     }
 }

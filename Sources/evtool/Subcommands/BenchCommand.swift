@@ -7,8 +7,8 @@ enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
         summary: "Measure append and read speed against same-run raw-library baselines",
-        usage: "[SUITE…] [--events N] [--single N] [--runs R] [--quick] [--dir DIR]",
-        arguments: [("SUITE", "Which benchmarks (default all): sqlite, commands, projections")],
+        usage: "[SUITE…] [--events N] [--single N] [--runs R] [--quick] [--dir DIR] [--postgres URL]",
+        arguments: [("SUITE", "Which benchmarks (default all): sqlite, commands, projections, postgres (postgres is in the default only with --postgres)")],
         options: [
             .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
             .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
@@ -17,6 +17,7 @@ enum BenchCommand {
             .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
             .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
             .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000)"),
+            .init(name: "postgres", value: "URL", help: "The database for the postgres suite (without it, the suite uses the PG* variables)"),
         ],
         discussion: """
             Build in release mode first: swift build -c release. Each figure is the median of R runs,
@@ -25,7 +26,8 @@ enum BenchCommand {
             """,
         examples: ["swift run -c release evtool bench", "swift run -c release evtool bench --quick", "swift run -c release evtool bench projections"],
         run: { arguments, console in
-            let suites = arguments.positional.isEmpty ? allSuites : arguments.positional
+            let postgresURL = arguments.value("postgres")
+            let suites = arguments.positional.isEmpty ? allSuites.filter { $0 != "postgres" || postgresURL != nil } : arguments.positional
             for suite in suites where !allSuites.contains(suite) {
                 throw CLIError.usage("no benchmark suite '\(suite)'; suites: \(allSuites.joined(separator: ", "))", arguments.command)
             }
@@ -48,9 +50,12 @@ enum BenchCommand {
                 try ProjectionBenchmark.run(events: events, users: users, runs: runs, directory: directory, console: &console)
                 try ProjectionBenchmark.favoritesLatency(users: quick ? 10_000 : 100_000, directory: directory, console: &console)
             }
+            if suites.contains("postgres") {
+                try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
+            }
         })
 
-    static let allSuites = ["sqlite", "commands", "projections"]
+    static let allSuites = ["sqlite", "commands", "projections", "postgres"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG

@@ -16,16 +16,46 @@ enum OperateCommands {
             try arguments.expectPositional(atMost: 0)
             let store = try StoreLocation.resolve(arguments).openForViews()
             let projector = Projector(store: store)
-            var head = try projector.catchUp()
-            console.output("views are up to date at position \(head)")
-            guard arguments.flag("follow") else { return }
-            console.flush()
+            guard arguments.flag("follow") else {
+                let head = try projector.catchUp()
+                console.output("views are up to date at position \(head)")
+                return
+            }
             Interrupt.install()
+            // On a store with leases (PostgreSQL), each view is advanced by one projector at a
+            // time; the others check every few seconds and take over a view whose projector died.
+            let leasing = store as? any ProjectionLeasing
+            var leases: [String: any ProjectionLease] = [:]
+            var held: [String] = []
+            var reported = false
+            var nextLeaseCheck = Date.distantPast
+            var head: Int64 = -1
             while !Interrupt.isRequested {
-                if try store.waitForEvents(after: head, timeout: .milliseconds(500)) {
-                    head = try projector.catchUp()
-                    console.message("views at position \(head)")
+                if let leasing, Date() >= nextLeaseCheck {
+                    for name in viewNames where leases[name]?.isHeld != true {
+                        leases[name] = try leasing.tryLease(name)
+                    }
+                    let now = viewNames.filter { leases[$0] != nil }
+                    if now != held || !reported {
+                        held = now
+                        reported = true
+                        console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
+                                                     : "advancing \(held.joined(separator: ", "))")
+                    }
+                    nextLeaseCheck = Date().addingTimeInterval(2)
                 }
+                let names = leasing == nil ? viewNames : held
+                guard !names.isEmpty else {
+                    Thread.sleep(forTimeInterval: 0.5)
+                    continue
+                }
+                let reached = try projector.catchUp(names)
+                if reached != head {
+                    head = reached
+                    console.output("views at position \(head)")
+                    console.flush()
+                }
+                _ = try store.waitForEvents(after: head, timeout: .milliseconds(500))
             }
         })
 

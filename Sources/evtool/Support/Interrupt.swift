@@ -13,13 +13,6 @@ enum Interrupt {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
-        // A parent may start us with these signals blocked (Foundation's Process passes on
-        // its thread's signal mask); blocked, they would never reach the handler.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// Whether a stop was asked for.

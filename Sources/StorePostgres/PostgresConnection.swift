@@ -1,0 +1,214 @@
+import CLibPQ
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One libpq connection (a `PGconn`), closed when the object goes away.
+///
+/// Not thread-safe: one thread uses it at a time. ``PostgresEventStore`` hands connections
+/// out of its pool to one caller at a time.
+final class PostgresConnection {
+    private let handle: OpaquePointer
+    /// Statement names by SQL text, for statements prepared on this connection.
+    private var prepared: [String: String] = [:]
+    /// Statements sent with ``send(_:types:binds:)`` whose results are still to be read.
+    private var pendingResults = 0
+
+    /// The server as `host:port` (a socket directory for Unix sockets), for messages.
+    let server: String
+
+    /// Opens a connection.
+    ///
+    /// - Parameter conninfo: a `postgres://` / `postgresql://` URL or `key=value` string;
+    ///   empty uses libpq's environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD …).
+    /// - Throws: ``PostgresError`` of kind `connectionFailed`, naming the server and the
+    ///   cause (never the password).
+    init(conninfo: String) throws {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgresError(kind: .connectionFailed, sqlState: nil, message: "out of memory", constraint: nil, sql: nil, server: nil)
+        }
+        self.handle = handle
+        self.server = PostgresConnection.serverName(of: handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let text = PQerrorMessage(handle).map { String(cString: $0) } ?? ""
+            throw PostgresError(
+                kind: .connectionFailed, sqlState: nil, message: PostgresConnection.cause(from: text),
+                constraint: nil, sql: nil, server: server)
+        }
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+            throw PostgresError(kind: .connectionFailed, sqlState: nil, message: "cannot set the client encoding to UTF8",
+                                constraint: nil, sql: nil, server: server)
+        }
+        // The append function's version check must see commits made while it waited for the
+        // stream's lock, which needs a fresh snapshot per statement: READ COMMITTED, even if
+        // the database or role defaults to a stricter level.
+        try execute("SET default_transaction_isolation TO 'read committed'")
+    }
+
+    deinit { PQfinish(handle) }
+
+    // MARK: - Messages
+
+    /// `host:port` of a connection, successful or not.
+    private static func serverName(of handle: OpaquePointer) -> String {
+        let host = PQhost(handle).map { String(cString: $0) } ?? ""
+        let port = PQport(handle).map { String(cString: $0) } ?? ""
+        return "\(host.isEmpty ? "localhost" : host):\(port.isEmpty ? "5432" : port)"
+    }
+
+    /// The cause in libpq's connection error: the text after the last "failed: ", without
+    /// the severity prefix, e.g. `Connection refused` or `password authentication failed for user "x"`.
+    static func cause(from message: String) -> String {
+        var causes: [String] = []
+        for line in message.split(whereSeparator: \.isNewline) {
+            var text = String(line).trimmingCharacters(in: .whitespaces)
+            if let range = text.range(of: "failed: ", options: .backwards) {
+                text = String(text[range.upperBound...])
+            } else if !causes.isEmpty || text.hasPrefix("Is the server") {
+                continue   // libpq's hint lines ("Is the server running …") add nothing here
+            }
+            for prefix in ["FATAL:  ", "ERROR:  ", "FATAL: ", "ERROR: "] where text.hasPrefix(prefix) {
+                text = String(text.dropFirst(prefix.count))
+            }
+            if !text.isEmpty { causes.append(text) }
+        }
+        return causes.last ?? "unknown error"
+    }
+
+    // MARK: - Health
+
+    /// Whether the connection is still usable: reads whatever the server sent while it was
+    /// idle (a shutdown notice, EOF) without blocking.
+    var isHealthy: Bool {
+        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, 0)
+        if ready > 0 {
+            if PQconsumeInput(handle) == 0 { return false }
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    // MARK: - Statements
+
+    /// Runs SQL text with no parameters (several statements allowed), for schema changes
+    /// and session settings.
+    @discardableResult
+    func execute(_ sql: String) throws -> PostgresResult {
+        try drainPending()
+        let raw = PQexec(handle, sql)
+        return try check(raw, sql: sql)
+    }
+
+    /// Runs a statement with bound parameters, preparing it once per connection.
+    ///
+    /// - Parameters:
+    ///   - sql: the statement, with `$1`, `$2` … placeholders.
+    ///   - types: the parameter type OIDs.
+    ///   - binds: the values, in binary format.
+    /// - Returns: the rows, in binary format.
+    func query(_ sql: String, types: [UInt32], binds: PostgresBinds) throws -> PostgresResult {
+        try drainPending()
+        let name = try statementName(for: sql, types: types)
+        let raw: OpaquePointer? = binds.buffer.withUnsafeBufferPointer { buffer in
+            // The buffer is never empty (it starts with a padding byte), so it has a base address.
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let values: [UnsafePointer<CChar>?] = binds.offsets.enumerated().map { index, offset in
+                binds.isNull[index] ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
+            }
+            return PQexecPrepared(handle, name, Int32(binds.count), values, binds.lengths, binds.formats, 1)
+        }
+        return try check(raw, sql: sql)
+    }
+
+    /// Sends a statement with bound parameters without waiting for its result, which is
+    /// read (and discarded) before the connection's next statement. For statements whose
+    /// outcome does not matter to the caller (a NOTIFY after an append): the server runs it
+    /// while the caller goes on.
+    func send(_ sql: String, types: [UInt32], binds: PostgresBinds) throws {
+        try drainPending()
+        let name = try statementName(for: sql, types: types)
+        let sent = binds.buffer.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let values: [UnsafePointer<CChar>?] = binds.offsets.enumerated().map { index, offset in
+                binds.isNull[index] ? nil : (base + offset).assumingMemoryBound(to: CChar.self)
+            }
+            return PQsendQueryPrepared(handle, name, Int32(binds.count), values, binds.lengths, binds.formats, 1)
+        }
+        guard sent == 1 else {
+            var error = PostgresError.from(result: nil, connection: handle, sql: sql)
+            error.server = server
+            throw error
+        }
+        pendingResults += 1
+    }
+
+    /// Reads the results of statements sent with ``send(_:types:binds:)``; their errors are
+    /// ignored, a broken connection is not.
+    func drainPending() throws {
+        while pendingResults > 0 {
+            while let raw = PQgetResult(handle) { PQclear(raw) }
+            pendingResults -= 1
+            if PQstatus(handle) != CONNECTION_OK {
+                var error = PostgresError.from(result: nil, connection: handle, sql: nil)
+                error.server = server
+                throw error
+            }
+        }
+    }
+
+    /// The name of the prepared statement for `sql`, preparing it on first use.
+    private func statementName(for sql: String, types: [UInt32]) throws -> String {
+        if let name = prepared[sql] { return name }
+        let name = "evtool_\(prepared.count + 1)"
+        let raw = types.map { Oid($0) }.withUnsafeBufferPointer { PQprepare(handle, name, sql, Int32(types.count), $0.baseAddress) }
+        try check(raw, sql: sql)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Turns a libpq result into a ``PostgresResult`` or throws its error.
+    @discardableResult
+    private func check(_ raw: OpaquePointer?, sql: String) throws -> PostgresResult {
+        guard let raw else {
+            var error = PostgresError.from(result: nil, connection: handle, sql: sql)
+            error.server = server
+            throw error
+        }
+        let result = PostgresResult(handle: raw)
+        switch PQresultStatus(raw) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return result
+        default:
+            var error = PostgresError.from(result: raw, connection: handle, sql: sql)
+            error.server = server
+            throw error
+        }
+    }
+
+    // MARK: - Notifications
+
+    /// The file descriptor of the connection's socket, for `poll`.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Reads whatever the server has sent and returns the notifications received so far.
+    /// - Throws: ``PostgresError`` of kind `connectionLost` when the connection broke.
+    func consumeNotifications() throws -> [(channel: String, payload: String)] {
+        if PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK {
+            throw PostgresError.from(result: nil, connection: handle, sql: nil)
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notify = PQnotifies(handle) {
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra)))
+            PQfreemem(notify)
+        }
+        return received
+    }
+}
+
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}

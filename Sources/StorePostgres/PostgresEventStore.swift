@@ -1,0 +1,371 @@
+import EventLog
+import Foundation
+
+/// An event store in a PostgreSQL database, safe for many threads and many processes
+/// (app servers) appending at once.
+///
+/// Events live in `SCHEMA.events`; `data` and `metadata` are `json` columns, which keep the
+/// exact appended bytes and can be queried with `->` and `->>` in `psql`. The store installs
+/// and upgrades its schema itself when it opens. Global order is gap-safe: a reader that
+/// follows the log by position never skips an event that commits late (see
+/// docs/POSTGRES-ORDERING.md).
+public final class PostgresEventStore: EventStore, MultiStreamAppending {
+    /// The newest schema version this release can use.
+    public static let supportedSchemaVersion = PostgresSchema.currentVersion
+
+    /// The schema holding the store's tables.
+    public var schemaName: String { schema.name }
+
+    let schema: PostgresSchema
+    let pool: ConnectionPool
+    /// How long ``readAll(after:limit:)`` waits for an older transaction that still holds
+    /// back committed events before it returns what is safe so far.
+    let holdBackWait: Duration
+    /// Whether appends send a NOTIFY that wakes ``PostgresFollower``s.
+    let notifiesFollowers: Bool
+
+    /// Opens (and if needed installs or upgrades) a store.
+    ///
+    /// - Parameters:
+    ///   - url: a `postgres://` or `postgresql://` URL, or a libpq `key=value` string; an empty
+    ///     string uses libpq's environment variables (PGHOST, PGPORT, PGUSER, PGPASSWORD,
+    ///     PGDATABASE, PGSSLMODE …). Every libpq option, TLS included, works.
+    ///   - schema: the PostgreSQL schema for the store's tables (default `evtool`); several
+    ///     stores can share one database under different names.
+    ///   - maximumIdleConnections: how many connections the store keeps open between calls.
+    ///   - notifiesFollowers: whether each append sends a NOTIFY (one extra short statement).
+    /// - Throws: ``EventStoreError/unavailable(_:)`` when the server cannot be reached or
+    ///   refuses the login, ``EventStoreError/newerSchema(found:supported:)`` when a newer
+    ///   evtool installed the schema, ``EventStoreError/invalidInput(_:)`` for a bad schema name.
+    public init(url: String, schema: String = "evtool", maximumIdleConnections: Int = 8, notifiesFollowers: Bool = true) throws {
+        do {
+            self.schema = try PostgresSchema(name: schema)
+        } catch {
+            throw EventStoreError.invalidInput(String(describing: error))
+        }
+        self.pool = ConnectionPool(conninfo: url, maximumIdle: max(1, maximumIdleConnections))
+        self.holdBackWait = .seconds(2)
+        self.notifiesFollowers = notifiesFollowers
+        try installSchema()
+    }
+
+    /// Drops a store's schema and everything in it (for tests and for deleting a store).
+    ///
+    /// - Throws: ``EventStoreError/unavailable(_:)`` when the server cannot be reached.
+    public static func dropSchema(url: String, schema: String) throws {
+        let checked: PostgresSchema
+        do { checked = try PostgresSchema(name: schema) } catch { throw EventStoreError.invalidInput(String(describing: error)) }
+        do {
+            let connection = try PostgresConnection(conninfo: url)
+            try connection.execute("DROP SCHEMA IF EXISTS \(checked.quoted) CASCADE")
+        } catch let error as PostgresError {
+            throw error.storeError(appending: false)
+        }
+    }
+
+    // MARK: - Schema
+
+    /// Installs or upgrades the schema under an advisory lock, so that two processes
+    /// opening the same store at once are safe.
+    private func installSchema() throws {
+        do {
+            let lease = try pool.take()
+            let connection = lease.connection
+            try connection.execute("BEGIN")
+            do {
+                try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.installLockClass), \(schema.lockKey))")
+                let exists = try connection.execute("SELECT to_regclass('\(schema.quoted).schema_version') IS NOT NULL")
+                var found = 0
+                if PostgresResultText.value(exists) == "t" {
+                    let row = try connection.execute("SELECT version FROM \(schema.quoted).schema_version WHERE id = 1")
+                    found = Int(PostgresResultText.value(row) ?? "") ?? 0
+                }
+                if found > PostgresSchema.currentVersion {
+                    throw EventStoreError.newerSchema(found: found, supported: PostgresSchema.currentVersion)
+                }
+                for version in found..<PostgresSchema.currentVersion {
+                    try connection.execute(schema.migrations[version])
+                    try connection.execute("UPDATE \(schema.quoted).schema_version SET version = \(version + 1) WHERE id = 1")
+                }
+                try connection.execute("COMMIT")
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+            pool.giveBack(lease)
+        } catch let error as PostgresError {
+            throw error.storeError(appending: false)
+        }
+    }
+
+    // MARK: - EventStore
+
+    @discardableResult
+    public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
+        try append([StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)])[0]
+    }
+
+    /// Appends to several streams in one transaction: all parts or none. One round trip.
+    ///
+    /// - Throws: what ``append(_:to:expectedVersion:)`` throws, for the first part that fails.
+    @discardableResult
+    public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        guard !parts.isEmpty else { throw EventStoreError.invalidInput("a multi-stream append needs at least one part") }
+        var seen = Set<UUID>()
+        for part in parts {
+            try AppendValidation.validate(part.events, stream: part.stream)
+            for event in part.events where !seen.insert(event.id).inserted {
+                throw EventStoreError.duplicateEventID(event.id)
+            }
+        }
+        let events = parts.flatMap(\.events)
+        var binds = PostgresBinds(capacity: events.reduce(256) { $0 + $1.data.count + $1.metadata.count + $1.type.utf8.count + 40 })
+        binds.append(textArray: parts.map(\.stream))
+        binds.append(int4Array: parts.map { part in
+            switch part.expectedVersion {
+            case .any: return 0
+            case .noStream: return 1
+            case .streamExists: return 2
+            case .exactly: return 3
+            }
+        })
+        binds.append(int8Array: parts.map { part in
+            if case .exactly(let version) = part.expectedVersion { return version }
+            return 0
+        })
+        binds.append(int4Array: parts.map { Int32($0.events.count) })
+        binds.append(uuidArray: events.map(\.id))
+        binds.append(textArray: events.map(\.type))
+        binds.append(jsonArray: events.map(\.data))
+        binds.append(jsonArray: events.map(\.metadata))
+        binds.append(timestamptzArray: events.map { $0.recordedAt.map(Timestamp.microseconds) })
+
+        let lease: ConnectionPool.Lease
+        do {
+            lease = try pool.take()
+        } catch let error as PostgresError {
+            throw error.storeError(appending: false)
+        }
+        let connection = lease.connection
+        let status: Int32, failedPart: Int32, actual: Int64, versions: [Int64], first: Int64
+        do {
+            let result = try connection.query(schema.appendSQL, types: PostgresSchema.appendTypes, binds: binds)
+            guard result.rowCount == 1 else { throw EventStoreError.corrupt("the append function returned \(result.rowCount) rows") }
+            status = try result.int32(row: 0, column: 0)
+            failedPart = result.isNull(row: 0, column: 1) ? 0 : try result.int32(row: 0, column: 1)
+            actual = result.isNull(row: 0, column: 2) ? 0 : try result.int64(row: 0, column: 2)
+            versions = result.isNull(row: 0, column: 3) ? [] : try result.int64Array(row: 0, column: 3)
+            first = try result.int64(row: 0, column: 4)
+        } catch let error as PostgresError {
+            if error.kind == .connectionLost {
+                throw EventStoreError.outcomeUnknown("the connection to \(connection.server) was lost during the append: \(error.message)")
+            }
+            // Release the reservation lock in case the failure struck inside it (see the
+            // append function); if that fails too, the connection is dropped, which releases it.
+            do {
+                _ = try connection.execute("SELECT pg_advisory_unlock_all()")
+            } catch _ {
+                throw error.storeError(appending: false)   // the connection is not reused
+            }
+            defer { pool.giveBack(lease) }
+            do {
+                throw try mapAppendFailure(error, parts: parts, connection: connection)
+            } catch let lookup as PostgresError {
+                throw lookup.storeError(appending: false)   // the follow-up query failed
+            }
+        } catch {
+            pool.giveBack(lease)
+            throw error
+        }
+        if status != 0 {
+            pool.giveBack(lease)
+            let part = parts[Int(max(1, failedPart)) - 1]
+            throw EventStoreError.wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
+        }
+        guard versions.count == parts.count else {
+            pool.giveBack(lease)
+            throw EventStoreError.corrupt("the append function returned \(versions.count) versions for \(parts.count) parts")
+        }
+        var results: [AppendResult] = []
+        var next = first
+        for (part, version) in zip(parts, versions) {
+            let count = Int64(part.events.count)
+            results.append(AppendResult(streamVersion: version, positions: next...(next + count - 1)))
+            next += count
+        }
+        if notifiesFollowers {
+            // After the commit, as its own statement: a NOTIFY inside the append would make
+            // every append's commit wait for the previous one, fsync included (PostgreSQL
+            // holds a cluster-wide lock from a notifying transaction's pre-commit until after
+            // its commit). This statement commits without waiting for the WAL flush, so it
+            // holds that lock for microseconds; a notification lost in a crash only delays
+            // followers, which re-check periodically.
+            var notify = PostgresBinds()
+            notify.append(text: schema.channel)
+            notify.append(text: String(next - 1))
+            // Sent without waiting for its result: the caller goes on while the server runs it.
+            do {
+                try connection.send(
+                    "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)",
+                    types: [PostgresType.text, PostgresType.text], binds: notify)
+            } catch {
+                return results   // committed; the connection is dropped, followers re-check
+            }
+        }
+        pool.giveBack(lease)
+        return results
+    }
+
+    /// Turns a refused append into the store error a caller can act on.
+    private func mapAppendFailure(_ error: PostgresError, parts: [StreamAppend], connection: PostgresConnection) throws -> EventStoreError {
+        let events = parts.flatMap(\.events)
+        guard error.sqlState == .uniqueViolation else { return error.storeError(appending: true) }
+        if error.constraint == "events_event_id_key" {
+            var binds = PostgresBinds()
+            binds.append(uuidArray: events.map(\.id))
+            let found = try connection.query(schema.existingIDsSQL, types: [PostgresType.uuidArray], binds: binds)
+            let existing = Set((0..<found.rowCount).compactMap { try? found.uuid(row: $0, column: 0) })
+            let duplicate = events.first(where: { existing.contains($0.id) })?.id ?? events[0].id
+            return .duplicateEventID(duplicate)
+        }
+        if error.constraint == "events_stream_version_key" {
+            // Not expected (writers of a stream take turns), but never swallowed.
+            let part = parts[0]
+            let actual = try version(of: part.stream, on: connection)
+            return .wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
+        }
+        return error.storeError(appending: true)
+    }
+
+    public func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
+        try AppendValidation.validateStreamID(stream)
+        guard limit > 0 else { return [] }
+        var binds = PostgresBinds()
+        binds.append(text: stream)
+        binds.append(int8: version)
+        binds.append(int8: Int64(limit))
+        let sql = direction == .forwards ? schema.readForwardsSQL : schema.readBackwardsSQL
+        return try withRetry { connection in
+            let result = try connection.query(sql, types: [PostgresType.text, PostgresType.int8, PostgresType.int8], binds: binds)
+            return try (0..<result.rowCount).map { try Self.event(result, row: $0) }
+        }
+    }
+
+    public func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] {
+        guard limit > 0 else { return [] }
+        let clock = ContinuousClock()
+        let deadline = clock.now + holdBackWait
+        var pause = Duration.microseconds(50)
+        while true {
+            let (events, heldBack) = try readSafe(after: position, limit: limit)
+            if !heldBack || clock.now >= deadline { return events }
+            // Committed events are held back because an older transaction is still running;
+            // it usually finishes within milliseconds.
+            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            pause = min(pause * 2, .milliseconds(5))
+        }
+    }
+
+    /// One read of the log after `position`: the events that are safe to hand out, and
+    /// whether committed events after them were held back.
+    /// Cost: O(log n + limit).
+    func readSafe(after position: Int64, limit: Int) throws -> (events: [RecordedEvent], heldBack: Bool) {
+        var binds = PostgresBinds()
+        binds.append(int8: position)
+        binds.append(int8: Int64(limit))
+        return try withRetry { connection in
+            try Self.readSafe(connection: connection, sql: schema.readAllSQL, binds: binds)
+        }
+    }
+
+    static func readSafe(connection: PostgresConnection, sql: String, binds: PostgresBinds) throws -> (events: [RecordedEvent], heldBack: Bool) {
+        let result = try connection.query(sql, types: [PostgresType.int8, PostgresType.int8], binds: binds)
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            // Positions and transaction ids rise together, so the safe rows are a prefix.
+            guard try result.bool(row: row, column: 8) else { return (events, true) }
+            events.append(try event(result, row: row))
+        }
+        return (events, false)
+    }
+
+    public func headPosition() throws -> Int64 {
+        try withRetry { connection in
+            let result = try connection.query(schema.headSQL, types: [], binds: PostgresBinds())
+            return try result.int64(row: 0, column: 0)
+        }
+    }
+
+    public func version(of stream: String) throws -> Int64 {
+        try AppendValidation.validateStreamID(stream)
+        return try withRetry { try version(of: stream, on: $0) }
+    }
+
+    private func version(of stream: String, on connection: PostgresConnection) throws -> Int64 {
+        var binds = PostgresBinds()
+        binds.append(text: stream)
+        let result = try connection.query(schema.versionSQL, types: [PostgresType.text], binds: binds)
+        return try result.int64(row: 0, column: 0)
+    }
+
+    // MARK: - Helpers
+
+    /// Runs a read on a pooled connection; when the connection turns out to be broken
+    /// (the server restarted), retries once on a new one. Reads are safe to repeat.
+    func withRetry<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            do {
+                return try pool.withConnection(body)
+            } catch let error as PostgresError where error.kind == .connectionLost {
+                pool.drain()
+                return try pool.withConnection(body)
+            }
+        } catch let error as PostgresError {
+            throw error.storeError(appending: false)
+        }
+    }
+
+    /// Decodes one row of the columns `position … recorded_at`.
+    static func event(_ result: PostgresResult, row: Int) throws -> RecordedEvent {
+        RecordedEvent(
+            position: try result.int64(row: row, column: 0),
+            streamID: result.string(row: row, column: 1),
+            version: try result.int64(row: row, column: 2),
+            id: try result.uuid(row: row, column: 3),
+            type: result.string(row: row, column: 4),
+            data: result.data(row: row, column: 5),
+            metadata: result.data(row: row, column: 6),
+            recordedAt: Timestamp.date(microseconds: try result.unixMicroseconds(row: row, column: 7)))
+    }
+}
+
+extension PostgresError {
+    /// The store error for this failure: connection problems are `unavailable` (or, for an
+    /// append whose statement was sent, `outcomeUnknown`), anything else names the server's
+    /// message and code.
+    func storeError(appending: Bool) -> EventStoreError {
+        switch kind {
+        case .connectionFailed:
+            return .unavailable("cannot connect to \(server ?? "the server"): \(message)")
+        case .connectionLost:
+            if appending { return .outcomeUnknown("the connection to \(server ?? "the server") was lost: \(message)") }
+            return .unavailable("lost the connection to \(server ?? "the server"): \(message)")
+        case .statementFailed:
+            if sqlState?.rawValue == "42P01" || sqlState?.rawValue == "42883" {
+                return .corrupt("\(message) (SQLSTATE \(sqlState?.rawValue ?? "")); was the schema dropped?")
+            }
+            return .unavailable(description)
+        case .unexpectedResult:
+            return .corrupt(message)
+        }
+    }
+}
+
+/// Reading single text values from results of `PQexec` (text format), for schema work.
+enum PostgresResultText {
+    static func value(_ result: PostgresResult) -> String? {
+        guard result.rowCount > 0, !result.isNull(row: 0, column: 0) else { return nil }
+        return result.string(row: 0, column: 0)
+    }
+}

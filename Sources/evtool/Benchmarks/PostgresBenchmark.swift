@@ -1,0 +1,286 @@
+import CLibPQ
+import EventLog
+import Foundation
+import StorePostgres
+
+/// The PostgreSQL store against the best plain use of libpq on the same server, the same
+/// rows and the same table (the raw runs write into a schema the store created): `COPY`
+/// for bulk loads, a prepared single-row `INSERT` per transaction, and one `SELECT`.
+struct PostgresBenchmark {
+    let url: String
+    private var schemaNumber = 0
+
+    init(url: String) { self.url = url }
+
+    /// A new, empty store schema (dropped first if present).
+    mutating func freshSchema(_ label: String) throws -> String {
+        schemaNumber += 1
+        let schema = "bench_\(label)_\(getpid())_\(schemaNumber)"
+        try PostgresEventStore.dropSchema(url: url, schema: schema)
+        _ = try PostgresEventStore(url: url, schema: schema)
+        return schema
+    }
+
+    func drop(_ schema: String) { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
+
+    // MARK: - evtool
+
+    /// Appends `rows` through the store, `batchSize` rows per append, each with its expected version.
+    func ourAppend(_ rows: [BenchRow], batchSize: Int, schema: String) throws -> Double {
+        let store = try PostgresEventStore(url: url, schema: schema)
+        return try Measurement.seconds {
+            var start = 0
+            while start < rows.count {
+                let end = min(start + batchSize, rows.count)
+                let first = rows[start]
+                try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
+                start = end
+            }
+        }
+    }
+
+    /// One event per append with its expected version, from `writers` threads sharing one
+    /// store (one connection each); thread i appends the rows of the streams with
+    /// index ≡ i (mod writers), in order, so every expected version holds.
+    func ourConcurrentAppend(_ rows: [BenchRow], writers: Int, schema: String) throws -> Double {
+        let store = try PostgresEventStore(url: url, schema: schema, maximumIdleConnections: writers)
+        var shares = [[BenchRow]](repeating: [], count: writers)
+        for row in rows { shares[abs(row.stream.hashValue) % writers].append(row) }
+        let failures = FailureBox()
+        let shared = shares
+        return Measurement.seconds {
+            DispatchQueue.concurrentPerform(iterations: writers) { writer in
+                do {
+                    for row in shared[writer] {
+                        try store.append([row.event], to: row.stream, expectedVersion: .exactly(row.version - 1))
+                    }
+                } catch {
+                    failures.record("\(error)")
+                }
+            }
+            if let failure = failures.first { fatalError("concurrent append failed: \(failure)") }
+        }
+    }
+
+    /// Reads the whole log through the store in batches; returns seconds and events read.
+    func ourRead(schema: String, batchSize: Int = 1_000) throws -> (seconds: Double, count: Int) {
+        let store = try PostgresEventStore(url: url, schema: schema)
+        var count = 0, bytes = 0
+        let seconds = try Measurement.seconds {
+            var cursor: Int64 = 0
+            while true {
+                let batch = try store.readAll(after: cursor, limit: batchSize)
+                guard let last = batch.last else { break }
+                for event in batch { bytes &+= event.data.count &+ event.metadata.count }
+                count += batch.count
+                cursor = last.position
+            }
+        }
+        precondition(bytes > 0 || count == 0)
+        return (seconds, count)
+    }
+
+    // MARK: - Raw libpq
+
+    private func rawConnect() -> OpaquePointer {
+        guard let connection = PQconnectdb(url), PQstatus(connection) == CONNECTION_OK else { fatalError("raw connect failed") }
+        return connection
+    }
+
+    private func rawExec(_ connection: OpaquePointer, _ sql: String, expect: ExecStatusType = PGRES_COMMAND_OK) {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == expect else { fatalError("raw exec failed: \(String(cString: PQerrorMessage(connection)))") }
+    }
+
+    /// `COPY … FROM STDIN` (text format) of `rows` into the store's table, one transaction.
+    func rawCopy(_ rows: [BenchRow], schema: String) -> Double {
+        let connection = rawConnect()
+        defer { PQfinish(connection) }
+        let recordedAt = Timestamp.format(Date())
+        return Measurement.seconds {
+            rawExec(connection, "COPY \(schema).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id) FROM STDIN", expect: PGRES_COPY_IN)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(1 << 20)
+            func flush() {
+                let sent = buffer.withUnsafeBufferPointer { raw in
+                    raw.baseAddress!.withMemoryRebound(to: CChar.self, capacity: raw.count) { PQputCopyData(connection, $0, Int32(raw.count)) }
+                }
+                guard sent == 1 else { fatalError("COPY data failed") }
+                buffer.removeAll(keepingCapacity: true)
+            }
+            func field(_ bytes: some Sequence<UInt8>) {
+                for byte in bytes {
+                    switch byte {
+                    case UInt8(ascii: "\\"): buffer += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+                    case UInt8(ascii: "\t"): buffer += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                    case UInt8(ascii: "\n"): buffer += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                    case UInt8(ascii: "\r"): buffer += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                    default: buffer.append(byte)
+                    }
+                }
+            }
+            let tab = UInt8(ascii: "\t")
+            for (index, row) in rows.enumerated() {
+                buffer += String(index + 1).utf8; buffer.append(tab)
+                field(row.stream.utf8); buffer.append(tab)
+                buffer += String(row.version).utf8; buffer.append(tab)
+                buffer += row.idText.utf8; buffer.append(tab)
+                field(row.event.type.utf8); buffer.append(tab)
+                field(row.event.data); buffer.append(tab)
+                field(row.event.metadata); buffer.append(tab)
+                buffer += recordedAt.utf8; buffer.append(tab)
+                buffer += "1".utf8; buffer.append(UInt8(ascii: "\n"))
+                if buffer.count > 1 << 19 { flush() }
+            }
+            flush()
+            guard PQputCopyEnd(connection, nil) == 1 else { fatalError("COPY end failed") }
+            while let result = PQgetResult(connection) {
+                defer { PQclear(result) }
+                guard PQresultStatus(result) == PGRES_COMMAND_OK else { fatalError("COPY failed: \(String(cString: PQerrorMessage(connection)))") }
+            }
+        }
+    }
+
+    /// A prepared single-row `INSERT`, one autocommit transaction per row, over `writers`
+    /// connections (one thread each; row i goes to connection i mod `writers`).
+    func rawSingleInserts(_ rows: [BenchRow], schema: String, writers: Int = 1) -> Double {
+        let connections = (0..<writers).map { _ in RawConnection(rawConnect()) }
+        defer { connections.forEach { PQfinish($0.handle) } }
+        for connection in connections {
+            let prepared = PQprepare(connection.handle, "insert", """
+                INSERT INTO \(schema).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, now(), pg_current_xact_id())
+                """, 0, nil)
+            guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { fatalError("raw prepare failed: \(String(cString: PQerrorMessage(connection.handle)))") }
+            PQclear(prepared)
+        }
+        return Measurement.seconds {
+            DispatchQueue.concurrentPerform(iterations: writers) { writer in
+                let connection = connections[writer].handle
+                for index in stride(from: writer, to: rows.count, by: writers) {
+                    let row = rows[index]
+                    let values = [String(index + 1), row.stream, String(row.version), row.idText, row.event.type,
+                                  String(decoding: row.event.data, as: UTF8.self), String(decoding: row.event.metadata, as: UTF8.self)]
+                    let copies = values.map { strdup($0) }
+                    defer { copies.forEach { free($0) } }
+                    let pointers = copies.map { UnsafePointer($0) }
+                    let result = PQexecPrepared(connection, "insert", 7, pointers, nil, nil, 0)
+                    defer { PQclear(result) }
+                    guard PQresultStatus(result) == PGRES_COMMAND_OK else { fatalError("raw insert failed: \(String(cString: PQerrorMessage(connection)))") }
+                }
+            }
+        }
+    }
+
+    /// One `SELECT` of every column of the log in position order (text format), touching
+    /// each value's bytes.
+    func rawRead(schema: String) -> (seconds: Double, count: Int) {
+        let connection = rawConnect()
+        defer { PQfinish(connection) }
+        var count = 0, checksum = 0
+        let seconds = Measurement.seconds {
+            let result = PQexec(connection, "SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at FROM \(schema).events ORDER BY position")
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_TUPLES_OK else { fatalError("raw read failed: \(String(cString: PQerrorMessage(connection)))") }
+            count = Int(PQntuples(result))
+            for row in 0..<Int32(count) {
+                for column: Int32 in 0..<8 {
+                    checksum &+= Int(PQgetvalue(result, row, column).pointee) &+ Int(PQgetlength(result, row, column))
+                }
+            }
+        }
+        precondition(checksum != 0 || count == 0)
+        return (seconds, count)
+    }
+}
+
+/// A raw connection handed to one benchmark thread.
+private struct RawConnection: @unchecked Sendable {
+    // @unchecked: each connection is used by exactly one thread of concurrentPerform.
+    let handle: OpaquePointer
+    init(_ handle: OpaquePointer) { self.handle = handle }
+}
+
+/// The first failure of several threads.
+private final class FailureBox: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var failure: String?
+    func record(_ message: String) { lock.lock(); if failure == nil { failure = message }; lock.unlock() }
+    var first: String? { lock.lock(); defer { lock.unlock() }; return failure }
+}
+
+extension BenchCommand {
+    static func runPostgres(url: String, events: Int, single: Int, batch: Int, runs: Int, console: inout Console) throws {
+        preamble(&console, "PostgreSQL store, N = \(String(events).groupedThousands) batched (\(batch)/append) and read, \(String(single).groupedThousands) one per call; ~1,000 user streams; median of \(runs) run(s)")
+        var bench = PostgresBenchmark(url: url)
+        let version = PQlibVersion()
+        console.output("libpq \(version / 10_000).\(version % 100); server: \(url.split(separator: "@").last.map(String.init) ?? "(from PG* variables)")")
+        console.output(BenchFigure.header)
+        var figures: [BenchFigure] = []
+
+        // Batched append against COPY of the same rows.
+        var batchedRows = Workload.rows(count: events, batchSize: batch)
+        var ours: [Double] = [], raw: [Double] = []
+        var readSchema = ""
+        for run in 0..<runs {
+            let rawSchema = try bench.freshSchema("copy")
+            raw.append(bench.rawCopy(batchedRows, schema: rawSchema))
+            bench.drop(rawSchema)
+            let ourSchema = try bench.freshSchema("batched")
+            ours.append(try bench.ourAppend(batchedRows, batchSize: batch, schema: ourSchema))
+            if run < runs - 1 { bench.drop(ourSchema) } else { readSchema = ourSchema }
+        }
+        figures.append(BenchFigure(operation: "append, batches of \(batch)", ours: Double(events) / Measurement.median(ours),
+                                   baseline: Double(events) / Measurement.median(raw), baselineName: "COPY of the same rows", target: 0.5))
+        console.output(figures.last!.line); console.flush()
+        batchedRows = []
+
+        // Full read against one raw SELECT.
+        ours = []; raw = []
+        for _ in 0..<runs {
+            let rawRead = bench.rawRead(schema: readSchema)
+            let ourRead = try bench.ourRead(schema: readSchema)
+            guard rawRead.count == events, ourRead.count == events else {
+                throw CLIError(message: "benchmark read \(ourRead.count) events (raw \(rawRead.count)), expected \(events)", code: .failure)
+            }
+            raw.append(rawRead.seconds); ours.append(ourRead.seconds)
+        }
+        figures.append(BenchFigure(operation: "read whole log (batches of 1,000)", ours: Double(events) / Measurement.median(ours),
+                                   baseline: Double(events) / Measurement.median(raw), baselineName: "one SELECT of every column", target: 0.5))
+        console.output(figures.last!.line); console.flush()
+        bench.drop(readSchema)
+
+        // One event per call, one connection, against raw single-row INSERT transactions.
+        let singleRows = Workload.rows(count: single, batchSize: 1, seed: 11)
+        ours = []; raw = []
+        var concurrent: [Double] = [], rawConcurrent: [Double] = []
+        for _ in 0..<runs {
+            let rawSchema = try bench.freshSchema("insert")
+            raw.append(bench.rawSingleInserts(singleRows, schema: rawSchema))
+            bench.drop(rawSchema)
+            let rawConcurrentSchema = try bench.freshSchema("insert8")
+            rawConcurrent.append(bench.rawSingleInserts(singleRows, schema: rawConcurrentSchema, writers: 8))
+            bench.drop(rawConcurrentSchema)
+            let ourSchema = try bench.freshSchema("single")
+            ours.append(try bench.ourAppend(singleRows, batchSize: 1, schema: ourSchema))
+            bench.drop(ourSchema)
+            let concurrentSchema = try bench.freshSchema("writers8")
+            concurrent.append(try bench.ourConcurrentAppend(singleRows, writers: 8, schema: concurrentSchema))
+            bench.drop(concurrentSchema)
+        }
+        let oneWriter = Double(single) / Measurement.median(ours)
+        figures.append(BenchFigure(operation: "append, one event per call, 1 connection", ours: oneWriter,
+                                   baseline: Double(single) / Measurement.median(raw), baselineName: "prepared INSERT, one transaction per row", target: 0.8))
+        console.output(figures.last!.line); console.flush()
+        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: Double(single) / Measurement.median(concurrent),
+                                   baseline: oneWriter, baselineName: "the same with 1 writer: the ratio is the speed-up", target: 3.0))
+        console.output(figures.last!.line); console.flush()
+        // What the machine allows: the same speed-up for raw single-row inserts.
+        let rawOne = Double(single) / Measurement.median(raw)
+        figures.append(BenchFigure(operation: "raw INSERT per transaction, 8 connections", ours: Double(single) / Measurement.median(rawConcurrent),
+                                   baseline: rawOne, baselineName: "raw with 1 connection: the machine's own speed-up", target: nil))
+        console.output(figures.last!.line); console.flush()
+    }
+}

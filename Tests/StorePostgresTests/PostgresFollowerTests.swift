@@ -1,0 +1,165 @@
+import EventLog
+import Foundation
+@testable import StorePostgres
+import Synchronization
+import Testing
+
+@Suite("PostgreSQL store: following the log")
+struct PostgresFollowerTests {
+    @Test("a NOTIFY wakes a waiting follower long before its re-check")
+    func notificationWakes() throws {
+        try TestDatabase.withStore { store, schema in
+            let follower = try PostgresFollower(url: try TestDatabase.url(), schema: schema, recheckInterval: .seconds(60))
+            #expect(try follower.next(timeout: .milliseconds(50)).isEmpty)
+            let writer = Thread {
+                Thread.sleep(forTimeInterval: 0.2)
+                _ = try? store.append(event(), to: "u", expectedVersion: .any)
+            }
+            let started = Date()
+            writer.start()
+            let events = try follower.next(timeout: .seconds(20))
+            #expect(events.count == 1)
+            #expect(Date().timeIntervalSince(started) < 10)
+            #expect(follower.position == events.last?.position)
+            #expect(try follower.waitForEvents(after: follower.position, timeout: .milliseconds(100)) == false)
+        }
+    }
+
+    @Test("the store's waitForEvents wakes on an append and times out without one")
+    func storeWaitForEvents() throws {
+        try TestDatabase.withStore { store, _ in
+            let clock = ContinuousClock()
+            let quiet = clock.measure { #expect((try? store.waitForEvents(after: 0, timeout: .milliseconds(200))) == false) }
+            #expect(quiet >= .milliseconds(150))
+            let writer = Thread {
+                Thread.sleep(forTimeInterval: 0.2)
+                _ = try? store.append(event(), to: "u", expectedVersion: .any)
+            }
+            writer.start()
+            var woke = false
+            let waited = try clock.measure { woke = try store.waitForEvents(after: 0, timeout: .seconds(20)) }
+            #expect(woke)
+            #expect(waited < .seconds(10))
+            #expect(try store.waitForEvents(after: 0, timeout: .zero))
+            let head = try store.headPosition()
+            #expect(try store.waitForEvents(after: head, timeout: .milliseconds(10)) == false)
+        }
+    }
+
+    @Test("without notifications the periodic re-check still delivers every event")
+    func recheckWithoutNotifications() throws {
+        let url = try TestDatabase.url()
+        let schema = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
+        let silent = try PostgresEventStore(url: url, schema: schema, notifiesFollowers: false)
+        let follower = try PostgresFollower(url: url, schema: schema, recheckInterval: .milliseconds(100))
+        var appended: [UUID] = []
+        for index in 0..<5 {
+            let one = event("T", #"{"i":\#(index)}"#)
+            _ = try silent.append(one, to: "u", expectedVersion: .any)
+            appended.append(one.id)
+        }
+        var seen: [UUID] = []
+        let deadline = Date().addingTimeInterval(20)
+        while seen.count < 5 && Date() < deadline {
+            seen += try follower.next(timeout: .seconds(1), limit: 2).map(\.id)
+        }
+        #expect(seen == appended)
+    }
+
+    @Test("a follower survives the server crashing and restarting: nothing skipped or repeated")
+    func survivesRestart() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let url = server.url
+        let store = try PostgresEventStore(url: url, schema: "evtool")
+
+        let seen = Mutex<[RecordedEvent]>([])
+        let stopFollowing = Counter(0)
+        let followerErrors = Counter(0)
+        let reconnections = Counter(0)
+        let followerThread = Thread {
+            guard let follower = try? PostgresFollower(url: url, schema: "evtool", recheckInterval: .milliseconds(200)) else { return }
+            defer { reconnections.add(follower.reconnections) }
+            while stopFollowing.value == 0 {
+                do {
+                    let batch = try follower.next(timeout: .milliseconds(300), limit: 7)
+                    seen.withLock { $0 += batch }
+                } catch {
+                    followerErrors.add(1)   // the server is down: keep trying
+                }
+            }
+        }
+        followerThread.start()
+
+        var committed: [UUID] = []
+        func appendSurely(_ index: Int) throws {
+            let one = event("T", #"{"i":\#(index)}"#)
+            for _ in 0..<200 {
+                do {
+                    _ = try store.append(one, to: "s\(index % 4)", expectedVersion: .any)
+                    committed.append(one.id); return
+                } catch EventStoreError.duplicateEventID {
+                    committed.append(one.id); return   // an earlier try with an unknown outcome committed
+                } catch EventStoreError.unavailable, EventStoreError.outcomeUnknown {
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            Issue.record("append \(index) never succeeded")
+        }
+        for index in 0..<40 { try appendSurely(index) }
+        Thread.sleep(forTimeInterval: 0.3)
+        try server.crash()
+        Thread.sleep(forTimeInterval: 0.5)
+        try server.restart()
+        for index in 40..<80 { try appendSurely(index) }
+
+        let deadline = Date().addingTimeInterval(30)
+        while seen.withLock({ $0.count }) < committed.count && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        stopFollowing.add(1)
+        while !followerThread.isFinished { Thread.sleep(forTimeInterval: 0.02) }
+
+        let followed = seen.withLock { $0 }
+        let rebuild = try store.readAll(after: 0, limit: 10_000)
+        #expect(rebuild.map(\.id) == committed)
+        #expect(followed.map(\.id) == rebuild.map(\.id), "followed \(followed.count), rebuild \(rebuild.count)")
+        #expect(reconnections.value >= 1)
+    }
+}
+
+/// A PostgreSQL cluster of a test's own (so that crashing it disturbs no other test),
+/// run with scripts/postgres.sh.
+struct TestServer: Sendable {
+    let directory: String
+    let url: String
+
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
+    }
+
+    static func start() throws -> TestServer {
+        let directory = "/tmp/evtool-pgtest-\(UUID().uuidString.prefix(8).lowercased())"
+        let url = try run("start", directory)
+        return TestServer(directory: directory, url: url)
+    }
+
+    func crash() throws { _ = try Self.run("crash", directory) }
+    func restart() throws {
+        let again = try Self.run("start", directory)
+        #expect(again == url, "the restarted server must listen on the same port")
+    }
+    func stop() {
+        _ = try? Self.run("stop", directory)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @discardableResult
+    static func run(_ command: String, _ directory: String) throws -> String {
+        let (status, output) = try ChildProcess.run(["bash", script, command, directory])
+        guard status == 0 else {
+            throw EventStoreError.unavailable("scripts/postgres.sh \(command) \(directory) failed with status \(status)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

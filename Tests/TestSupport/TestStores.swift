@@ -1,0 +1,44 @@
+import EventLog
+import Foundation
+import StorePostgres
+import StoreSQLite
+
+/// Fresh stores for tests: SQLite files in temporary folders, and PostgreSQL schemas on the
+/// server that `scripts/test.sh` starts.
+public enum TestStores {
+    /// The test server's URL. Without it a PostgreSQL test fails (never skips), saying how to
+    /// start one.
+    public static func postgresURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw EventStoreError.unavailable("EVTOOL_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL (or: URL=$(scripts/postgres.sh start /tmp/pg) && EVTOOL_TEST_POSTGRES_URL=$URL swift test)")
+        }
+        return url
+    }
+
+    /// A schema name no other test uses.
+    public static func freshSchema() -> String {
+        "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+    }
+
+    /// A store in a fresh PostgreSQL schema, how to open more handles to it (new
+    /// connections, as other app servers would), and how to drop it.
+    public static func postgres() throws -> (store: PostgresEventStore, open: () throws -> PostgresEventStore, url: String, schema: String, cleanup: () -> Void) {
+        let url = try postgresURL()
+        let schema = freshSchema()
+        let store = try PostgresEventStore(url: url, schema: schema)
+        return (store, { try PostgresEventStore(url: url, schema: schema) }, url, schema, { try? PostgresEventStore.dropSchema(url: url, schema: schema) })
+    }
+
+    /// Drops a test schema (for tests that only handed its URL to the CLI).
+    public static func dropPostgres(url: String, schema: String) {
+        try? PostgresEventStore.dropSchema(url: url, schema: schema)
+    }
+
+    /// A store in a new SQLite file in a fresh folder, how to open more handles (connections)
+    /// to the file, and how to remove it.
+    public static func sqliteFile() throws -> (store: SQLiteEventStore, open: () throws -> SQLiteEventStore, path: String, cleanup: () -> Void) {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/events.sqlite"
+        return (try SQLiteEventStore(path: path), { try SQLiteEventStore(path: path) }, path, { directory.remove() })
+    }
+}
