@@ -1,5 +1,7 @@
 // fault-driver: the processes the fault suite kills and loads the stores with.
 //
+//   STORE is sqlite:PATH or a postgres:// URL (with --schema NAME).
+//
 //   fault-driver append --store STORE --acks FILE --seed S [--streams N]
 //       Appends forever (single events, one-stream batches, several-stream batches), each
 //       batch marked in its payloads ({"batch":ID,"size":N,"index":I}); after each append
@@ -14,6 +16,7 @@
 import Commands
 import EventLog
 import Foundation
+import StorePostgres
 import StoreSQLite
 
 signal(SIGPIPE, SIG_IGN)
@@ -48,8 +51,11 @@ func integer(_ name: String, default value: Int) -> Int {
     return number
 }
 
-/// Opens `sqlite:PATH` or a bare path.
+/// Opens `postgres://…` (in the schema named by `--schema`, default `evtool`), `sqlite:PATH` or a bare path.
 func openStore(_ text: String) throws -> any MultiStreamAppending {
+    if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+        return try PostgresEventStore(url: text, schema: options["schema"] ?? "evtool")
+    }
     let path = text.hasPrefix("sqlite:") ? String(text.dropFirst("sqlite:".count)) : text
     return try SQLiteEventStore(path: path)
 }

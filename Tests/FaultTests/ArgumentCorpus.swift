@@ -88,7 +88,7 @@ enum ArgumentCorpus {
     static func cases(details: String, directory: String, random: inout SeededRandom) throws -> [Case] {
         let importFile = directory + "/empty.jsonl"
         try Data().write(to: URL(fileURLWithPath: importFile))
-        let perOption = FaultSettings.iterations > 3 ? Int.max : 3
+        let perOption = FaultSettings.isHeavy ? Int.max : 3
         var cases: [Case] = []
         for template in templates(details: details, importFile: importFile) {
             for (option, kind) in template.options {

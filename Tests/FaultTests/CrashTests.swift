@@ -10,19 +10,18 @@ import Testing
 /// rebuild; after each kill the store must open sound, and rerunning must finish the job.
 @Suite("Faults: kill -9 at random moments", .serialized)
 struct CrashTests {
-    @Test("appends: every acknowledged event is there exactly once, no batch is partial, no version gap")
-    func appends() throws {
+    @Test("appends: every acknowledged event is there exactly once, no batch is partial, no version gap", arguments: StoreKind.allCases)
+    func appends(kind: StoreKind) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
-        let path = directory.path + "/appends.sqlite"
+        let target = try FaultStore.make(kind, name: "appends", in: directory.path)
+        defer { target.remove() }
         var random = SeededRandom(seed: FaultSettings.seed)
         var acknowledged: [UUID] = []
         var kills = 0
         for iteration in 0..<FaultSettings.iterations {
             let seed = FaultSettings.seed &+ UInt64(iteration)
             let acks = directory.path + "/acks-\(iteration)"
-            let driver = try Processes.start(Binaries.driver, [
-                "append", "--store", "sqlite:\(path)", "--acks", acks, "--seed", String(seed),
-            ])
+            let driver = try Processes.start(Binaries.driver, ["append"] + target.driverArguments + ["--acks", acks, "--seed", String(seed)])
             // Let it get going, then kill it somewhere in the next 300 ms.
             let started = ContinuousClock.now
             while (try? FileManager.default.attributesOfItem(atPath: acks)[.size] as? Int) ?? 0 == 0,
@@ -38,42 +37,44 @@ struct CrashTests {
             #expect(!ids.contains(nil), "seed \(seed): a torn acknowledgement line")
             acknowledged += ids.compactMap { $0 }
 
-            #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "seed \(seed)")
-            let store = try SQLiteEventStore(path: path)
-            let events = try LogChecks.events(in: store)
+            #expect(try target.integrity() == "ok", "seed \(seed)")
+            let events = try LogChecks.events(in: target.open())
             #expect(LogChecks.problems(in: events) == [], "seed \(seed)")
             var occurrences: [UUID: Int] = [:]
             for event in events { occurrences[event.id, default: 0] += 1 }
             let missing = acknowledged.filter { occurrences[$0] != 1 }
             #expect(missing.isEmpty, "seed \(seed): \(missing.count) acknowledged events are not in the log exactly once")
         }
-        let total = try LogChecks.events(in: SQLiteEventStore(path: path)).count
-        FaultSettings.report("appends: \(kills) kills survived, \(acknowledged.count) acknowledged events checked (log holds \(total))")
+        let total = try LogChecks.events(in: target.open()).count
+        FaultSettings.report("appends on \(kind.testDescription): \(kills) kills survived, \(acknowledged.count) acknowledged events checked (log holds \(total))")
     }
 
-    @Test("batched import: what is visible is whole batches, a prefix of the file; rerunning completes it")
-    func batchedImport() throws {
+    @Test("batched import: what is visible is whole batches, a prefix of the file; rerunning completes it", arguments: StoreKind.allCases)
+    func batchedImport(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
         let batch = 100
         // One uninterrupted import, to time it.
         let clock = ContinuousClock()
         let started = clock.now
-        let full = try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--batch", String(batch), "--store", "sqlite:\(fixture.directory.path)/full.sqlite"])
+        let timing = try FaultStore.make(kind, name: "timing", in: fixture.directory.path)
+        defer { timing.remove() }
+        let full = try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--batch", String(batch), "--store", timing.cli])
         try #require(full.status == 0, "\(full)")
         let duration = (clock.now - started) / .seconds(1)
         var random = SeededRandom(seed: FaultSettings.seed &+ 100)
         var kills = 0, checked = 0
         for iteration in 0..<FaultSettings.iterations {
-            let path = fixture.directory.path + "/import-\(iteration).sqlite"
-            let arguments = ["import", fixture.exportFile, "--batch", String(batch), "--store", "sqlite:\(path)"]
+            let target = try FaultStore.make(kind, name: "import-\(iteration)", in: fixture.directory.path)
+            defer { target.remove() }
+            let arguments = ["import", fixture.exportFile, "--batch", String(batch), "--store", target.cli]
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
             let killed = try Kill.run(Binaries.evtool, arguments, after: delay)
             if killed { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
-            if FileManager.default.fileExists(atPath: path) {
-                #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "\(context)")
-                let events = try LogChecks.events(in: SQLiteEventStore(path: path))
+            if target.exists {
+                #expect(try target.integrity() == "ok", "\(context)")
+                let events = try LogChecks.events(in: target.open())
                 checked += events.count
                 #expect(LogChecks.problems(in: events) == [], "\(context)")
                 #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
@@ -81,37 +82,39 @@ struct CrashTests {
             }
             let rerun = try Processes.run(Binaries.evtool, arguments)
             #expect(rerun.status == 0, "\(context): \(rerun)")
-            let store = try SQLiteEventStore(path: path)
+            let store = try target.open()
             let events = try LogChecks.events(in: store)
             #expect(events.count == fixture.events.count && SourceLog.isPrefix(events, of: fixture.events), "\(context)")
-            #expect(try Processes.run(Binaries.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
+            #expect(try Processes.run(Binaries.evtool, ["project", "--store", target.cli]).status == 0)
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
-            try? FileManager.default.removeItem(atPath: path)
         }
-        FaultSettings.report("import: \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills, \(fixture.events.count)-event file")
+        FaultSettings.report("import into \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills, \(fixture.events.count)-event file")
     }
 
-    @Test("migrate: the target is whole batches of the source; rerunning completes and verifies it")
-    func migrate() throws {
+    @Test("migrate from SQLite: the target is whole batches of the source; rerunning completes and verifies it", arguments: StoreKind.allCases)
+    func migrate(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
         let batch = 100
         let clock = ContinuousClock()
         let started = clock.now
-        let full = try Processes.run(Binaries.evtool, ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", "sqlite:\(fixture.directory.path)/full.sqlite", "--batch", String(batch)])
+        let timing = try FaultStore.make(kind, name: "timing", in: fixture.directory.path)
+        defer { timing.remove() }
+        let full = try Processes.run(Binaries.evtool, ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", timing.cli, "--batch", String(batch)])
         try #require(full.status == 0, "\(full)")
         let duration = (clock.now - started) / .seconds(1)
         var random = SeededRandom(seed: FaultSettings.seed &+ 200)
         var kills = 0, checked = 0
         for iteration in 0..<FaultSettings.iterations {
-            let path = fixture.directory.path + "/migrate-\(iteration).sqlite"
-            let arguments = ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", "sqlite:\(path)", "--batch", String(batch)]
+            let target = try FaultStore.make(kind, name: "migrate-\(iteration)", in: fixture.directory.path)
+            defer { target.remove() }
+            let arguments = ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", target.cli, "--batch", String(batch)]
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
             if try Kill.run(Binaries.evtool, arguments, after: delay) { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
-            if FileManager.default.fileExists(atPath: path) {
-                #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "\(context)")
-                let events = try LogChecks.events(in: SQLiteEventStore(path: path))
+            if target.exists {
+                #expect(try target.integrity() == "ok", "\(context)")
+                let events = try LogChecks.events(in: target.open())
                 checked += events.count
                 #expect(LogChecks.problems(in: events) == [], "\(context)")
                 #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
@@ -120,42 +123,42 @@ struct CrashTests {
             let rerun = try Processes.run(Binaries.evtool, arguments)
             #expect(rerun.status == 0, "\(context): \(rerun)")
             #expect(rerun.output.contains("both logs hold the same events in the same order"), "\(context): \(rerun)")
-            let store = try SQLiteEventStore(path: path)
+            let store = try target.open()
             #expect(try LogChecks.events(in: store).count == fixture.events.count)
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
-            try? FileManager.default.removeItem(atPath: path)
         }
-        FaultSettings.report("migrate: \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills")
+        FaultSettings.report("migrate SQLite → \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills")
     }
 
-    @Test("rebuild: readers keep correct views through a kill; rerunning finishes with views equal to a rebuild from scratch")
-    func rebuild() throws {
+    @Test("rebuild: readers keep correct views through a kill; rerunning finishes with views equal to a rebuild from scratch", arguments: StoreKind.allCases)
+    func rebuild(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
-        let path = fixture.directory.path + "/rebuild.sqlite"
-        try FileManager.default.copyItem(atPath: fixture.sourcePath, toPath: path)
-        let store = try SQLiteEventStore(path: path)
-        try #require(try Processes.run(Binaries.evtool, ["project", "--store", "sqlite:\(path)"]).status == 0)
+        let target = try FaultStore.make(kind, name: "rebuild", in: fixture.directory.path)
+        defer { target.remove() }
+        try #require(try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--store", target.cli]).status == 0)
+        let store = try target.open()
+        try #require(try Processes.run(Binaries.evtool, ["project", "--store", target.cli]).status == 0)
         let clock = ContinuousClock()
         let started = clock.now
-        try #require(try Processes.run(Binaries.evtool, ["rebuild", "--store", "sqlite:\(path)"]).status == 0)
+        try #require(try Processes.run(Binaries.evtool, ["rebuild", "--store", target.cli]).status == 0)
         let duration = (clock.now - started) / .seconds(1)
         var random = SeededRandom(seed: FaultSettings.seed &+ 300)
         var kills = 0
         for iteration in 0..<FaultSettings.iterations {
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
-            if try Kill.run(Binaries.evtool, ["rebuild", "--store", "sqlite:\(path)"], after: delay) { kills += 1 }
+            if try Kill.run(Binaries.evtool, ["rebuild", "--store", target.cli], after: delay) { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
-            #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "\(context)")
+            #expect(try target.integrity() == "ok", "\(context)")
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context): the views readers see")
-            let rerun = try Processes.run(Binaries.evtool, ["rebuild", "--store", "sqlite:\(path)"])
+            let rerun = try Processes.run(Binaries.evtool, ["rebuild", "--store", target.cli])
             #expect(rerun.status == 0, "\(context): \(rerun)")
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
             let statuses = try store.projectionStatuses()
             #expect(statuses.allSatisfy(\.isActive) && statuses.count == Views.all.count, "\(context): \(statuses)")
         }
         #expect(LogChecks.problems(in: try LogChecks.events(in: store)) == [])
-        FaultSettings.report("rebuild: \(kills) kills survived of \(FaultSettings.iterations) runs over \(fixture.events.count) events")
+        FaultSettings.report("rebuild on \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs over \(fixture.events.count) events")
     }
 }
 

@@ -6,12 +6,15 @@ import TestSupport
 enum FaultSettings {
     static let environment = ProcessInfo.processInfo.environment
 
-    /// Kills per crash scenario (`EVTOOL_FAULT_ITERATIONS`, default 3).
-    static let iterations = number("EVTOOL_FAULT_ITERATIONS", default: 3)
-    /// Events in the logs that import, migrate and rebuild are killed during (`EVTOOL_FAULT_EVENTS`, default 2,000).
-    static let events = number("EVTOOL_FAULT_EVENTS", default: 2_000)
-    /// How long the concurrent load runs, in seconds (`EVTOOL_LOAD_SECONDS`, default 3).
-    static let loadSeconds = number("EVTOOL_LOAD_SECONDS", default: 3)
+    /// Kills per crash scenario (`EVTOOL_FAULT_ITERATIONS`, default 2).
+    static let iterations = number("EVTOOL_FAULT_ITERATIONS", default: 2)
+    /// Events in the logs that import, migrate and rebuild are killed during (`EVTOOL_FAULT_EVENTS`, default 1,000).
+    static let events = number("EVTOOL_FAULT_EVENTS", default: 1_000)
+    /// How long the concurrent load runs, in seconds (`EVTOOL_LOAD_SECONDS`, default 2).
+    static let loadSeconds = number("EVTOOL_LOAD_SECONDS", default: 2)
+    /// Whether this is a heavy run (more than 3 kills per scenario): then the bad-input corpus
+    /// tries every value on every option and every truncation of an import line, not a seeded sample.
+    static var isHeavy: Bool { iterations > 3 }
     /// The first seed; each iteration uses the next one (`EVTOOL_FAULT_SEED`, default 1).
     /// A failure message names its seed, so the run can be repeated.
     static let seed = UInt64(number("EVTOOL_FAULT_SEED", default: 1))

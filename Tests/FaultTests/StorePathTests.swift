@@ -85,6 +85,35 @@ struct StorePathTests {
         FaultSettings.report("bad input: \(tried) commands on \(stores.count) unusable stores refused (64/65/69), files untouched")
     }
 
+    @Test("PostgreSQL: a wrong password, a closed port, an unknown database: exit 69 in one line, the password never shown")
+    func postgresConnections() throws {
+        let url = try TestStores.postgresURL()
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+            Issue.record("cannot read host and port from \(url)")
+            return
+        }
+        let cases: [(String, String)] = [
+            ("wrong password", "postgresql://evtool_password_test:not-the-password@\(host):\(port)/evtool_test"),
+            ("no password", "postgresql://evtool_password_test@\(host):\(port)/evtool_test"),
+            ("closed port", "postgresql://postgres@\(host):1/evtool_test"),
+            ("unknown database", "postgresql://postgres@\(host):\(port)/no_such_database_here"),
+            ("unknown host", "postgresql://postgres@no-such-host.invalid:5432/evtool_test"),
+        ]
+        var tried = 0
+        for (label, store) in cases {
+            for command in [["stats"], ["favorites", "--user", "ada"], ["search", "--user", "ada", "--keyword", "k", "--here", "1,2"]] {
+                let result = try Processes.run(Binaries.evtool, command + ["--store", store])
+                tried += 1
+                let context = "\(label), \(command[0]): \(result)"
+                #expect(!result.wasSignaled && result.status == 69, "\(context)")
+                #expect(result.errors.hasPrefix("Error: ") && result.errors.split(separator: "\n").count == 1, "\(context)")
+                #expect(!result.errors.contains("not-the-password"), "\(context)")
+                #expect(result.output.isEmpty, "\(context)")
+            }
+        }
+        FaultSettings.report("bad input: \(tried) commands against \(cases.count) unreachable PostgreSQL servers refused with 69, passwords masked")
+    }
+
     @Test("a file the user may not read or write (as user nobody; root ignores permissions): exit 69, named")
     func unreadable() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
