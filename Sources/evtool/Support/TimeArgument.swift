@@ -8,12 +8,43 @@ enum TimeArgument {
     /// (RFC 3339, or a date alone meaning its UTC midnight); nil for anything else.
     static func parse(_ text: String) -> Date? {
         if let exact = Timestamp.parse(text) { return exact }
+        guard hasTimeShape(text) else { return nil }
         let formatter = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate]] {
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }
         }
         return nil
+    }
+
+    /// Whether `text` looks like `YYYY-MM-DD`, optionally followed by `THH:MM:SS`, up to 9
+    /// fraction digits and `Z` or `±HH:MM`. Checked before Foundation's formatter sees the text:
+    /// ICU's date parser traps (SIGFPE) on some malformed times, such as
+    /// `2026-01-01T00:0:00000.333…3Z` with a long fraction (found by scripts/fuzz.sh).
+    static func hasTimeShape(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func digits(_ count: Int) -> Bool {
+            guard index + count <= bytes.count, bytes[index..<(index + count)].allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+            index += count
+            return true
+        }
+        func byte(_ expected: Character) -> Bool {
+            guard index < bytes.count, bytes[index] == expected.asciiValue! else { return false }
+            index += 1
+            return true
+        }
+        guard digits(4), byte("-"), digits(2), byte("-"), digits(2) else { return false }
+        if index == bytes.count { return true }
+        guard byte("T"), digits(2), byte(":"), digits(2), byte(":"), digits(2) else { return false }
+        if byte(".") {
+            let start = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]), index - start < 9 { index += 1 }
+            guard index > start else { return false }
+        }
+        if byte("Z") { return index == bytes.count }
+        guard byte("+") || byte("-"), digits(2), byte(":"), digits(2) else { return false }
+        return index == bytes.count
     }
 
     /// A time option's value, or nil when absent; a usage error names the option when malformed.
