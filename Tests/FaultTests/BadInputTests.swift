@@ -107,6 +107,24 @@ struct BadInputTests {
         #expect(result.errors.utf8.count < 800)
     }
 
+    @Test("errors found by the fuzzer and the corpus: a time that trapped ICU, and a closed standard error")
+    func foundByFuzzing() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = "sqlite:\(directory.path)/store.sqlite"
+        let trap = "2026-01-01T00:0:00000.3333333333333333333333333333333333330000Z"
+        let query = try Processes.run(Binaries.evtool, ["history", "--user", "ada", "--since", trap, "--store", store])
+        #expect(!query.wasSignaled && query.status == 64, "\(query)")
+        let line = ImportLine(stream: "ada", version: 1, id: "01a22c3c-afdf-7b39-bf76-8f32d6761f37").text
+            .replacingOccurrences(of: "2026-01-01T00:00:00.000000Z", with: trap)
+        let imported = try Processes.run(Binaries.evtool, ["import", "-", "--store", store], input: line + "\n")
+        #expect(!imported.wasSignaled && imported.status == 65, "\(imported)")
+        #expect(imported.errors.hasPrefix("Error: line 1: 'recordedAt' must be a time"), "\(imported.errors)")
+        // A usage error writes three lines to standard error; `| head -1` closes it after the first.
+        let script = "for i in 1 2 3 4 5; do \"$0\" history --user ada --since nonsense --store \"$1\" 2>&1 | head -1 >/dev/null; echo ${PIPESTATUS[0]}; done"
+        let result = try Processes.run("/bin/bash", ["-c", script, Binaries.evtool, store])
+        #expect(result.output == String(repeating: "64\n", count: 5), "\(result)")
+    }
+
     @Test("command-line values: refused with the documented code and the store unchanged, or accepted as given")
     func arguments() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
