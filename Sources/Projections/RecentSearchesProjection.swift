@@ -98,11 +98,10 @@ public struct RecentSearchesProjection: Projection {
         guard case .searched(let search) = event.action else { return }
         let identity = Self.identity(of: search)
         if document == nil { document = Document(items: []) }
-        document!.items.removeAll { $0.identity == identity }
-        document!.items.insert(Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
-                                    location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt,
-                                    identity: identity), at: 0)
-        if document!.items.count > Self.capacity { document!.items.removeLast(document!.items.count - Self.capacity) }
+        document!.items.insertFirst(
+            Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
+                 location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt, identity: identity),
+            replacing: { $0.identity == identity }, capacity: Self.capacity)
     }
 
     /// The normalized identity of a search.
@@ -117,8 +116,25 @@ public struct RecentSearchesProjection: Projection {
         return normalize(search.keyword) + "|" + search.category.rawValue + "|" + String(search.distance) + "|" + search.units.rawValue + "|" + location
     }
 
+    /// Lowercased, trimmed, inner white space folded to one space. ASCII text (nearly every
+    /// keyword) takes a byte-level path; anything else goes through Unicode-aware lowercasing.
     static func normalize(_ text: String) -> String {
-        text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let utf8 = text.utf8
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            return text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var pendingSpace = false
+        for byte in utf8 {
+            if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                pendingSpace = !bytes.isEmpty
+                continue
+            }
+            if pendingSpace { bytes.append(0x20); pendingSpace = false }
+            bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Degrees to three decimals, as text (about 100 m).

@@ -59,8 +59,7 @@ public struct RecentlyViewedProjection: Projection {
     public func evolve(_ document: inout Document?, with event: ViewEvent) {
         guard case let .detailsViewed(listing, name, _) = event.action else { return }
         if document == nil { document = Document(items: []) }
-        document!.items.removeAll { $0.listingID == listing }
-        document!.items.insert(Item(listingID: listing, name: name, viewedAt: event.recordedAt), at: 0)
-        if document!.items.count > Self.capacity { document!.items.removeLast(document!.items.count - Self.capacity) }
+        document!.items.insertFirst(Item(listingID: listing, name: name, viewedAt: event.recordedAt),
+                                    replacing: { $0.listingID == listing }, capacity: Self.capacity)
     }
 }

@@ -93,10 +93,14 @@ public struct ViewEvent: Sendable {
             guard object.integer("schemaVersion") == Unfavorited.schemaVersion, let listing = object.string("listingID") else { return nil }
             return .unfavorited(listingID: listing)
         case DetailsViewed.typeName:
+            // Only the listing's name is needed from inside the (large) details: find it
+            // without scanning the rest of them.
             guard object.integer("schemaVersion") == DetailsViewed.schemaVersion, let listing = object.string("listingID"),
-                  let details = object.object("details"), details.string("listingID") == listing,
-                  let name = details.object("info")?.string("name"), let raw = object.raw("details") else { return nil }
-            return .detailsViewed(listingID: listing, name: name, details: raw)
+                  let detailsRange = object.range("details"),
+                  let infoRange = JSONObject.member("info", of: data, in: detailsRange),
+                  let nameRange = JSONObject.member("name", of: data, in: infoRange),
+                  let name = JSONScan.string(data, nameRange) else { return nil }
+            return .detailsViewed(listingID: listing, name: name, details: data.subdata(in: detailsRange))
         default:
             return nil
         }

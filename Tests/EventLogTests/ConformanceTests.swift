@@ -200,7 +200,7 @@ struct ConformanceTests {
     func readAllInOrder(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var expected: [(stream: String, event: ProposedEvent)] = []
         var versions: [String: Int64] = [:]
         for _ in 0..<120 {
@@ -345,17 +345,4 @@ final class Outcomes: @unchecked Sendable {
 
     func record(_ outcome: String) { lock.withLock { storage[outcome, default: 0] += 1 } }
     var counts: [String: Int] { lock.withLock { storage } }
-}
-
-/// A small deterministic random number generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

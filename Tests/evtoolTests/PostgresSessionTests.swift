@@ -37,6 +37,34 @@ struct PostgresSessionTests {
         #expect(withoutPositions(try target.run("export").output) == withoutPositions(exported))
     }
 
+    @Test("the remaining commands on PostgreSQL: view, unfavorite, details, viewed, rebuild, project, log, append, stats")
+    func everyOtherCommand() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let postgres = try Self.freshStore(); defer { postgres.drop() }
+        let cli = CLI(store: postgres.url, directory: directory.path)
+        let details = try cli.file("details.json", Samples.details)
+        #expect(try cli.run("view", "--user", "bo", "--listing", "L7", "--details", details).status == 0)
+        #expect(try cli.run("favorite", "--user", "bo", "--listing", "L7", "--summary", "-",
+                            input: #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#).status == 0)
+        #expect(try cli.run("unfavorite", "--user", "bo", "--listing", "L7").output == "recorded Unfavorited for bo: version 3, position 3\n")
+        #expect(try cli.run("unfavorite", "--user", "bo", "--listing", "L7").output == "listing 'L7' is not a favorite; nothing recorded\n")
+        #expect(try cli.run("favorites", "--user", "bo").output == "No favorites\n")
+        #expect(try cli.run("viewed", "--user", "bo").output.contains("L7       Hamilton"))
+        #expect(try cli.run("details", "--listing", "L7").output.contains("Views          1\n"))
+        var result = try cli.run("rebuild")
+        #expect(result.status == 0 && result.output.hasPrefix("rebuilt favorites, recent-searches, recently-viewed, cached-details through position 3"), "\(result)")
+        #expect(try cli.run("project").output == "views are up to date at position 3\n")
+        result = try cli.run("append", "--stream", "ops", "--type", "Note", "--data", #"{"text":"raw"}"#, "--expected-version", "no-stream")
+        #expect(result.output == "appended Note to ops: version 1, position 4\n", "\(result)")
+        result = try cli.run("append", "--stream", "ops", "--type", "Note", "--data", "{}", "--expected-version", "no-stream")
+        #expect(result.status == 75 && result.errors == "Error: stream 'ops' is at version 1, but the append expected no stream\n")
+        result = try cli.run("log", "--json")
+        #expect(result.output.split(separator: "\n").count == 4)
+        #expect(result.output.contains(#""stream":"ops","version":1"#))
+        #expect(try cli.run("log", "--from", "3").output.hasPrefix("4\t"))
+        #expect(try cli.run("stats", "--json").output.contains(#""events":4,"streams":2"#))
+    }
+
     @Test("migrate a SQLite deployment to PostgreSQL: verified, views rebuilt and identical")
     func migrateToPostgres() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 
 /// Realistic, reproducible user activity: people search, open details, favorite and sometimes

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -41,4 +42,25 @@ enum Measurement {
     }
 
     static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+}
+
+extension Measurement {
+    /// Reads the log through a store in batches up to `limit`, touching every payload;
+    /// returns the seconds taken and the events read.
+    static func timedRead(_ store: any EventStore, limit: Int64 = .max, batchSize: Int = 1_000) throws -> (seconds: Double, count: Int) {
+        var count = 0
+        var bytes = 0
+        let seconds = try Measurement.seconds {
+            var cursor: Int64 = 0
+            while cursor < limit {
+                let batch = try store.readAll(after: cursor, limit: batchSize)
+                guard let last = batch.last else { break }
+                for event in batch { bytes &+= event.data.count &+ event.metadata.count }
+                count += batch.count
+                cursor = last.position
+            }
+        }
+        precondition(bytes > 0 || count == 0)
+        return (seconds, count)
+    }
 }

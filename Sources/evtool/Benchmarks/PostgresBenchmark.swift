@@ -64,20 +64,7 @@ struct PostgresBenchmark {
 
     /// Reads the whole log through the store in batches; returns seconds and events read.
     func ourRead(schema: String, batchSize: Int = 1_000) throws -> (seconds: Double, count: Int) {
-        let store = try PostgresEventStore(url: url, schema: schema)
-        var count = 0, bytes = 0
-        let seconds = try Measurement.seconds {
-            var cursor: Int64 = 0
-            while true {
-                let batch = try store.readAll(after: cursor, limit: batchSize)
-                guard let last = batch.last else { break }
-                for event in batch { bytes &+= event.data.count &+ event.metadata.count }
-                count += batch.count
-                cursor = last.position
-            }
-        }
-        precondition(bytes > 0 || count == 0)
-        return (seconds, count)
+        try Measurement.timedRead(try PostgresEventStore(url: url, schema: schema), batchSize: batchSize)
     }
 
     // MARK: - Raw libpq

@@ -44,21 +44,7 @@ struct SQLiteBenchmark {
 
     /// Reads the whole log through the store in batches; returns seconds and events read.
     func ourRead(path: String, limit: Int64 = .max, batchSize: Int = 1_000) throws -> (seconds: Double, count: Int) {
-        let store = try SQLiteEventStore(path: path)
-        var count = 0
-        var bytes = 0
-        let seconds = try Measurement.seconds {
-            var cursor: Int64 = 0
-            while cursor < limit {
-                let batch = try store.readAll(after: cursor, limit: batchSize)
-                guard let last = batch.last else { break }
-                for event in batch { bytes &+= event.data.count &+ event.metadata.count }
-                count += batch.count
-                cursor = last.position
-            }
-        }
-        precondition(bytes > 0 || count == 0)
-        return (seconds, count)
+        try Measurement.timedRead(try SQLiteEventStore(path: path), limit: limit, batchSize: batchSize)
     }
 
     // MARK: - Raw sqlite3

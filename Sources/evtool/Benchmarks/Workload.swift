@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import Foundation
 
@@ -67,19 +68,6 @@ enum Workload {
             }.joined(separator: ",")
             return ("DetailsViewed", #"{"schemaVersion":1,"listingId":"\#(listing)","details":{"info":{"artists":["The Midnight Trio"],"venue":"Hollywood Bowl","dateTime":"2026-12-04T19:30:00","genre":"\#(category) | Jazz","priceRange":"35.00 - 120.00 USD","ticketStatus":"onsale","ticketLink":"https://tickets.example/e/\#(listing)","seatMap":"https://maps.example/s/\#(listing).png"},"artists":[{"name":"The Midnight Trio","followers":120453,"popularity":61,"link":"https://music.example/a/midnight"}],"venue":{"name":"Hollywood Bowl","address":"2301 N Highland Ave, Los Angeles, CA","phone":"323-850-2000","openHours":"Mon-Fri 10am-6pm","generalRule":"No outside food","childRule":"Children under 2 free","latitude":34.1122,"longitude":-118.3391},"upcoming":[\#(upcoming)]}}"#)
         }
-    }
-}
-
-/// SplitMix64: a small, fast, seedable generator so every run uses the same rows.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -77,9 +77,10 @@ enum TransferCommands {
                         try copier.flush(through: reader.lineNumber - 1)
                         throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended) events were)", code: .invalidData)
                     }
-                    let wasPending = copier.hasPending
+                    let committedBefore = copier.appended + copier.skipped
                     try copier.add(item, source: reader.lineNumber)
-                    if wasPending, !copier.hasPending, Interrupt.isRequested {
+                    // Stop right after a batch was committed (or an event found already there).
+                    if copier.appended + copier.skipped != committedBefore, !copier.hasPending, Interrupt.isRequested {
                         throw CLIError(message: "interrupted after importing \(copier.appended) events (through line \(reader.lineNumber)); run the same import again to resume", code: .interrupted)
                     }
                 }
