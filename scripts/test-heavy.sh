@@ -6,10 +6,10 @@
 #   scripts/test-heavy.sh
 #
 # Settings (environment; the quick settings inside scripts/test.sh are 2 / 1,000 / 2 s):
-#   EVTOOL_FAULT_ITERATIONS  kills per crash scenario and store          (default 20)
+#   EVTOOL_FAULT_ITERATIONS  kills per crash scenario and store          (default 10)
 #   EVTOOL_FAULT_EVENTS      events in the logs killed during import,
-#                            migrate and rebuild                         (default 10000)
-#   EVTOOL_LOAD_SECONDS      seconds of concurrent load per store        (default 20)
+#                            migrate and rebuild                         (default 5000)
+#   EVTOOL_LOAD_SECONDS      seconds of concurrent load per store        (default 15)
 #   EVTOOL_FAULT_SEED        first seed; failures name theirs            (default: the time)
 #   EVTOOL_FUZZ_SECONDS      seconds of fuzzing; 0 skips it              (default 120)
 set -euo pipefail
@@ -19,9 +19,9 @@ say() { printf 'test-heavy.sh: %s\n' "$*" >&2; }
 
 scripts/bootstrap.sh
 
-export EVTOOL_FAULT_ITERATIONS=${EVTOOL_FAULT_ITERATIONS:-20}
-export EVTOOL_FAULT_EVENTS=${EVTOOL_FAULT_EVENTS:-10000}
-export EVTOOL_LOAD_SECONDS=${EVTOOL_LOAD_SECONDS:-20}
+export EVTOOL_FAULT_ITERATIONS=${EVTOOL_FAULT_ITERATIONS:-10}
+export EVTOOL_FAULT_EVENTS=${EVTOOL_FAULT_EVENTS:-5000}
+export EVTOOL_LOAD_SECONDS=${EVTOOL_LOAD_SECONDS:-15}
 export EVTOOL_FAULT_SEED=${EVTOOL_FAULT_SEED:-$(date +%s)}
 fuzz_seconds=${EVTOOL_FUZZ_SECONDS:-120}
 say "kills per scenario $EVTOOL_FAULT_ITERATIONS, logs of $EVTOOL_FAULT_EVENTS events, load $EVTOOL_LOAD_SECONDS s, seed $EVTOOL_FAULT_SEED"
