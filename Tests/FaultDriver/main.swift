@@ -60,23 +60,11 @@ func openStore(_ text: String) throws -> any MultiStreamAppending {
     return try SQLiteEventStore(path: path)
 }
 
-/// A small seeded generator (SplitMix64), so a seed replays the same sequence of appends.
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func runAppends() throws {
     let store = try openStore(option("store"))
     let acks = open(option("acks"), O_WRONLY | O_CREAT | O_APPEND, 0o644)
     guard acks >= 0 else { fail("cannot open the acks file: errno \(errno)") }
-    var random = Seeded(state: UInt64(integer("seed", default: 1)))
+    var random = SplitMix64(seed: UInt64(integer("seed", default: 1)))
     let streams = (0..<integer("streams", default: 8)).map { "fault-\($0)" }
 
     func batch(_ size: Int) -> [ProposedEvent] {

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import TestSupport
 
@@ -29,18 +30,9 @@ enum FaultSettings {
     }
 }
 
-/// A small seeded generator (SplitMix64), so a seed replays the same kill moments.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x2545_F491_4F6C_DD1D }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator the suite draws kill moments and corpus samples from, so a seed
+/// replays the same run.
+typealias SeededRandom = SplitMix64
 
 /// The programs under test: the debug builds beside the test bundle, or those in
 /// `EVTOOL_FAULT_BINARIES` (the heavy run points it at a release build, for honest latencies).
