@@ -119,6 +119,14 @@ struct BadInputTests {
         let imported = try Processes.run(Binaries.evtool, ["import", "-", "--store", store], input: line + "\n")
         #expect(!imported.wasSignaled && imported.status == 65, "\(imported)")
         #expect(imported.errors.hasPrefix("Error: line 1: 'recordedAt' must be a time"), "\(imported.errors)")
+        // A distance too large for Int (but finite and positive, so valid) once made every
+        // later 'recent' and 'history' of that user trap while formatting it.
+        let search = try Processes.run(Binaries.evtool, ["search", "--user", "far", "--keyword", "k", "--here", "1,2", "--distance", "1e308", "--store", store])
+        #expect(search.status == 0, "\(search)")
+        for command in ["recent", "history"] {
+            let shown = try Processes.run(Binaries.evtool, [command, "--user", "far", "--store", store])
+            #expect(!shown.wasSignaled && shown.status == 0 && shown.output.contains("1e+308"), "\(command): \(shown)")
+        }
         // A usage error writes three lines to standard error; `| head -1` closes it after the first.
         let script = "for i in 1 2 3 4 5; do \"$0\" history --user ada --since nonsense --store \"$1\" 2>&1 | head -1 >/dev/null; echo ${PIPESTATUS[0]}; done"
         let result = try Processes.run("/bin/bash", ["-c", script, Binaries.evtool, store])
