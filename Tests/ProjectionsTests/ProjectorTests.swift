@@ -55,11 +55,11 @@ struct ProjectorTests {
         try projector.rebuild(["favorites"]) { position, head in
             guard position < head, !checkedMidway else { return }
             // Mid-rebuild: readers still see the complete old generation.
-            let statuses = (try? fixture.store.projectionStatuses()) ?? []
+            let statuses = try fixture.store.projectionStatuses()
             let active = statuses.first { $0.name == "favorites" && $0.isActive }
             #expect(active?.generation == oldGeneration)
             #expect(statuses.contains { $0.name == "favorites" && !$0.isActive })
-            #expect((try? storedView("favorites", in: fixture.store)) == before)
+            #expect(try storedView("favorites", in: fixture.store) == before)
             checkedMidway = true
         }
         #expect(checkedMidway)
@@ -140,9 +140,13 @@ struct ProjectorTests {
         try recordActivity(300, users: 8, seed: 5, into: fixture.store)
         let first = Projector(store: fixture.store, batchSize: 13)
         let second = Projector(store: other, batchSize: 29)
+        let failures = FailureLog()
         DispatchQueue.concurrentPerform(iterations: 2) { index in
-            for _ in 0..<3 { _ = try? (index == 0 ? first : second).catchUp() }
+            for _ in 0..<3 {
+                do { try (index == 0 ? first : second).catchUp() } catch { failures.record(error) }
+            }
         }
+        #expect(failures.errors.isEmpty, "\(failures.errors)")
         try recordActivity(100, users: 8, seed: 6, into: fixture.store)
         try first.catchUp()
         try second.catchUp()
@@ -150,4 +154,13 @@ struct ProjectorTests {
             #expect(try storedView(projection.name, in: fixture.store) == (try foldedView(projection, from: fixture.store)), "view \(projection.name)")
         }
     }
+}
+
+/// Errors thrown on other threads, kept for the test to check.
+final class FailureLog: @unchecked Sendable {
+    // @unchecked: every access to `stored` holds `lock`.
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func record(_ error: any Error) { lock.withLock { stored.append("\(error)") } }
+    var errors: [String] { lock.withLock { stored } }
 }
