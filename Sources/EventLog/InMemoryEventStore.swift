@@ -24,6 +24,7 @@ public final class InMemoryEventStore: MultiStreamAppending {
     public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
         for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
         let now = Timestamp.now()
+        let hasher = EventChain.Hasher()
         return try state.withLock { state in
             // Check every part against a scratch copy first: all or nothing.
             var scratch = state
@@ -37,13 +38,18 @@ public final class InMemoryEventStore: MultiStreamAppending {
                     throw EventStoreError.duplicateEventID(duplicate.id)
                 }
                 let first = Int64(scratch.log.count + 1)
+                var previous = scratch.streams[part.stream]?.last.flatMap { [UInt8](hexadecimal: scratch.log[$0].hash) } ?? EventChain.genesis
                 for (offset, event) in part.events.enumerated() {
                     scratch.ids.insert(event.id)
                     scratch.streams[part.stream, default: []].append(scratch.log.count)
+                    let recordedAt = event.recordedAt.map { Timestamp.date(microseconds: Timestamp.microseconds($0)) } ?? now
+                    let version = actual + Int64(offset) + 1
+                    previous = hasher.hash(previous: previous, stream: part.stream, version: version, id: event.id, type: event.type,
+                                           recordedAt: Timestamp.format(recordedAt), data: event.data, metadata: event.metadata)
                     scratch.log.append(RecordedEvent(
-                        position: first + Int64(offset), streamID: part.stream, version: actual + Int64(offset) + 1,
+                        position: first + Int64(offset), streamID: part.stream, version: version,
                         id: event.id, type: event.type, data: event.data, metadata: event.metadata,
-                        recordedAt: event.recordedAt.map { Timestamp.date(microseconds: Timestamp.microseconds($0)) } ?? now))
+                        recordedAt: recordedAt, hash: previous.hexString))
                 }
                 results.append(AppendResult(streamVersion: actual + Int64(part.events.count), positions: first...(first + Int64(part.events.count) - 1)))
             }

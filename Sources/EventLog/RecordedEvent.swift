@@ -19,11 +19,14 @@ public struct RecordedEvent: Sendable, Hashable {
     public var metadata: Data
     /// When the store recorded the event, to the microsecond.
     public var recordedAt: Date
+    /// The event's link in its stream's hash chain: lowercase hex SHA-256, see ``EventChain``.
+    /// Every store computes it when the event is appended.
+    public var hash: String
 
     /// Makes a recorded event; stores call this when they read a row.
     public init(
         position: Int64, streamID: String, version: Int64, id: UUID, type: String,
-        data: Data, metadata: Data, recordedAt: Date
+        data: Data, metadata: Data, recordedAt: Date, hash: String
     ) {
         self.position = position
         self.streamID = streamID
@@ -33,5 +36,6 @@ public struct RecordedEvent: Sendable, Hashable {
         self.data = data
         self.metadata = metadata
         self.recordedAt = recordedAt
+        self.hash = hash
     }
 }

@@ -1,6 +1,10 @@
 import CCrypto
 import Foundation
 
+/// SHA-256 as fetched once from libcrypto (see `evtool_sha256_fetch` in the CCrypto shim).
+/// Safe to share: an EVP_MD is immutable once fetched, and libcrypto's digest calls only read it.
+nonisolated(unsafe) private let sha256Method = evtool_sha256_fetch()
+
 /// Incremental SHA-256 through OpenSSL's libcrypto (EVP interface).
 ///
 /// Not thread-safe: one hasher per computation.
@@ -9,13 +13,21 @@ public final class SHA256Hasher {
 
     /// Starts a new digest.
     public init() {
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, sha256Method, nil) == 1 else {
             fatalError("libcrypto could not start a SHA-256 digest")
         }
         self.context = context
     }
 
     deinit { EVP_MD_CTX_free(context) }
+
+    /// Starts over with an empty digest, reusing the context (cheaper than a new hasher on
+    /// hot paths such as the hash chain, which takes three digests per event).
+    public func reset() {
+        guard EVP_DigestInit_ex(context, sha256Method, nil) == 1 else {
+            fatalError("libcrypto could not restart a SHA-256 digest")
+        }
+    }
 
     /// Adds bytes to the digest.
     public func update(_ bytes: UnsafeRawBufferPointer) {
@@ -43,15 +55,36 @@ public final class SHA256Hasher {
         update(data)
     }
 
-    /// Adds a length-prefixed string field.
-    public func updateField(_ text: String) { updateField(Data(text.utf8)) }
+    /// Adds a length-prefixed string field (its UTF-8 bytes, without copying them).
+    public func updateField(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            update(Int64(bytes.count))
+            update(UnsafeRawBufferPointer(bytes))
+        }
+    }
 
-    /// Finishes the digest (the hasher cannot be used afterwards).
+    /// Finishes the digest; call ``reset()`` before using the hasher again.
     public func finalize() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
         return digest
+    }
+
+    /// The SHA-256 of a whole buffer in one call, written to the 32 bytes at `output` (no EVP
+    /// context: the fastest way for the short buffers of the hash chain).
+    public static func digest(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) {
+        evtool_sha256(bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, bytes.count,
+                      output.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The SHA-256 of a whole buffer in one call.
+    public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+            digest(bytes, into: UnsafeMutableRawPointer(output.baseAddress!))
+            count = 32
+        }
     }
 
     /// The SHA-256 of `data`.
@@ -63,6 +96,29 @@ public final class SHA256Hasher {
 }
 
 extension Array where Element == UInt8 {
+    /// The bytes of lowercase or uppercase hexadecimal text; nil when the text is not hex.
+    public init?(hexadecimal text: String) {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        self = bytes
+    }
+
     /// Lowercase hexadecimal.
     public var hexString: String {
         let digits = Array("0123456789abcdef".utf8)

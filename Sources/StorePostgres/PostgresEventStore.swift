@@ -284,7 +284,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         events.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             // Positions and transaction ids rise together, so the safe rows are a prefix.
-            guard try result.bool(row: row, column: 8) else { return (events, true) }
+            guard try result.bool(row: row, column: 9) else { return (events, true) }
             events.append(try event(result, row: row))
         }
         return (events, false)
@@ -326,7 +326,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         }
     }
 
-    /// Decodes one row of the columns `position … recorded_at`.
+    /// Decodes one row of the columns `position … recorded_at, hash`.
     static func event(_ result: PostgresResult, row: Int) throws -> RecordedEvent {
         RecordedEvent(
             position: try result.int64(row: row, column: 0),
@@ -336,7 +336,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             type: result.string(row: row, column: 4),
             data: result.data(row: row, column: 5),
             metadata: result.data(row: row, column: 6),
-            recordedAt: Timestamp.date(microseconds: try result.unixMicroseconds(row: row, column: 7)))
+            recordedAt: Timestamp.date(microseconds: try result.unixMicroseconds(row: row, column: 7)),
+            hash: result.string(row: row, column: 8))
     }
 }
 

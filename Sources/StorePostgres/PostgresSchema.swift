@@ -4,7 +4,7 @@ import Foundation
 /// installs and upgrades them.
 struct PostgresSchema: Sendable {
     /// The newest schema version this release knows.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// The schema name, checked to be a plain lowercase identifier.
     let name: String
@@ -43,7 +43,104 @@ struct PostgresSchema: Sendable {
 
     /// The SQL that takes the schema from version `index` to `index + 1`.
     var migrations: [String] {
-        [version1, version2]
+        [version1, version2, version3]
+    }
+
+    /// The ASCII text `{"erased":true}`, what an erased payload becomes (``EventLog/Erasure/tombstone``).
+    static let tombstone = #"{"erased":true}"#
+
+    /// Version 3: the audit trail (docs/AUDIT.md): each event's link in its stream's hash
+    /// chain, computed in SQL by `chain_hash` exactly as ``EventLog/EventChain`` does in Swift
+    /// and filled for existing rows here; the digests of erased payloads; seals; the one
+    /// update allowed on events (an erasure); the append function computing hashes.
+    private var version3: String {
+        let s = quoted
+        return """
+        ALTER TABLE \(s).events ADD COLUMN hash text NOT NULL DEFAULT '';
+
+        -- EventChain (Sources/EventLog/EventChain.swift): SHA-256 of the tag, the previous hash
+        -- (32 bytes), then length-prefixed stream id, version (8 bytes), event id, type,
+        -- recording time in UTC microseconds text, and the SHA-256 of data and of metadata.
+        CREATE FUNCTION \(s).chain_hash(prev bytea, stream text, version bigint, id uuid, type text,
+                                        recorded_at timestamptz, data_sha bytea, metadata_sha bytea)
+        RETURNS bytea LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
+            SELECT sha256(convert_to('evtool-chain-v1', 'UTF8') || prev
+                || int8send(octet_length(convert_to(stream, 'UTF8'))::bigint) || convert_to(stream, 'UTF8')
+                || int8send(version)
+                || int8send(36::bigint) || convert_to(id::text, 'UTF8')
+                || int8send(octet_length(convert_to(type, 'UTF8'))::bigint) || convert_to(type, 'UTF8')
+                || int8send(27::bigint) || convert_to(to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'UTF8')
+                || int8send(32::bigint) || data_sha || int8send(32::bigint) || metadata_sha)
+        $fn$;
+
+        ALTER TABLE \(s).events DISABLE TRIGGER events_append_only;
+        DO $do$
+        DECLARE
+            r record;
+            prev bytea;
+            current_stream text := NULL;
+        BEGIN
+            FOR r IN SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at
+                     FROM \(s).events ORDER BY stream_id, version LOOP
+                IF current_stream IS DISTINCT FROM r.stream_id THEN
+                    prev := decode(repeat('00', 32), 'hex');
+                    current_stream := r.stream_id;
+                END IF;
+                prev := \(s).chain_hash(prev, r.stream_id, r.version, r.event_id, r.type, r.recorded_at,
+                                       sha256(convert_to(r.data::text, 'UTF8')), sha256(convert_to(r.metadata::text, 'UTF8')));
+                UPDATE \(s).events SET hash = encode(prev, 'hex') WHERE position = r.position;
+            END LOOP;
+        END
+        $do$;
+        ALTER TABLE \(s).events ENABLE TRIGGER events_append_only;
+
+        CREATE TABLE \(s).erasures (
+            event_id uuid PRIMARY KEY,
+            position bigint NOT NULL UNIQUE,
+            data_sha256 text NOT NULL,
+            metadata_sha256 text NOT NULL,
+            erased_at timestamptz NOT NULL,
+            erasure_event_id uuid NOT NULL
+        );
+        COMMENT ON TABLE \(s).erasures IS 'evtool audit: digests of erased payloads, so the hash chain still verifies';
+
+        CREATE TABLE \(s).seals (
+            seal bigint PRIMARY KEY,
+            position bigint NOT NULL,
+            events bigint NOT NULL,
+            streams bigint NOT NULL,
+            heads_sha256 text NOT NULL,
+            previous_hash text NOT NULL,
+            hash text NOT NULL,
+            sealed_at text NOT NULL
+        );
+        COMMENT ON TABLE \(s).seals IS 'evtool audit: digests over every stream head, chained';
+
+        -- The one change allowed on an event: an erasure (data and metadata become the
+        -- tombstone, nothing else changes, and the erasures table holds the digests).
+        CREATE OR REPLACE FUNCTION \(s).refuse_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+            IF TG_OP = 'UPDATE' AND TG_TABLE_NAME = 'events'
+               AND NEW.data::text = '\(Self.tombstone)' AND NEW.metadata::text = '\(Self.tombstone)'
+               AND (NEW.position, NEW.stream_id, NEW.version, NEW.event_id, NEW.type, NEW.recorded_at, NEW.tx_id, NEW.hash)
+                   IS NOT DISTINCT FROM (OLD.position, OLD.stream_id, OLD.version, OLD.event_id, OLD.type, OLD.recorded_at, OLD.tx_id, OLD.hash)
+               AND EXISTS (SELECT 1 FROM \(s).erasures x WHERE x.event_id = OLD.event_id AND x.position = OLD.position) THEN
+                RETURN NEW;
+            END IF;
+            RAISE EXCEPTION 'evtool % are append-only (% refused)', TG_TABLE_NAME, TG_OP USING ERRCODE = '55000';
+        END
+        $fn$;
+        CREATE TRIGGER erasures_append_only BEFORE UPDATE OR DELETE ON \(s).erasures
+            FOR EACH ROW EXECUTE FUNCTION \(s).refuse_change();
+        CREATE TRIGGER erasures_no_truncate BEFORE TRUNCATE ON \(s).erasures
+            FOR EACH STATEMENT EXECUTE FUNCTION \(s).refuse_change();
+        CREATE TRIGGER seals_append_only BEFORE UPDATE OR DELETE ON \(s).seals
+            FOR EACH ROW EXECUTE FUNCTION \(s).refuse_change();
+        CREATE TRIGGER seals_no_truncate BEFORE TRUNCATE ON \(s).seals
+            FOR EACH STATEMENT EXECUTE FUNCTION \(s).refuse_change();
+
+        \(appendFunction(hashing: true))
+        """
     }
 
     /// Version 2: views and their checkpoints, beside the log, so that a batch of view
@@ -111,6 +208,53 @@ struct PostgresSchema: Sendable {
         CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON \(s).events
             FOR EACH STATEMENT EXECUTE FUNCTION \(s).refuse_change();
 
+        \(appendFunction(hashing: false))
+        """
+    }
+
+    /// The append function; with `hashing`, it reads each stream's head hash with its version
+    /// and stores every event's chain hash (version 3 on).
+    private func appendFunction(hashing: Bool) -> String {
+        let s = quoted
+        let create = hashing ? "CREATE OR REPLACE FUNCTION" : "CREATE FUNCTION"
+        let piece0 = hashing ? """
+
+                        heads bytea[] := '{}';
+                        part_last bytea[] := '{}';
+                        hashes text[] := '{}';
+                        prev bytea;
+                        head_hash text;
+                        i integer;
+            """ : ""
+        let piece1 = hashing ? """
+                            -- With the stream's head hash, under the same stream lock (the chain's link).
+                            SELECT e.version, e.hash INTO actual, head_hash FROM \(s).events e
+                            WHERE e.stream_id = p_streams[part] ORDER BY e.version DESC LIMIT 1;
+                            IF NOT FOUND THEN actual := 0; head_hash := repeat('00', 32); END IF;
+                            heads := heads || decode(head_hash, 'hex');
+            """ : """
+                            SELECT coalesce(max(e.version), 0) INTO actual FROM \(s).events e WHERE e.stream_id = p_streams[part];
+            """
+        let piece2 = hashing ? """
+
+                        -- Each event's chain hash (EventChain), in order; a part whose stream an earlier
+                        -- part of this batch also appends to chains from that part's last event.
+                        FOR part IN 1..parts LOOP
+                            prev := heads[part];
+                            FOR earlier IN REVERSE part - 1..1 LOOP
+                                IF p_streams[earlier] = p_streams[part] THEN prev := part_last[earlier]; EXIT; END IF;
+                            END LOOP;
+                            FOR j IN 1..p_counts[part] LOOP
+                                i := offsets[part] + j;
+                                prev := \(s).chain_hash(prev, p_streams[part], bases[part] + j, p_ids[i], p_types[i],
+                                                       coalesce(p_recorded_at[i], now()),
+                                                       sha256(convert_to(p_data[i]::text, 'UTF8')), sha256(convert_to(p_metadata[i]::text, 'UTF8')));
+                                hashes := hashes || encode(prev, 'hex');
+                            END LOOP;
+                            part_last := part_last || prev;
+                        END LOOP;
+            """ : ""
+        return """
         -- Appends events to one or more streams ("parts") in the caller's autocommit
         -- transaction: all of them or none. Part i has stream p_streams[i], expectation
         -- p_kinds[i] (0 any, 1 no stream, 2 stream exists, 3 exactly p_versions[i]) and the
@@ -118,7 +262,7 @@ struct PostgresSchema: Sendable {
         -- Returns status 0, each part's new version and the first position (the parts'
         -- positions follow each other), or status 1, the 1-based failed part and that
         -- stream's actual version when an expectation does not hold.
-        CREATE FUNCTION \(s).append(
+        \(create) \(s).append(
             p_streams text[], p_kinds integer[], p_versions bigint[], p_counts integer[],
             p_ids uuid[], p_types text[], p_data json[], p_metadata json[], p_recorded_at timestamptz[],
             OUT status integer, OUT failed_part integer, OUT actual_version bigint,
@@ -133,7 +277,7 @@ struct PostgresSchema: Sendable {
             offsets integer[] := '{}';
             event_part integer[] := '{}';
             done integer := 0;
-            ignored boolean;   -- PERFORM runs a full query; an assignment is a cheap expression
+            ignored boolean;   -- PERFORM runs a full query; an assignment is a cheap expression\(piece0)
         BEGIN
             -- The transaction id must be taken inside the reservation below, so it must not
             -- exist yet: refuse to run inside a transaction that has already written.
@@ -160,7 +304,7 @@ struct PostgresSchema: Sendable {
             stream_versions := '{}';
             FOR part IN 1..parts LOOP
                 -- The stream's version: what is stored plus earlier parts of this batch.
-                SELECT coalesce(max(e.version), 0) INTO actual FROM \(s).events e WHERE e.stream_id = p_streams[part];
+        \(piece1)
                 FOR earlier IN 1..part - 1 LOOP
                     IF p_streams[earlier] = p_streams[part] THEN actual := actual + p_counts[earlier]; END IF;
                 END LOOP;
@@ -181,7 +325,7 @@ struct PostgresSchema: Sendable {
             END LOOP;
             IF done <> n THEN
                 RAISE EXCEPTION 'evtool append: the part counts do not add up to the events' USING ERRCODE = '22023';
-            END IF;
+            END IF;\(piece2)
 
             -- The reservation: the transaction id and a block of positions are taken together
             -- under one session-level lock, so among appenders transaction-id order equals
@@ -204,15 +348,15 @@ struct PostgresSchema: Sendable {
             ignored := pg_advisory_unlock(\(Self.reservationLockClass), \(lockKey));
 
             IF parts = 1 THEN
-                INSERT INTO \(s).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
-                SELECT first_position + i - 1, p_streams[1], bases[1] + i, p_ids[i], p_types[i], p_data[i], p_metadata[i],
-                       coalesce(p_recorded_at[i], now()), xid
-                FROM generate_series(1, n) AS i;
+                INSERT INTO \(s).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id\(hashing ? ", hash" : ""))
+                SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
+                       coalesce(p_recorded_at[k], now()), xid\(hashing ? ", hashes[k]" : "")
+                FROM generate_series(1, n) AS k;
             ELSE
-                INSERT INTO \(s).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
-                SELECT first_position + i - 1, p_streams[event_part[i]], bases[event_part[i]] + i - offsets[event_part[i]],
-                       p_ids[i], p_types[i], p_data[i], p_metadata[i], coalesce(p_recorded_at[i], now()), xid
-                FROM generate_series(1, n) AS i;
+                INSERT INTO \(s).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id\(hashing ? ", hash" : ""))
+                SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
+                       p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid\(hashing ? ", hashes[k]" : "")
+                FROM generate_series(1, n) AS k;
             END IF;
 
             status := 0;
@@ -232,7 +376,7 @@ struct PostgresSchema: Sendable {
         PostgresType.timestamptzArray,
     ]
 
-    private var columns: String { "position, stream_id, version, event_id, type, data, metadata, recorded_at" }
+    var columns: String { "position, stream_id, version, event_id, type, data, metadata, recorded_at, hash" }
 
     /// Rows after a position, each with whether it is safe to hand out (see docs/POSTGRES-ORDERING.md).
     var readAllSQL: String {

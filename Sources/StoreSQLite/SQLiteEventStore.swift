@@ -106,8 +106,12 @@ public final class SQLiteEventStore: MultiStreamAppending {
                 throw EventStoreError.newerSchema(found: version, supported: SQLiteSchema.currentVersion)
             }
             guard version < SQLiteSchema.currentVersion else { return }
-            for step in SQLiteSchema.steps[version...] {
+            for (index, step) in SQLiteSchema.steps.enumerated() where index >= version {
                 try connection.execute(step)
+                if index == 2 {
+                    try fillHashes(connection)
+                    try connection.execute(SQLiteSchema.appendOnlyTriggers)
+                }
             }
             let current = SQLiteSchema.currentVersion
             try connection.execute("""
@@ -116,6 +120,33 @@ public final class SQLiteEventStore: MultiStreamAppending {
                 INSERT OR REPLACE INTO evtool_meta (key, value) VALUES
                     ('application', 'evtool event log'), ('schema_version', '\(current)');
                 """)
+        }
+    }
+
+    /// Computes the chain hash of every event a version 2 file holds, stream by stream in
+    /// version order (step 3 of the schema). Memory: one previous hash per stream.
+    private static func fillHashes(_ connection: SQLiteConnection) throws {
+        // Batches, so that no SELECT is open on the table while its rows are updated.
+        let select = try connection.statement("SELECT \(columns) FROM events WHERE position > ?1 ORDER BY position LIMIT 1000")
+        let update = try connection.statement("UPDATE events SET hash = ?1 WHERE position = ?2")
+        let hasher = EventChain.Hasher()
+        var heads: [String: [UInt8]] = [:]
+        var cursor: Int64 = 0
+        while true {
+            try select.bind(cursor, at: 1)
+            let batch = try events(from: select, capacity: 1_000)
+            select.reset()
+            guard let last = batch.last else { return }
+            cursor = last.position
+            for event in batch {
+                let previous = heads[event.streamID] ?? EventChain.genesis
+                let hash = hasher.hash(previous: previous, stream: event.streamID, version: event.version, id: event.id, type: event.type,
+                                       recordedAt: Timestamp.format(event.recordedAt), data: event.data, metadata: event.metadata)
+                heads[event.streamID] = hash
+                try update.bind(hash.hexString, at: 1)
+                try update.bind(event.position, at: 2)
+                try update.run()
+            }
         }
     }
 
@@ -137,34 +168,51 @@ public final class SQLiteEventStore: MultiStreamAppending {
         return try withConnection { connection in
             try connection.transaction {
                 let now = Timestamp.format(Date())
-                return try parts.map { try Self.insert($0, now: now, connection) }
+                let hasher = EventChain.Hasher()
+                return try parts.map { try Self.insert($0, now: now, hasher: hasher, connection) }
             }
         }
     }
 
     /// Checks one part's expected version and inserts its events, inside the caller's transaction.
-    private static func insert(_ part: StreamAppend, now: String, _ connection: SQLiteConnection) throws -> AppendResult {
+    static func insert(_ part: StreamAppend, now: String, hasher: EventChain.Hasher, _ connection: SQLiteConnection) throws -> AppendResult {
         let (stream, expectedVersion, events) = (part.stream, part.expectedVersion, part.events)
-        let actual = try connection.scalarInt("SELECT max(version) FROM events WHERE stream_id = ?1") {
-            try $0.bind(stream, at: 1)
-        } ?? 0
+        // The stream's head and its hash, read under the write lock with the version check.
+        let head = try connection.statement("SELECT version, hash FROM events WHERE stream_id = ?1 ORDER BY version DESC LIMIT 1")
+        try head.bind(stream, at: 1)
+        var actual: Int64 = 0
+        var previous = EventChain.genesis
+        if try head.step() {
+            actual = head.int64(0)
+            guard let bytes = [UInt8](hexadecimal: head.string(1)), bytes.count == 32 else {
+                head.reset()
+                throw EventStoreError.corrupt("stream '\(stream)' has a malformed hash at version \(actual)")
+            }
+            previous = bytes
+        }
+        head.reset()
         guard expectedVersion.isSatisfied(by: actual) else {
             throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
         }
         let insert = try connection.statement("""
-            INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, hash)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
         try insert.bind(stream, at: 1)
         try insert.bind(now, at: 7)
         var first: Int64 = 0
         for (offset, event) in events.enumerated() {
-            try insert.bind(actual + Int64(offset) + 1, at: 2)
+            let version = actual + Int64(offset) + 1
+            let recordedAt = event.recordedAt.map { Timestamp.format($0) } ?? now
+            previous = hasher.hash(previous: previous, stream: stream, version: version, id: event.id, type: event.type,
+                                   recordedAt: recordedAt, data: event.data, metadata: event.metadata)
+            try insert.bind(version, at: 2)
             try insert.bind(event.id.lowercaseString, at: 3)
             try insert.bind(event.type, at: 4)
             try insert.bindText(event.data, at: 5)
             try insert.bindText(event.metadata, at: 6)
-            if let kept = event.recordedAt { try insert.bind(Timestamp.format(kept), at: 7) }
+            if event.recordedAt != nil { try insert.bind(recordedAt, at: 7) }
+            try insert.bind(previous.hexString, at: 8)
             do {
                 try insert.run()
             } catch let error as SQLiteError where error.code == .uniqueConstraint {
@@ -224,24 +272,29 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     // MARK: - Rows
 
-    private static let columns = "position, stream_id, version, event_id, type, data, metadata, recorded_at"
+    static let columns = "position, stream_id, version, event_id, type, data, metadata, recorded_at, hash"
 
-    private static func events(from statement: SQLiteStatement, capacity: Int) throws -> [RecordedEvent] {
+    static func events(from statement: SQLiteStatement, capacity: Int) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         events.reserveCapacity(capacity)
         while try statement.step() {
-            guard let id = UUID(utf8: statement.textBytes(3)) else {
-                throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed event id")
-            }
-            guard let micros = Timestamp.parseMicroseconds(utf8: statement.textBytes(7)) else {
-                throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed recorded_at")
-            }
-            events.append(RecordedEvent(
-                position: statement.int64(0), streamID: statement.string(1), version: statement.int64(2),
-                id: id, type: statement.string(4), data: statement.data(5), metadata: statement.data(6),
-                recordedAt: Timestamp.date(microseconds: micros)))
+            events.append(try event(from: statement))
         }
         return events
+    }
+
+    /// The event on the statement's current row (selected with ``columns``).
+    static func event(from statement: SQLiteStatement) throws -> RecordedEvent {
+        guard let id = UUID(utf8: statement.textBytes(3)) else {
+            throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed event id")
+        }
+        guard let micros = Timestamp.parseMicroseconds(utf8: statement.textBytes(7)) else {
+            throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed recorded_at")
+        }
+        return RecordedEvent(
+            position: statement.int64(0), streamID: statement.string(1), version: statement.int64(2),
+            id: id, type: statement.string(4), data: statement.data(5), metadata: statement.data(6),
+            recordedAt: Timestamp.date(microseconds: micros), hash: statement.string(8))
     }
 
     // MARK: - Errors

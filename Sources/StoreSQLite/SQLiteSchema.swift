@@ -57,5 +57,65 @@ enum SQLiteSchema {
             PRIMARY KEY (projection, generation, key)
         ) WITHOUT ROWID;
         """,
+        // Version 3: the audit trail (docs/AUDIT.md). Each event's link in its stream's hash
+        // chain (filled for existing rows by the upgrade, see `afterStep3`), the original
+        // digests of erased payloads, and seals over all stream heads.
+        """
+        ALTER TABLE events ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+
+        -- The digests of payloads that 'evtool forget' replaced with a tombstone, so the chain
+        -- still verifies; only for events a UserErased event in the log covers.
+        CREATE TABLE erasures (
+            event_id         TEXT    PRIMARY KEY,
+            position         INTEGER NOT NULL UNIQUE,
+            data_sha256      TEXT    NOT NULL,   -- hex SHA-256 of the erased data
+            metadata_sha256  TEXT    NOT NULL,   -- hex SHA-256 of the erased metadata
+            erased_at        TEXT    NOT NULL,
+            erasure_event_id TEXT    NOT NULL    -- the UserErased event that records it
+        ) WITHOUT ROWID;
+
+        -- Periodic digests over every stream's head: catch a whole stream deleted or the log
+        -- truncated, which per-stream chains cannot.
+        CREATE TABLE seals (
+            seal          INTEGER PRIMARY KEY,   -- 1, 2, 3 …
+            position      INTEGER NOT NULL,      -- the log as of this position
+            events        INTEGER NOT NULL,
+            streams       INTEGER NOT NULL,
+            heads_sha256  TEXT    NOT NULL,
+            previous_hash TEXT    NOT NULL,
+            hash          TEXT    NOT NULL,
+            sealed_at     TEXT    NOT NULL
+        );
+        """,
     ]
+
+    /// What an erased payload (data and metadata) is replaced with.
+    static let tombstone = #"{"erased":true}"#
+
+    /// Append-only in the file itself: created after step 3 has filled the hashes. The one
+    /// update allowed is an erasure: data and metadata become the tombstone, every other
+    /// column stays, and the erasures table already holds the original digests.
+    static let appendOnlyTriggers = """
+        CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'evtool: events are append-only; DELETE is not allowed'); END;
+
+        CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+        WHEN NOT (
+            NEW.data = '\(tombstone)' AND NEW.metadata = '\(tombstone)'
+            AND NEW.position IS OLD.position AND NEW.stream_id IS OLD.stream_id
+            AND NEW.version IS OLD.version AND NEW.event_id IS OLD.event_id AND NEW.type IS OLD.type
+            AND NEW.recorded_at IS OLD.recorded_at AND NEW.hash IS OLD.hash
+            AND EXISTS (SELECT 1 FROM erasures WHERE erasures.event_id = OLD.event_id AND erasures.position = OLD.position)
+        )
+        BEGIN SELECT RAISE(ABORT, 'evtool: events are append-only; the only UPDATE allowed is an erasure'); END;
+
+        CREATE TRIGGER erasures_append_only_update BEFORE UPDATE ON erasures
+        BEGIN SELECT RAISE(ABORT, 'evtool: erasures are append-only'); END;
+        CREATE TRIGGER erasures_append_only_delete BEFORE DELETE ON erasures
+        BEGIN SELECT RAISE(ABORT, 'evtool: erasures are append-only'); END;
+        CREATE TRIGGER seals_append_only_update BEFORE UPDATE ON seals
+        BEGIN SELECT RAISE(ABORT, 'evtool: seals are append-only'); END;
+        CREATE TRIGGER seals_append_only_delete BEFORE DELETE ON seals
+        BEGIN SELECT RAISE(ABORT, 'evtool: seals are append-only'); END;
+        """
 }

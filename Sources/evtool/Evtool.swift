@@ -15,6 +15,7 @@ enum Evtool {
         LogCommand.spec,
         OperateCommands.project, OperateCommands.rebuild, OperateCommands.stats,
         TransferCommands.export, TransferCommands.import, TransferCommands.migrate,
+        AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, RolesCommand.spec,
         AppendCommand.spec,
         BenchCommand.spec,
     ]

@@ -18,7 +18,7 @@ struct SQLiteFileTests {
             "SELECT position, stream_id, version, type, json_extract(data, '$.keyword'), length(recorded_at) FROM events ORDER BY position;"
             + "SELECT value FROM evtool_meta WHERE key = 'schema_version';"])
         #expect(result.status == 0, "\(result.errors)")
-        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n2\n")
+        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n3\n")
     }
 
     @Test("the schema is created once, and reopening leaves it and the events alone")
@@ -28,10 +28,10 @@ struct SQLiteFileTests {
         do {
             let store = try SQLiteEventStore(path: path)
             try store.append(ProposedEvent(type: "T", data: Data("{}".utf8)), to: "s", expectedVersion: .noStream)
-            #expect(try store.schemaVersion() == 2)
+            #expect(try store.schemaVersion() == 3)
         }
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 2)
+        #expect(try reopened.schemaVersion() == 3)
         #expect(try reopened.version(of: "s") == 1)
         let journal = try Processes.run(Processes.sqlite3, [path, "PRAGMA journal_mode;"])
         #expect(journal.output == "wal\n")
@@ -43,10 +43,10 @@ struct SQLiteFileTests {
         let path = directory.path + "/events.sqlite"
         _ = try SQLiteEventStore(path: path)
         _ = try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version = 99;"])
-        #expect(throws: EventStoreError.newerSchema(found: 99, supported: 2)) { try SQLiteEventStore(path: path) }
+        #expect(throws: EventStoreError.newerSchema(found: 99, supported: 3)) { try SQLiteEventStore(path: path) }
         #expect(try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version;"]).output == "99\n")
         let error = #expect(throws: EventStoreError.self) { try SQLiteEventStore(path: path) }
-        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 2; upgrade evtool")
+        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 3; upgrade evtool")
     }
 
     @Test("files that are not evtool stores are refused with a clear error")
@@ -129,5 +129,47 @@ struct SQLiteFileTests {
         let store = try SQLiteEventStore(path: directory.path + "/fast.sqlite", options: options)
         try store.append((0..<10).map { ProposedEvent(type: "T", data: Data(#"{"i":\#($0)}"#.utf8)) }, to: "s", expectedVersion: .noStream)
         #expect(try store.read(stream: "s").count == 10)
+    }
+
+    @Test("a version 2 file is upgraded on open: every existing event gets its chain hash")
+    func upgradeFillsHashes() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.path + "/events.sqlite"
+        var expected: [String] = []
+        do {
+            let store = try SQLiteEventStore(path: path)
+            try store.append([ProposedEvent(type: "Searched", data: Data(#"{"keyword":"jazz"}"#.utf8)),
+                              ProposedEvent(type: "Favorited", data: Data(#"{"listingId":"L1"}"#.utf8))], to: "user-1", expectedVersion: .noStream)
+            try store.append(ProposedEvent(type: "Searched", data: Data(#"{"keyword":"rock"}"#.utf8)), to: "user-2", expectedVersion: .noStream)
+            expected = try store.readAll(after: 0, limit: 10).map(\.hash)
+        }
+        // Turn the file back into what version 2 wrote.
+        let downgrade = try Processes.run(Processes.sqlite3, [path, """
+            DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;
+            DROP TABLE erasures; DROP TABLE seals; ALTER TABLE events DROP COLUMN hash; PRAGMA user_version = 2;
+            """])
+        #expect(downgrade.status == 0, "\(downgrade.errors)")
+        let reopened = try SQLiteEventStore(path: path)
+        #expect(try reopened.schemaVersion() == 3)
+        #expect(try reopened.readAll(after: 0, limit: 10).map(\.hash) == expected)
+        try reopened.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-1", expectedVersion: .exactly(2))
+    }
+
+    @Test("the file itself refuses UPDATE and DELETE of events, even from the sqlite3 shell")
+    func appendOnlyTriggers() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.path + "/events.sqlite"
+        let store = try SQLiteEventStore(path: path)
+        try store.append(ProposedEvent(type: "Searched", data: Data(#"{"keyword":"jazz"}"#.utf8)), to: "user-1", expectedVersion: .noStream)
+        for sql in ["UPDATE events SET data = '{}' WHERE position = 1;",
+                    "UPDATE events SET data = '{\"erased\":true}', metadata = '{\"erased\":true}' WHERE position = 1;",
+                    "DELETE FROM events;"] {
+            let result = try Processes.run(Processes.sqlite3, [path, sql])
+            #expect(result.status != 0, "\(sql)")
+            #expect(result.errors.contains("append-only"), "\(result.errors)")
+        }
+        #expect(try store.read(stream: "user-1").first?.data == Data(#"{"keyword":"jazz"}"#.utf8))
+        let insert = try Processes.run(Processes.sqlite3, [path, "INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at) VALUES ('x', 1, 'id', 'T', '{}', '{}', 't');"])
+        #expect(insert.status == 0, "appending stays possible: \(insert.errors)")
     }
 }

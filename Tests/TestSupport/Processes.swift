@@ -59,6 +59,14 @@ public enum Processes {
         return "sqlite3"
     }
 
+    /// The `psql` shell's path.
+    public static var psql: String {
+        for candidate in ["/usr/bin/psql", "/usr/local/bin/psql"] where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        return "psql"
+    }
+
     public struct Running {
         public let process: Process
         let output: Pipe

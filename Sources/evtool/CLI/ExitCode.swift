@@ -10,10 +10,18 @@ enum ExitCode: Int32 {
     case usage = 64
     /// The data is invalid: a rejected command, a malformed import line, a damaged store.
     case invalidData = 65
-    /// The store cannot be reached or opened, or needs a newer evtool.
+    /// verify: the store is not an evtool store (another file, another application's database).
+    case notAStore = 66
+    /// verify and seal: the store holds nothing to verify (no events, no seals), most likely
+    /// the wrong store; not 0, so that a script checking an audit trail does not pass on it.
+    case emptyStore = 67
+    /// The store cannot be reached or opened, or (other than for verify) needs a newer evtool.
     case unavailable = 69
     /// A concurrency conflict that retries did not resolve.
     case conflict = 75
+    /// verify: the store was written by a newer evtool, whose schema this one cannot check
+    /// (EX_CONFIG: this evtool does not match the store).
+    case newerSchema = 78
     /// Stopped by Ctrl-C at a batch boundary; rerunning the command resumes.
     case interrupted = 130
 
@@ -31,9 +39,14 @@ enum ExitCode: Int32 {
           0   ok
           1   anything else
           64  usage error (unknown command or option, missing or malformed value)
-          65  invalid data (rejected command, malformed input line, damaged store)
+          65  invalid data (rejected command, malformed input line, damaged store);
+              verify: the log fails verification (an event or seal modified, deleted,
+              inserted or reordered)
+          66  verify: not an evtool store
+          67  verify, seal: the store holds no events (nothing to verify)
           69  store unavailable (cannot connect or open, or written by a newer evtool)
           75  concurrency conflict after retries
+          78  verify: the store was written by a newer evtool
           130 interrupted by Ctrl-C at a batch boundary (rerun to resume)
         """
 }

@@ -8,7 +8,7 @@ enum BenchCommand {
         name: "bench",
         summary: "Measure append and read speed against same-run raw-library baselines",
         usage: "[SUITE…] [--events N] [--single N] [--runs R] [--quick] [--dir DIR] [--postgres URL]",
-        arguments: [("SUITE", "Which benchmarks (default all): sqlite, commands, projections, postgres (postgres is in the default only with --postgres)")],
+        arguments: [("SUITE", "Which benchmarks (default all): sqlite, commands, projections, audit, postgres (postgres is in the default only with --postgres)")],
         options: [
             .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
             .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
@@ -50,12 +50,15 @@ enum BenchCommand {
                 try ProjectionBenchmark.run(events: events, users: users, runs: runs, directory: directory, console: &console)
                 try ProjectionBenchmark.favoritesLatency(users: quick ? 10_000 : 100_000, directory: directory, console: &console)
             }
+            if suites.contains("audit") {
+                try AuditBenchmark.run(events: events, batch: batch, runs: runs, directory: directory, console: &console)
+            }
             if suites.contains("postgres") {
                 try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
             }
         })
 
-    static let allSuites = ["sqlite", "commands", "projections", "postgres"]
+    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG

@@ -48,6 +48,9 @@ enum TransferCommands {
             them new positions in file order. An event already in its stream at its version is
             skipped, so importing a file twice adds nothing, and rerunning an interrupted import
             resumes it. A bad line stops the import with its line number; batches before it stay.
+            Each event's chain hash is recomputed in the target; a line whose "hash" differs is
+            refused (the file was changed, or the target's stream differs), so the imported log
+            verifies with the same hashes. Erased events (tombstones) are chained anew.
             """,
         examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -"],
         run: { arguments, console in
@@ -124,7 +127,7 @@ enum TransferCommands {
                     guard let last = batch.last else { break }
                     for event in batch {
                         try copier.add(LogRecord.Imported(stream: event.streamID, version: event.version, event: ProposedEvent(
-                            id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt)),
+                            id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt), hash: event.hash),
                                        source: Int(event.position))
                     }
                     try copier.flush(through: Int(last.position))

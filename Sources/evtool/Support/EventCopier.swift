@@ -9,10 +9,19 @@ import Foundation
 /// - Atomic per batch: each batch (up to `batchSize` events, any streams) is one
 ///   transaction, so what was copied is always a prefix of the source.
 /// - A gap in a stream's versions, or a different event at a version, is refused.
+/// - Each new event's chain hash is recomputed as the target will store it; an event whose
+///   given hash (from the export line or the source store) differs is refused, so a log
+///   moved between stores still verifies. Erased events (tombstones) are the exception:
+///   their hash covered the erased payload, which is gone, so the target chains them anew.
 struct EventCopier {
     let store: any MultiStreamAppending
     let batchSize: Int
     private var versions: [String: Int64] = [:]
+    /// The chain hash of each stream's last event in the target (with pending events).
+    private var heads: [String: [UInt8]] = [:]
+    private let hasher = EventChain.Hasher()
+    /// Erased events appended, whose hashes the target computed anew.
+    private(set) var rechained = 0
     private var pending: [StreamAppend] = []
     private var pendingCount = 0
     private var pendingFirstSource = 0
@@ -30,10 +39,15 @@ struct EventCopier {
     /// Commits a batch when it is full.
     mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
         let current: Int64
-        if let known = versions[item.stream] {
+        if let known = versions[item.stream], heads[item.stream] != nil {
             current = known
         } else {
-            do { current = try store.version(of: item.stream) } catch { throw CopyError(source: source, error: error) }
+            let last: RecordedEvent?
+            do { last = try store.read(stream: item.stream, from: .max, direction: .backwards, limit: 1).first } catch {
+                throw CopyError(source: source, error: error)
+            }
+            current = last?.version ?? 0
+            heads[item.stream] = last.flatMap { [UInt8](hexadecimal: $0.hash) } ?? EventChain.genesis
         }
         if item.version <= current {
             // Already there: it must be the same event.
@@ -46,11 +60,22 @@ struct EventCopier {
             }
             skipped += 1
             versions[item.stream] = current
+            if item.version == current, let existing { heads[item.stream] = [UInt8](hexadecimal: existing.hash) ?? EventChain.genesis }
             return
         }
         guard item.version == current + 1 else {
             throw CopyError(source: source, reason: "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
         }
+        let previous = heads[item.stream] ?? EventChain.genesis
+        let hash = hasher.hash(previous: previous, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
+                               recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
+        let erased = item.event.data == Erasure.tombstone && item.event.metadata == Erasure.tombstone
+        if let given = item.hash, item.event.recordedAt != nil, !erased, given != hash.hexString {
+            try flush(through: source - 1)
+            throw CopyError(source: source, reason: "its hash \(given.prefix(16))… differs from the hash recomputed in the target (\(hash.hexString.prefix(16))…): the event, or one before it in stream '\(item.stream)', is not what was exported (nothing from this event on was copied; \(appended) events were)")
+        }
+        if erased, item.hash != nil { rechained += 1 }
+        heads[item.stream] = hash
         if pending.isEmpty { pendingFirstSource = source }
         if let last = pending.last, last.stream == item.stream {
             pending[pending.count - 1].events.append(item.event)
@@ -60,7 +85,7 @@ struct EventCopier {
         versions[item.stream] = item.version
         pendingCount += 1
         if pendingCount >= batchSize { try flush(through: source) }
-        if versions.count > 200_000 { versions.removeAll(keepingCapacity: true) }   // bounded memory; re-read on demand
+        if versions.count > 200_000 { versions.removeAll(keepingCapacity: true); heads.removeAll(keepingCapacity: true) }   // bounded memory; re-read on demand
     }
 
     /// Commits the pending batch.
@@ -71,6 +96,7 @@ struct EventCopier {
         } catch {
             // Nothing of the batch was written; forget the versions it would have reached.
             versions.removeAll(keepingCapacity: true)
+            heads.removeAll(keepingCapacity: true)
             let range = pendingFirstSource == source ? "\(source)" : "\(pendingFirstSource)–\(source)"
             pending.removeAll(); pendingCount = 0
             throw CopyError(source: source, reason: "the batch of \(range) was not written: \(error)", underlying: error)

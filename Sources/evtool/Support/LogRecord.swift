@@ -4,7 +4,9 @@ import Foundation
 /// The export formats and how an import line becomes an event.
 ///
 /// JSON Lines (`jsonl`): one event per line with every field:
-/// `{"position":1,"stream":"ada","version":1,"id":"…","type":"Searched","recordedAt":"…","data":{…},"metadata":{…}}`.
+/// `{"position":1,"stream":"ada","version":1,"id":"…","type":"Searched","recordedAt":"…","hash":"…","data":{…},"metadata":{…}}`.
+/// `hash` is the event's link in its stream's hash chain (``EventChain``); import recomputes
+/// it in the target and refuses a line whose hash differs (older exports without it import).
 /// `data` and `metadata` are the stored JSON, byte for byte; a payload that contains a line
 /// break (JSON whitespace) is written as a string in `dataText`/`metadataText` instead, so
 /// that every line stays one event and no byte changes.
@@ -12,7 +14,7 @@ import Foundation
 /// CloudEvents 1.0 (`cloudevents`), structured mode, one event per line: `specversion`,
 /// `id`, `source` (`/evtool/streams/STREAM`), `type`, `subject` (the stream), `time`,
 /// `datacontenttype` (`application/json`), `data`, and the extension attributes
-/// `evtoolposition`, `evtoolversion` and `evtoolmetadata` (the metadata JSON as a string).
+/// `evtoolposition`, `evtoolversion`, `evtoolhash` and `evtoolmetadata` (the metadata JSON as a string).
 enum LogRecord {
     enum Format: String { case jsonl, cloudevents }
 
@@ -22,14 +24,14 @@ enum LogRecord {
         case .jsonl:
             return "{\"position\":\(event.position),\"stream\":\(JSONText.quoted(event.streamID)),\"version\":\(event.version),"
                 + "\"id\":\"\(event.id.lowercaseString)\",\"type\":\(JSONText.quoted(event.type)),"
-                + "\"recordedAt\":\"\(Timestamp.format(event.recordedAt))\","
+                + "\"recordedAt\":\"\(Timestamp.format(event.recordedAt))\",\"hash\":\"\(event.hash)\","
                 + member("data", event.data) + "," + member("metadata", event.metadata) + "}"
         case .cloudevents:
             return "{\"specversion\":\"1.0\",\"id\":\"\(event.id.lowercaseString)\","
                 + "\"source\":\(JSONText.quoted("/evtool/streams/" + (event.streamID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? event.streamID))),"
                 + "\"type\":\(JSONText.quoted(event.type)),\"subject\":\(JSONText.quoted(event.streamID)),"
                 + "\"time\":\"\(Timestamp.format(event.recordedAt))\",\"datacontenttype\":\"application/json\","
-                + "\"evtoolposition\":\(event.position),\"evtoolversion\":\(event.version),"
+                + "\"evtoolposition\":\(event.position),\"evtoolversion\":\(event.version),\"evtoolhash\":\"\(event.hash)\","
                 + "\"evtoolmetadata\":\(JSONText.quoted(String(decoding: event.metadata, as: UTF8.self))),"
                 + member("data", event.data) + "}"
         }
@@ -47,6 +49,8 @@ enum LogRecord {
         var stream: String
         var version: Int64
         var event: ProposedEvent
+        /// The event's chain hash in the log it came from, when the line has one.
+        var hash: String? = nil
     }
 
     /// Reads one line of either format; the error says what is wrong (the caller adds the line number).
@@ -88,8 +92,15 @@ enum LogRecord {
         }
         let data = try json("data")
         let metadata = isCloudEvent ? Data(try string("evtoolmetadata").utf8) : try json("metadata")
+        let hashName = isCloudEvent ? "evtoolhash" : "hash"
+        var hash: String?
+        if members[hashName] != nil {
+            let text = try string(hashName)
+            guard text.utf8.count == 64, [UInt8](hexadecimal: text) != nil else { throw LineError("'\(hashName)' must be 64 hexadecimal digits") }
+            hash = text.lowercased()
+        }
         return Imported(stream: stream, version: version,
-                        event: ProposedEvent(id: id, type: type, data: data, metadata: metadata, recordedAt: recordedAt))
+                        event: ProposedEvent(id: id, type: type, data: data, metadata: metadata, recordedAt: recordedAt), hash: hash)
     }
 
     struct LineError: Error {

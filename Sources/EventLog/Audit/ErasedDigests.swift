@@ -1,0 +1,102 @@
+import Foundation
+
+/// The original digests of an erased event's payloads, which the store keeps so that the
+/// chain still verifies after `evtool forget` replaced them with ``Erasure/tombstone``.
+public struct ErasedDigests: Sendable, Hashable {
+    /// The erased event's position.
+    public var position: Int64
+    /// The erased event's id.
+    public var eventID: UUID
+    /// SHA-256 of the data as appended (32 raw bytes).
+    public var dataSHA256: [UInt8]
+    /// SHA-256 of the metadata as appended (32 raw bytes).
+    public var metadataSHA256: [UInt8]
+    /// The id of the `UserErased` event that records the erasure.
+    public var erasureEventID: UUID
+
+    /// Makes a record.
+    public init(position: Int64, eventID: UUID, dataSHA256: [UInt8], metadataSHA256: [UInt8], erasureEventID: UUID) {
+        self.position = position
+        self.eventID = eventID
+        self.dataSHA256 = dataSHA256
+        self.metadataSHA256 = metadataSHA256
+        self.erasureEventID = erasureEventID
+    }
+}
+
+/// What erasing a user means, shared by every store: the tombstone, the system stream that
+/// records erasures, and the `UserErased` event.
+public enum Erasure {
+    /// What an erased event's data and metadata become.
+    public static let tombstone = Data(#"{"erased":true}"#.utf8)
+    /// The system stream where each erasure is recorded as a `UserErased` event.
+    public static let stream = "$erasures"
+    /// The type of the event that records an erasure.
+    public static let eventType = "UserErased"
+
+    /// Who asked for an erasure, and why.
+    public struct Request: Sendable, Hashable {
+        /// The user's stream.
+        public var stream: String
+        /// Why (a ticket, a legal basis); kept in the log.
+        public var reason: String
+        /// Who did it (an operator's name); kept in the log.
+        public var operatorName: String
+
+        public init(stream: String, reason: String, operatorName: String) {
+            self.stream = stream
+            self.reason = reason
+            self.operatorName = operatorName
+        }
+    }
+
+    /// What an erasure did.
+    public struct Outcome: Sendable, Hashable {
+        /// Events whose payloads were replaced now (events erased before are not counted).
+        public var erasedEvents: Int
+        /// The last position of the user's stream that the erasure covers.
+        public var throughPosition: Int64
+        /// The `UserErased` event's id and position.
+        public var eventID: UUID
+        public var position: Int64
+
+        public init(erasedEvents: Int, throughPosition: Int64, eventID: UUID, position: Int64) {
+            self.erasedEvents = erasedEvents
+            self.throughPosition = throughPosition
+            self.eventID = eventID
+            self.position = position
+        }
+    }
+
+    /// The `UserErased` event's data: the stream, how many events, through which position,
+    /// who and why — never the erased data.
+    public static func eventData(_ request: Request, erasedEvents: Int, throughPosition: Int64) -> Data {
+        Data(("{\"stream\":\(quoted(request.stream)),\"events\":\(erasedEvents),\"throughPosition\":\(throughPosition),"
+            + "\"reason\":\(quoted(request.reason)),\"by\":\(quoted(request.operatorName))}").utf8)
+    }
+
+    /// What a verifier reads back from a `UserErased` event's data: the stream and the last
+    /// position covered; nil when the data is not that shape.
+    public static func coverage(of data: Data) -> (stream: String, throughPosition: Int64)? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let stream = object["stream"] as? String, let through = object["throughPosition"] as? NSNumber else { return nil }
+        return (stream, through.int64Value)
+    }
+
+    /// A JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

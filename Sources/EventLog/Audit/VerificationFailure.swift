@@ -1,0 +1,71 @@
+/// The first problem `evtool verify` found in a log: what kind, where, and in which stream.
+public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What happened to the log, as far as the verifier can tell.
+    public enum Kind: String, Sendable, Hashable {
+        /// An event's (or a seal's) content no longer matches its hash.
+        case modified
+        /// Events are missing: a version gap, a stream's head behind a seal, a truncated log.
+        case deleted
+        /// An event that was never appended: a version seen twice, or a forged link.
+        case inserted
+        /// Events of a stream are out of version order in the log.
+        case reordered
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// Where in the log (the position of the event, or of the seal, concerned).
+    public var position: Int64
+    /// The stream concerned, when one is.
+    public var stream: String?
+    /// The details, in words.
+    public var detail: String
+
+    /// Makes a failure.
+    public init(_ kind: Kind, position: Int64, stream: String?, _ detail: String) {
+        self.kind = kind
+        self.position = position
+        self.stream = stream
+        self.detail = detail
+    }
+
+    public var description: String {
+        let place = stream.map { "position \(position), stream '\($0)'" } ?? "position \(position)"
+        return "\(kind.rawValue) at \(place): \(detail)"
+    }
+}
+
+/// What a successful verification covered.
+public struct VerificationReport: Sendable, Hashable {
+    /// Events verified.
+    public var events: Int64
+    /// Streams seen.
+    public var streams: Int
+    /// Seals verified.
+    public var seals: Int
+    /// Erased events accepted through their kept digests.
+    public var erasedEvents: Int64
+    /// The last position verified.
+    public var head: Int64
+    /// Each stream's head at the end (for `evtool seal`), when the whole log was verified.
+    public var heads: StreamHeads
+
+    public init(events: Int64, streams: Int, seals: Int, erasedEvents: Int64, head: Int64, heads: StreamHeads) {
+        self.events = events
+        self.streams = streams
+        self.seals = seals
+        self.erasedEvents = erasedEvents
+        self.head = head
+        self.heads = heads
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.events == rhs.events && lhs.streams == rhs.streams && lhs.seals == rhs.seals
+            && lhs.erasedEvents == rhs.erasedEvents && lhs.head == rhs.head
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(events)
+        hasher.combine(head)
+    }
+}

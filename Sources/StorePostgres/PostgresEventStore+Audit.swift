@@ -1,0 +1,125 @@
+import EventLog
+import Foundation
+
+// MARK: - Audit trail: seals and erasure (docs/AUDIT.md)
+
+extension PostgresEventStore: AuditableEventStore {
+    public func seals() throws -> [Seal] {
+        try withRetry { connection in
+            let result = try connection.query("""
+                SELECT seal, position, events, streams, heads_sha256, previous_hash, hash, sealed_at
+                FROM \(schema.quoted).seals ORDER BY seal
+                """, types: [], binds: PostgresBinds())
+            return try (0..<result.rowCount).map { row in
+                Seal(number: try result.int64(row: row, column: 0), position: try result.int64(row: row, column: 1),
+                     events: try result.int64(row: row, column: 2), streams: try result.int64(row: row, column: 3),
+                     headsSHA256: result.string(row: row, column: 4), previousHash: result.string(row: row, column: 5),
+                     hash: result.string(row: row, column: 6), sealedAt: result.string(row: row, column: 7))
+            }
+        }
+    }
+
+    public func addSeal(_ seal: Seal) throws {
+        var binds = PostgresBinds()
+        binds.append(int8: seal.number)
+        binds.append(int8: seal.position)
+        binds.append(int8: seal.events)
+        binds.append(int8: seal.streams)
+        binds.append(text: seal.headsSHA256)
+        binds.append(text: seal.previousHash)
+        binds.append(text: seal.hash)
+        binds.append(text: seal.sealedAt)
+        let inserted = try withRetry { connection in
+            // Only as the next seal; the primary key settles a race between two sealers.
+            try connection.query("""
+                INSERT INTO \(schema.quoted).seals (seal, position, events, streams, heads_sha256, previous_hash, hash, sealed_at)
+                SELECT $1, $2, $3, $4, $5, $6, $7, $8
+                WHERE coalesce((SELECT max(seal) FROM \(schema.quoted).seals), 0) = $1 - 1
+                ON CONFLICT (seal) DO NOTHING RETURNING seal
+                """, types: [PostgresType.int8, PostgresType.int8, PostgresType.int8, PostgresType.int8,
+                             PostgresType.text, PostgresType.text, PostgresType.text, PostgresType.text], binds: binds).rowCount
+        }
+        guard inserted == 1 else {
+            throw EventStoreError.wrongExpectedVersion(stream: "$seals", expected: .exactly(seal.number - 1), actual: try seals().last?.number ?? 0)
+        }
+    }
+
+    public func erasedDigests(in positions: ClosedRange<Int64>) throws -> [Int64: ErasedDigests] {
+        var binds = PostgresBinds()
+        binds.append(int8: positions.lowerBound)
+        binds.append(int8: positions.upperBound)
+        return try withRetry { connection in
+            let result = try connection.query("""
+                SELECT position, event_id, data_sha256, metadata_sha256, erasure_event_id
+                FROM \(schema.quoted).erasures WHERE position BETWEEN $1 AND $2
+                """, types: [PostgresType.int8, PostgresType.int8], binds: binds)
+            var found: [Int64: ErasedDigests] = [:]
+            for row in 0..<result.rowCount {
+                let position = try result.int64(row: row, column: 0)
+                guard let data = [UInt8](hexadecimal: result.string(row: row, column: 2)),
+                      let metadata = [UInt8](hexadecimal: result.string(row: row, column: 3)) else {
+                    throw EventStoreError.corrupt("the erasure record at position \(position) is malformed")
+                }
+                found[position] = ErasedDigests(position: position, eventID: try result.uuid(row: row, column: 1), dataSHA256: data,
+                                                metadataSHA256: metadata, erasureEventID: try result.uuid(row: row, column: 4))
+            }
+            return found
+        }
+    }
+
+    /// Erases in two steps, each atomic: first the `UserErased` event is appended (through the
+    /// append function, which must run in its own transaction), then, in one transaction, the
+    /// digests are kept and the payloads it covers are replaced. A crash between the two leaves
+    /// a recorded erasure with nothing erased yet; running it again erases (verify passes in
+    /// both states).
+    public func erase(_ request: Erasure.Request) throws -> Erasure.Outcome {
+        try AppendValidation.validateStreamID(request.stream)
+        guard request.stream != Erasure.stream else { throw EventStoreError.invalidInput("the erasure log itself cannot be erased") }
+        let tombstone = String(decoding: Erasure.tombstone, as: UTF8.self)
+        var binds = PostgresBinds()
+        binds.append(text: request.stream)
+        binds.append(text: tombstone)
+        let (through, pending) = try withRetry { connection in
+            let result = try connection.query("""
+                SELECT coalesce(max(position), 0)::bigint,
+                       count(*) FILTER (WHERE NOT (data::text = $2 AND metadata::text = $2))
+                FROM \(schema.quoted).events WHERE stream_id = $1
+                """, types: [PostgresType.text, PostgresType.text], binds: binds)
+            return (try result.int64(row: 0, column: 0), try result.int64(row: 0, column: 1))
+        }
+        guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
+        let record = ProposedEvent(type: Erasure.eventType,
+                                   data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
+        let appended = try append(record, to: Erasure.stream, expectedVersion: .any)
+        var erase = PostgresBinds()
+        erase.append(text: request.stream)
+        erase.append(int8: through)
+        erase.append(text: record.id.lowercaseString)
+        erase.append(text: tombstone)
+        let erased = try withRetry { connection in
+            _ = try connection.execute("BEGIN")
+            do {
+                let kept = try connection.query("""
+                    INSERT INTO \(schema.quoted).erasures (event_id, position, data_sha256, metadata_sha256, erased_at, erasure_event_id)
+                    SELECT event_id, position, encode(sha256(convert_to(data::text, 'UTF8')), 'hex'),
+                           encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex'), now(), $3::uuid
+                    FROM \(schema.quoted).events
+                    WHERE stream_id = $1 AND position <= $2 AND NOT (data::text = $4 AND metadata::text = $4)
+                    ON CONFLICT (event_id) DO NOTHING
+                    RETURNING position
+                    """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase).rowCount
+                _ = try connection.query("""
+                    UPDATE \(schema.quoted).events SET data = $4::json, metadata = $4::json
+                    WHERE position IN (SELECT position FROM \(schema.quoted).erasures WHERE erasure_event_id = $3::uuid)
+                      AND stream_id = $1 AND position <= $2
+                    """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase)
+                _ = try connection.execute("COMMIT")
+                return kept
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        return Erasure.Outcome(erasedEvents: erased, throughPosition: through, eventID: record.id, position: appended.positions.lowerBound)
+    }
+}

@@ -1,0 +1,68 @@
+import EventLog
+
+/// The SQL that sets up least-privilege roles for one store's schema (docs/AUDIT.md):
+///
+/// - the owner owns every object: schema changes, `evtool seal` and `evtool forget`;
+/// - the app appends (through the append function) and reads events, and maintains views and
+///   checkpoints; it cannot change, delete or truncate an event (no such privilege, and the
+///   trigger would refuse anyway);
+/// - the auditor reads everything and changes nothing.
+public enum PostgresRoles {
+    /// The statements, for a superuser or a role with CREATEROLE to run once the store's
+    /// schema exists (evtool creates it on first open). Roles that exist are kept and given
+    /// the privileges; they are created with LOGIN and no password (set one with ALTER ROLE).
+    /// - Throws: ``EventLog/EventStoreError/invalidInput(_:)`` for a name that is not a plain
+    ///   lowercase identifier, or for the same name used twice.
+    public static func sql(schema: String, owner: String, app: String, auditor: String) throws -> String {
+        let names = [schema, owner, app, auditor]
+        for name in names {
+            guard (try? PostgresSchema(name: name)) != nil else {
+                throw EventStoreError.invalidInput("'\(name)' must be 1…63 characters of a-z, 0-9 and _, not start with a digit or pg_")
+            }
+        }
+        guard Set([owner, app, auditor]).count == 3 else { throw EventStoreError.invalidInput("the owner, app and auditor roles must be three different roles") }
+        let s = "\"\(schema)\""
+        let (o, a, r) = ("\"\(owner)\"", "\"\(app)\"", "\"\(auditor)\"")
+        var text = "-- evtool roles for schema \(schema): owner \(owner), app \(app), auditor \(auditor)\nBEGIN;\n"
+        for role in [owner, app, auditor] {
+            text += "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(role)') THEN CREATE ROLE \"\(role)\" LOGIN; END IF; END $$;\n"
+        }
+        text += """
+            -- The owner owns the schema and everything in it.
+            ALTER SCHEMA \(s) OWNER TO \(o);
+            DO $$
+            DECLARE object record;
+            BEGIN
+                FOR object IN SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                              WHERE n.nspname = '\(schema)' AND c.relkind IN ('r', 'S', 'v', 'p') LOOP
+                    EXECUTE format('ALTER %s %I.%I OWNER TO %I',
+                                   CASE object.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END,
+                                   '\(schema)', object.relname, '\(owner)');
+                END LOOP;
+                FOR object IN SELECT p.oid::regprocedure AS signature FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                              WHERE n.nspname = '\(schema)' LOOP
+                    EXECUTE format('ALTER FUNCTION %s OWNER TO %I', object.signature, '\(owner)');
+                END LOOP;
+            END $$;
+            REVOKE ALL ON SCHEMA \(s) FROM PUBLIC;
+            REVOKE ALL ON ALL TABLES IN SCHEMA \(s) FROM PUBLIC, \(a), \(r);
+            REVOKE ALL ON ALL SEQUENCES IN SCHEMA \(s) FROM PUBLIC, \(a), \(r);
+            REVOKE ALL ON ALL FUNCTIONS IN SCHEMA \(s) FROM PUBLIC;
+            GRANT USAGE ON SCHEMA \(s) TO \(a), \(r);
+
+            -- The app: append (INSERT only, through the append function), read, views and checkpoints.
+            GRANT SELECT, INSERT ON \(s).events TO \(a);
+            GRANT USAGE, SELECT, UPDATE ON SEQUENCE \(s).position_seq TO \(a);
+            GRANT SELECT ON \(s).schema_version, \(s).erasures, \(s).seals TO \(a);
+            GRANT SELECT, INSERT, UPDATE, DELETE ON \(s).projections, \(s).view_documents TO \(a);
+            GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO \(a);
+
+            -- The auditor: reads everything, changes nothing.
+            GRANT SELECT ON ALL TABLES IN SCHEMA \(s) TO \(r);
+            GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
+            COMMIT;
+
+            """
+        return text
+    }
+}

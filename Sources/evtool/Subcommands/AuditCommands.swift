@@ -1,0 +1,155 @@
+import EventLog
+import Foundation
+import Projections
+import StoreSQLite
+
+/// `evtool verify|seal|forget`: the audit trail (docs/AUDIT.md).
+enum AuditCommands {
+    static let verify = CommandSpec(
+        name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
+        usage: "[--stream ID] [--store STORE]",
+        options: [
+            .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
+            CommandSpec.storeOption,
+        ],
+        discussion: """
+            Reads the log in position order, in bounded memory (one batch of events plus each
+            stream's version and hash: memory grows with the number of streams, not of events),
+            recomputes every event's hash, checks that each stream's versions run 1, 2, 3 … and
+            that every seal matches the streams' heads as of its position. Prints
+            'OK: N events in M streams, K seals verified', or the first event (or seal) that was
+            modified, deleted, inserted or reordered, with its position and stream.
+
+            What happened after the last seal is protected only by the per-stream chains: run
+            'evtool seal' regularly and keep the printed seal hashes outside the store.
+
+            Exit codes: 0 the log verifies; 65 it does not (tampered or damaged); 66 the store is
+            not an evtool store; 67 the store holds no events and no seals (nothing was verified:
+            most likely the wrong store); 69 the store cannot be opened; 78 the store was written
+            by a newer evtool.
+            """,
+        examples: ["evtool verify", "evtool verify --stream user-42 --store postgres://auditor@db/evtool"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let location = try StoreLocation.resolve(arguments)
+            let store = try openForAudit(location)
+            var verifier = try LogVerifier(store: store)
+            do {
+                if let stream = arguments.value("stream") {
+                    let report = try verifier.verifyStream(stream)
+                    guard report.events > 0 else {
+                        throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify", code: .emptyStore)
+                    }
+                    let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
+                    console.output("OK: \(report.events) events in stream '\(stream)'\(erased); seals not checked (--stream)")
+                    return
+                }
+                let seals = try (store as? any AuditableEventStore)?.seals() ?? []
+                guard try store.headPosition() > 0 || !seals.isEmpty else {
+                    throw CLIError(message: "\(location) holds no events and no seals: nothing to verify (is this the right store?)", code: .emptyStore)
+                }
+                let head = try store.headPosition()
+                var progress = Progress(label: "verify", total: head, console: console)
+                let report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
+                if head >= 100_000 { progress.finish() }
+                console.output(okLine(report))
+            } catch let failure as VerificationFailure {
+                throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
+            }
+        })
+
+    static let seal = CommandSpec(
+        name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
+        usage: "[--store STORE]",
+        options: [CommandSpec.storeOption],
+        discussion: """
+            A seal is a SHA-256 over every stream's (id, version, hash) as of the verified head,
+            chained to the seal before it. Later, 'evtool verify' detects a whole stream deleted,
+            the log truncated, or a stream's last events removed before that position. The seal's
+            hash is printed: keep it somewhere the store's administrators cannot write (a ticket,
+            the auditor's notes), since someone who can rewrite the store can rewrite its seals.
+            """,
+        examples: ["evtool seal", "evtool seal --store postgres://owner@db/evtool"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let location = try StoreLocation.resolve(arguments)
+            guard let store = try openForAudit(location) as? any AuditableEventStore else {
+                throw CLIError(message: "the store \(location) cannot keep seals", code: .unavailable)
+            }
+            guard try store.headPosition() > 0 else {
+                throw CLIError(message: "\(location) holds no events: nothing to seal", code: .emptyStore)
+            }
+            var verifier = try LogVerifier(store: store)
+            let report: VerificationReport
+            do {
+                let head = try store.headPosition()
+                var progress = Progress(label: "verify", total: head, console: console)
+                report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
+                if head >= 100_000 { progress.finish() }
+            } catch let failure as VerificationFailure {
+                throw CLIError(message: "the log fails verification, so it was not sealed: \(failure)", code: .invalidData)
+            }
+            let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
+            try store.addSeal(seal)
+            console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
+        })
+
+    static let forget = CommandSpec(
+        name: "forget", summary: "Erase a user: replace their events' payloads with tombstones, record who and why, rebuild views",
+        usage: "--user ID --reason TEXT [--by OPERATOR] [--store STORE]",
+        options: [
+            .init(name: "user", value: "ID", help: "The user (their stream) to erase"),
+            .init(name: "reason", value: "TEXT", help: "Why, e.g. a ticket or the legal basis; kept in the log"),
+            .init(name: "by", value: "OPERATOR", help: "Who erases (default: $USER)"),
+            CommandSpec.storeOption,
+        ],
+        discussion: """
+            In one transaction, keeps the SHA-256 of each of the user's payloads (so the chain still
+            verifies), replaces data and metadata with {"erased":true}, and appends a UserErased
+            event (stream, count, who, why; never the erased data) to the stream '$erasures'. Then
+            rebuilds every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so
+            that the erased bytes are gone from the file. Backups taken before keep the data:
+            see docs/AUDIT.md.
+            """,
+        examples: ["evtool forget --user user-42 --reason 'GDPR request #1234' --by alice"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let user = try arguments.required("user")
+            let reason = try arguments.required("reason")
+            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
+            let by = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+            let location = try StoreLocation.resolve(arguments)
+            let store = try location.openForViews()
+            guard let auditable = store as? any AuditableEventStore else {
+                throw CLIError(message: "the store \(location) cannot erase users", code: .unavailable)
+            }
+            let outcome = try auditable.erase(Erasure.Request(stream: user, reason: reason, operatorName: by))
+            try Projector(store: store).rebuild()
+            var compacted = ""
+            if let file = store as? SQLiteEventStore {
+                compacted = try file.compact() ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
+            }
+            console.output("erased \(outcome.erasedEvents) events of user '\(user)' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
+        })
+
+    static func okLine(_ report: VerificationReport) -> String {
+        let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
+        return "OK: \(report.events) events in \(report.streams) streams, \(report.seals) seals verified\(erased)"
+    }
+
+    /// Opens a store for verify and seal, telling apart what is not a store and a newer schema.
+    static func openForAudit(_ location: StoreLocation) throws -> any EventStore {
+        do {
+            return try location.open(create: false)
+        } catch let error as EventStoreError {
+            switch error {
+            case .corrupt(let reason) where reason.contains("not an SQLite database") || reason.contains("not an evtool store"):
+                throw CLIError(message: "\(location) is not an evtool store (\(reason)); nothing was verified", code: .notAStore)
+            case .newerSchema:
+                throw CLIError(message: "\(error.description); nothing was verified", code: .newerSchema)
+            default:
+                throw error
+            }
+        }
+    }
+}
