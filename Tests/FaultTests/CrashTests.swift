@@ -40,6 +40,7 @@ struct CrashTests {
             #expect(try target.integrity() == "ok", "seed \(seed)")
             let events = try LogChecks.events(in: target.open())
             #expect(LogChecks.problems(in: events) == [], "seed \(seed)")
+            try LogChecks.expectVerifies(target.cli, "seed \(seed)")
             var occurrences: [UUID: Int] = [:]
             for event in events { occurrences[event.id, default: 0] += 1 }
             let missing = acknowledged.filter { occurrences[$0] != 1 }
@@ -79,6 +80,7 @@ struct CrashTests {
                 #expect(LogChecks.problems(in: events) == [], "\(context)")
                 #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
                 #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the file")
+                try LogChecks.expectVerifies(target.cli, context)
             }
             let rerun = try Processes.run(Binaries.evtool, arguments)
             #expect(rerun.status == 0, "\(context): \(rerun)")
@@ -119,6 +121,7 @@ struct CrashTests {
                 #expect(LogChecks.problems(in: events) == [], "\(context)")
                 #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
                 #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the source")
+                try LogChecks.expectVerifies(target.cli, context)
             }
             let rerun = try Processes.run(Binaries.evtool, arguments)
             #expect(rerun.status == 0, "\(context): \(rerun)")
@@ -151,6 +154,7 @@ struct CrashTests {
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
             #expect(try target.integrity() == "ok", "\(context)")
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context): the views readers see")
+            try LogChecks.expectVerifies(target.cli, context)
             let rerun = try Processes.run(Binaries.evtool, ["rebuild", "--store", target.cli])
             #expect(rerun.status == 0, "\(context): \(rerun)")
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")

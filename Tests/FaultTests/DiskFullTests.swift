@@ -39,6 +39,7 @@ struct DiskFullTests {
         #expect(result.errors.hasPrefix("Error: line ") && result.errors.contains("is full"), "\(result.errors)")
         #expect(result.errors.split(separator: "\n").count == 1)
         try checkReadable(path, importedLines: lines, context: "after the import")
+        try LogChecks.expectVerifies(store, "after the import")
 
         // One large append that does not fit.
         let before = try LogChecks.digest(ofFileAt: path)
@@ -57,6 +58,7 @@ struct DiskFullTests {
         let rerun = try Processes.run(Binaries.evtool, ["import", file, "--batch", "100", "--store", store])
         #expect(!rerun.wasSignaled && [0, 69].contains(rerun.status), "\(rerun)")
         try checkReadable(path, importedLines: lines, context: "after the rerun")
+        try LogChecks.expectVerifies(store, "after the rerun")
         let imported = try LogChecks.events(in: SQLiteEventStore(path: path)).filter { $0.streamID.hasPrefix("s-") }.count
         FaultSettings.report("disk full: a 2 MiB tmpfs filled by import and append; exit 69 each time, \(imported) events in whole batches kept, store readable")
     }

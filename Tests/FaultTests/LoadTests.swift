@@ -17,6 +17,7 @@ struct LoadTests {
         let store = try target.open()
         let figures = try Load.run(target, processes: kind == .sqlite ? 4 : 8, seconds: FaultSettings.loadSeconds)
         try Load.check(store, figures: figures)
+        try LogChecks.expectVerifies(target.cli, "after the load")
     }
 }
 

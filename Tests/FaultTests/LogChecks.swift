@@ -3,6 +3,7 @@ import Foundation
 import Projections
 import StoreSQLite
 import TestSupport
+import Testing
 
 /// What the fault suite checks a log for after a kill.
 enum LogChecks {
@@ -101,6 +102,14 @@ enum LogChecks {
         var options = SQLiteEventStore.Options()
         options.createIfMissing = false
         return try digest(of: SQLiteEventStore(path: path, options: options))
+    }
+
+    /// Runs `evtool verify` on a store: its hash chains and seals must check out (an empty
+    /// store, exit 67, has nothing to verify). Records an issue naming `context` otherwise.
+    static func expectVerifies(_ store: String, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try Processes.run(Binaries.evtool, ["verify", "--store", store])
+        #expect(result.status == 0 && result.output.hasPrefix("OK: ") || result.status == 67,
+                "\(context): evtool verify: \(result)", sourceLocation: sourceLocation)
     }
 
     /// `PRAGMA integrity_check` through the sqlite3 shell: "ok" for a sound file.
