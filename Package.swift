@@ -56,6 +56,12 @@ let package = Package(
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
         .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
+        // The processes the fault suite kills and loads the stores with (see its main.swift).
+        .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
+        .testTarget(
+            name: "FaultTests",
+            dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
+        ),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport"]),

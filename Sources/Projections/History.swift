@@ -106,8 +106,9 @@ public enum History {
         }
     }
 
-    /// A distance without a needless ".0" (10, 2.5).
+    /// A distance without a needless ".0" (10, 2.5); a whole number too large for `Int` (a
+    /// search may ask for 1e308 miles) keeps Double's own form instead of trapping.
     public static func formatDistance(_ distance: Double) -> String {
-        distance == distance.rounded() ? String(Int(distance)) : String(distance)
+        distance == distance.rounded() && abs(distance) < 1e15 ? String(Int(distance)) : String(distance)
     }
 }

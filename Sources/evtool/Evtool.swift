@@ -78,11 +78,34 @@ enum Evtool {
         }
     }
 
+    /// The longest error line printed; longer messages keep their start and end.
+    static let maximumErrorLength = 600
+
+    /// A message as one bounded line: control characters (line breaks, escapes that would
+    /// drive a terminal) are shown as `\n`, `\u{1B}` …, and a message that quotes a huge
+    /// value keeps its first 300 and last 200 characters, so the error stays readable.
+    static func errorLine(_ message: String) -> String {
+        var line = ""
+        for scalar in message.unicodeScalars {
+            switch scalar {
+            case "\n": line += "\\n"
+            case "\r": line += "\\r"
+            case "\t": line += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                line += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: line.unicodeScalars.append(scalar)
+            }
+        }
+        guard line.count > maximumErrorLength else { return line }
+        let omitted = line.count - 500
+        return String(line.prefix(300)) + "…(\(omitted) characters left out)…" + String(line.suffix(200))
+    }
+
     /// Prints a failure as `Error: …` (plus usage help for usage errors) and returns its code.
     static func report(_ error: Error, console: inout Console) -> ExitCode {
         switch error {
         case let error as CLIError:
-            console.message("Error: \(error.message)")
+            console.message("Error: " + errorLine(error.message))
             if error.code == .usage {
                 if let command = error.command {
                     console.message("Usage: evtool \(command.name) \(command.usage)")
@@ -93,20 +116,20 @@ enum Evtool {
             }
             return error.code
         case let error as EventStoreError:
-            console.message("Error: \(error.description)")
+            console.message("Error: " + errorLine(error.description))
             return ExitCode(error)
         case let error as CommandError:
-            console.message("Error: \(error.description)")
+            console.message("Error: " + errorLine(error.description))
             if case .conflict = error { return .conflict }
             return .invalidData
         case let error as DomainEventError:
-            console.message("Error: \(error)")
+            console.message("Error: " + errorLine("\(error)"))
             return .invalidData
         case let error as ProjectionStoreError:
-            console.message("Error: \(error.description)")
+            console.message("Error: " + errorLine(error.description))
             return .conflict
         default:
-            console.message("Error: \(error.localizedDescription)")
+            console.message("Error: " + errorLine(error.localizedDescription))
             return .failure
         }
     }

@@ -7,6 +7,8 @@ public enum Processes {
         public var status: Int32
         public var output: String
         public var errors: String
+        /// Whether a signal ended the program (a crash, a trap, or a kill); `status` is then the signal.
+        public var wasSignaled = false
         public var description: String { "exit \(status)\nstdout: \(output)\nstderr: \(errors)" }
     }
 
@@ -18,6 +20,11 @@ public enum Processes {
 
     /// Starts a program; call `finish` on the returned process to collect its result.
     public static func start(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> Running {
+        try start(path, arguments, inputData: input.map { Data($0.utf8) }, environment: environment)
+    }
+
+    /// Starts a program with bytes (not necessarily UTF-8) on its standard input.
+    public static func start(_ path: String, _ arguments: [String], inputData input: Data?, environment: [String: String]? = nil) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -29,7 +36,7 @@ public enum Processes {
         process.standardError = errors
         process.standardInput = stdin
         try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        if let input { stdin.fileHandleForWriting.write(input) }
         try stdin.fileHandleForWriting.close()
         return Running(process: process, output: output, errors: errors)
     }
@@ -37,6 +44,11 @@ public enum Processes {
     /// Runs a program to the end.
     public static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> Result {
         try start(path, arguments, input: input, environment: environment).finish()
+    }
+
+    /// An executable SwiftPM built beside the test bundle (e.g. `FaultDriver`).
+    public static func built(_ name: String) -> String {
+        URL(fileURLWithPath: evtool).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     /// The `sqlite3` shell's path.
@@ -60,14 +72,38 @@ public enum Processes {
         let output: Pipe
         let errors: Pipe
 
+        /// The process id.
+        public var pid: Int32 { process.processIdentifier }
+
+        /// Sends `signal` (e.g. `SIGKILL`, `SIGINT`) to the process.
+        public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+        /// Whether the process is still running.
+        public var isRunning: Bool { process.isRunning }
+
         public func finish() throws -> Result {
+            // Standard error is drained on its own thread: a program that writes more than a
+            // pipe holds (64 KiB) to it would otherwise block while we wait for standard output.
+            let errorsHandle = errors.fileHandleForReading
+            let drained = DataBox()
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                drained.data = errorsHandle.readDataToEndOfFile()
+                done.signal()
+            }
             let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            done.wait()
+            let err = drained.data
             process.waitUntilExit()
             return Result(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                          errors: String(decoding: err, as: UTF8.self))
+                          errors: String(decoding: err, as: UTF8.self), wasSignaled: process.terminationReason == .uncaughtSignal)
         }
     }
+}
+
+// @unchecked: written once by the draining thread before it signals, read only after the wait.
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
 }
 
 /// A directory under the system's temporary folder, removed on request.

@@ -25,22 +25,29 @@ struct Console {
     /// Sends buffered output to standard output.
     mutating func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { raw in
+        Self.writeAll(buffer, to: 1)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes all of `bytes` to a file descriptor; a closed pipe or other failure drops the rest
+    /// quietly (SIGPIPE is ignored, so it shows as an error return, never a trap).
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = write(1, raw.baseAddress! + offset, raw.count - offset)
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if written <= 0 { if errno == EINTR { continue }; break }
                 offset += written
             }
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Writes a message line to standard error (after flushing data, so they interleave right).
     mutating func message(_ line: String) {
         if isCapturing { capturedErrors += line + "\n"; return }
         flush()
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        // Not FileHandle.write: it traps when standard error is a closed pipe (`evtool … 2>&1 | head -1`).
+        Self.writeAll(Array((line + "\n").utf8), to: 2)
     }
 
     /// Whether standard error is a terminal (for progress bars).

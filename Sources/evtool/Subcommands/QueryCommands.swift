@@ -70,6 +70,7 @@ enum QueryCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let listing = try arguments.required("listing")
+            try Rules.checkIdentifier(listing, field: "listing id")
             let store = try StoreLocation.resolve(arguments).openForViews()
             let document: CachedDetailsProjection.Document?
             if let point = try TimeArgument.asOf(in: arguments) {
@@ -106,6 +107,7 @@ enum QueryCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let user = try arguments.required("user")
+            try Rules.checkIdentifier(user, field: "user id")
             let types = Set(arguments.all("type"))
             let filter = History.Filter(types: types, since: try TimeArgument.option("since", in: arguments),
                                         until: try TimeArgument.option("until", in: arguments), asOf: try TimeArgument.asOf(in: arguments))
@@ -131,6 +133,7 @@ enum QueryCommands {
     static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {
         try arguments.expectPositional(atMost: 0)
         let user = try arguments.required("user")
+        try Rules.checkIdentifier(user, field: "user id")
         let store = try StoreLocation.resolve(arguments).openForViews()
         if let point = try TimeArgument.asOf(in: arguments) {
             return try TimeTravel.document(projection, key: user, asOf: point, in: store)

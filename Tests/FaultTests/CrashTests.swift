@@ -1,0 +1,227 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+import StoreSQLite
+import TestSupport
+import Testing
+
+/// kill -9 at seeded random moments during appends, a batched import, a migration and a
+/// rebuild; after each kill the store must open sound, and rerunning must finish the job.
+@Suite("Faults: kill -9 at random moments", .serialized)
+struct CrashTests {
+    @Test("appends: every acknowledged event is there exactly once, no batch is partial, no version gap", arguments: StoreKind.allCases)
+    func appends(kind: StoreKind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let target = try FaultStore.make(kind, name: "appends", in: directory.path)
+        defer { target.remove() }
+        var random = SeededRandom(seed: FaultSettings.seed)
+        var acknowledged: [UUID] = []
+        var kills = 0
+        for iteration in 0..<FaultSettings.iterations {
+            let seed = FaultSettings.seed &+ UInt64(iteration)
+            let acks = directory.path + "/acks-\(iteration)"
+            let driver = try Processes.start(Binaries.driver, ["append"] + target.driverArguments + ["--acks", acks, "--seed", String(seed)])
+            // Let it get going, then kill it somewhere in the next 300 ms.
+            let started = ContinuousClock.now
+            while (try? FileManager.default.attributesOfItem(atPath: acks)[.size] as? Int) ?? 0 == 0,
+                  driver.isRunning, ContinuousClock.now - started < .seconds(10) {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+            Thread.sleep(forTimeInterval: Double.random(in: 0...0.3, using: &random))
+            driver.send(SIGKILL)
+            let result = try driver.finish()
+            #expect(result.status == SIGKILL, "seed \(seed): the driver should have been running until killed: \(result)")
+            kills += 1
+            let ids = try String(contentsOfFile: acks, encoding: .utf8).split(separator: "\n").map { UUID(uuidString: String($0)) }
+            #expect(!ids.contains(nil), "seed \(seed): a torn acknowledgement line")
+            acknowledged += ids.compactMap { $0 }
+
+            #expect(try target.integrity() == "ok", "seed \(seed)")
+            let events = try LogChecks.events(in: target.open())
+            #expect(LogChecks.problems(in: events) == [], "seed \(seed)")
+            try LogChecks.expectVerifies(target.cli, "seed \(seed)")
+            var occurrences: [UUID: Int] = [:]
+            for event in events { occurrences[event.id, default: 0] += 1 }
+            let missing = acknowledged.filter { occurrences[$0] != 1 }
+            #expect(missing.isEmpty, "seed \(seed): \(missing.count) acknowledged events are not in the log exactly once")
+        }
+        let total = try LogChecks.events(in: target.open()).count
+        FaultSettings.report("appends on \(kind.testDescription): \(kills) kills survived, \(acknowledged.count) acknowledged events checked (log holds \(total))")
+    }
+
+    @Test("batched import: what is visible is whole batches, a prefix of the file; rerunning completes it", arguments: StoreKind.allCases)
+    func batchedImport(kind: StoreKind) throws {
+        let fixture = try SourceLog.make()
+        defer { fixture.directory.remove() }
+        let batch = 100
+        // One uninterrupted import, to time it.
+        let clock = ContinuousClock()
+        let started = clock.now
+        let timing = try FaultStore.make(kind, name: "timing", in: fixture.directory.path)
+        defer { timing.remove() }
+        let full = try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--batch", String(batch), "--store", timing.cli])
+        try #require(full.status == 0, "\(full)")
+        let duration = (clock.now - started) / .seconds(1)
+        var random = SeededRandom(seed: FaultSettings.seed &+ 100)
+        var kills = 0, checked = 0
+        for iteration in 0..<FaultSettings.iterations {
+            let target = try FaultStore.make(kind, name: "import-\(iteration)", in: fixture.directory.path)
+            defer { target.remove() }
+            let arguments = ["import", fixture.exportFile, "--batch", String(batch), "--store", target.cli]
+            let delay = Double.random(in: 0...(duration * 1.1), using: &random)
+            let killed = try Kill.run(Binaries.evtool, arguments, after: delay)
+            if killed { kills += 1 }
+            let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
+            if target.exists {
+                #expect(try target.integrity() == "ok", "\(context)")
+                let events = try LogChecks.events(in: target.open())
+                checked += events.count
+                #expect(LogChecks.problems(in: events) == [], "\(context)")
+                #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
+                #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the file")
+                try LogChecks.expectVerifies(target.cli, context)
+            }
+            let rerun = try Processes.run(Binaries.evtool, arguments)
+            #expect(rerun.status == 0, "\(context): \(rerun)")
+            let store = try target.open()
+            let events = try LogChecks.events(in: store)
+            #expect(events.count == fixture.events.count && SourceLog.isPrefix(events, of: fixture.events), "\(context)")
+            #expect(try Processes.run(Binaries.evtool, ["project", "--store", target.cli]).status == 0)
+            #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
+        }
+        FaultSettings.report("import into \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills, \(fixture.events.count)-event file")
+    }
+
+    @Test("migrate from SQLite: the target is whole batches of the source; rerunning completes and verifies it", arguments: StoreKind.allCases)
+    func migrate(kind: StoreKind) throws {
+        let fixture = try SourceLog.make()
+        defer { fixture.directory.remove() }
+        let batch = 100
+        let clock = ContinuousClock()
+        let started = clock.now
+        let timing = try FaultStore.make(kind, name: "timing", in: fixture.directory.path)
+        defer { timing.remove() }
+        let full = try Processes.run(Binaries.evtool, ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", timing.cli, "--batch", String(batch)])
+        try #require(full.status == 0, "\(full)")
+        let duration = (clock.now - started) / .seconds(1)
+        var random = SeededRandom(seed: FaultSettings.seed &+ 200)
+        var kills = 0, checked = 0
+        for iteration in 0..<FaultSettings.iterations {
+            let target = try FaultStore.make(kind, name: "migrate-\(iteration)", in: fixture.directory.path)
+            defer { target.remove() }
+            let arguments = ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", target.cli, "--batch", String(batch)]
+            let delay = Double.random(in: 0...(duration * 1.1), using: &random)
+            if try Kill.run(Binaries.evtool, arguments, after: delay) { kills += 1 }
+            let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
+            if target.exists {
+                #expect(try target.integrity() == "ok", "\(context)")
+                let events = try LogChecks.events(in: target.open())
+                checked += events.count
+                #expect(LogChecks.problems(in: events) == [], "\(context)")
+                #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
+                #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the source")
+                try LogChecks.expectVerifies(target.cli, context)
+            }
+            let rerun = try Processes.run(Binaries.evtool, arguments)
+            #expect(rerun.status == 0, "\(context): \(rerun)")
+            #expect(rerun.output.contains("both logs hold the same events in the same order"), "\(context): \(rerun)")
+            let store = try target.open()
+            #expect(try LogChecks.events(in: store).count == fixture.events.count)
+            #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
+        }
+        FaultSettings.report("migrate SQLite → \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills")
+    }
+
+    @Test("rebuild: readers keep correct views through a kill; rerunning finishes with views equal to a rebuild from scratch", arguments: StoreKind.allCases)
+    func rebuild(kind: StoreKind) throws {
+        let fixture = try SourceLog.make()
+        defer { fixture.directory.remove() }
+        let target = try FaultStore.make(kind, name: "rebuild", in: fixture.directory.path)
+        defer { target.remove() }
+        try #require(try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--store", target.cli]).status == 0)
+        let store = try target.open()
+        try #require(try Processes.run(Binaries.evtool, ["project", "--store", target.cli]).status == 0)
+        let clock = ContinuousClock()
+        let started = clock.now
+        try #require(try Processes.run(Binaries.evtool, ["rebuild", "--store", target.cli]).status == 0)
+        let duration = (clock.now - started) / .seconds(1)
+        var random = SeededRandom(seed: FaultSettings.seed &+ 300)
+        var kills = 0
+        for iteration in 0..<FaultSettings.iterations {
+            let delay = Double.random(in: 0...(duration * 1.1), using: &random)
+            if try Kill.run(Binaries.evtool, ["rebuild", "--store", target.cli], after: delay) { kills += 1 }
+            let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
+            #expect(try target.integrity() == "ok", "\(context)")
+            #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context): the views readers see")
+            try LogChecks.expectVerifies(target.cli, context)
+            let rerun = try Processes.run(Binaries.evtool, ["rebuild", "--store", target.cli])
+            #expect(rerun.status == 0, "\(context): \(rerun)")
+            #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
+            let statuses = try store.projectionStatuses()
+            #expect(statuses.allSatisfy(\.isActive) && statuses.count == Views.all.count, "\(context): \(statuses)")
+        }
+        #expect(LogChecks.problems(in: try LogChecks.events(in: store)) == [])
+        FaultSettings.report("rebuild on \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs over \(fixture.events.count) events")
+    }
+}
+
+/// Runs a program and kills it with SIGKILL after a delay, unless it ends first.
+enum Kill {
+    /// - Returns: whether the kill landed (the program was still running).
+    static func run(_ path: String, _ arguments: [String], after seconds: Double) throws -> Bool {
+        let running = try Processes.start(path, arguments)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+        while running.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        let wasRunning = running.isRunning
+        if wasRunning { running.send(SIGKILL) }
+        let result = try running.finish()
+        if !wasRunning || result.status != SIGKILL {
+            // It finished on its own: it must have succeeded.
+            #expect(result.status == 0, "\(path) \(arguments): \(result)")
+            return false
+        }
+        return true
+    }
+}
+
+/// A source log of simulated activity (recorded through the command runner) and its export.
+struct SourceLog {
+    let directory: TemporaryDirectory
+    let sourcePath: String
+    let exportFile: String
+    let events: [RecordedEvent]
+
+    static func make() throws -> SourceLog {
+        let directory = try TemporaryDirectory()
+        let sourcePath = directory.path + "/source.sqlite"
+        var options = SQLiteEventStore.Options()
+        options.durability = .normal
+        let store = try SQLiteEventStore(path: sourcePath, options: options)
+        let runner = CommandRunner(store: store)
+        var generator = ActivityGenerator(users: 60, listings: 120, seed: FaultSettings.seed)
+        var index = 0
+        while try store.headPosition() < FaultSettings.events {
+            let action = generator.next()
+            let context = CommandContext(userID: action.userID, source: "fault-suite", occurredAt: Date(timeIntervalSince1970: 1_796_000_000 + Double(index)))
+            _ = try runner.handle(action.command, context: context)
+            index += 1
+        }
+        let exportFile = directory.path + "/export.jsonl"
+        let export = try Processes.run(Binaries.evtool, ["export", "--store", "sqlite:\(sourcePath)"])
+        try #require(export.status == 0, "\(export)")
+        try export.output.write(toFile: exportFile, atomically: true, encoding: .utf8)
+        return SourceLog(directory: directory, sourcePath: sourcePath, exportFile: exportFile, events: try LogChecks.events(in: store))
+    }
+
+    /// Whether `copied` is the first events of `source`, the same events in the same order
+    /// (positions aside, which each store gives itself).
+    static func isPrefix(_ copied: [RecordedEvent], of source: [RecordedEvent]) -> Bool {
+        guard copied.count <= source.count else { return false }
+        return zip(copied, source).allSatisfy { copy, original in
+            copy.id == original.id && copy.streamID == original.streamID && copy.version == original.version
+                && copy.type == original.type && copy.data == original.data && copy.metadata == original.metadata
+                && copy.recordedAt == original.recordedAt
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import EventLog
+import Foundation
+import StoreSQLite
+import TestSupport
+import Testing
+
+/// A store on a small filesystem made for the test (a 2 MiB tmpfs, mounted as root): an
+/// import or append that fills it fails cleanly, and the store stays readable and whole.
+@Suite("Faults: disk full", .serialized)
+struct DiskFullTests {
+    @Test("import and append on a full disk: exit 69 naming it, nothing partial, the store readable; appends work once there is room")
+    func diskFull() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let mountPoint = directory.path + "/small"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mount = try Processes.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
+        guard mount.status == 0 else {
+            // Not root, or the sandbox forbids mounts: say so rather than pass quietly.
+            FaultSettings.report("disk full: not tested, mounting a tmpfs failed: \(mount.errors.trimmingCharacters(in: .whitespacesAndNewlines))")
+            return
+        }
+        defer { _ = try? Processes.run("/bin/umount", ["-l", mountPoint]) }
+        let path = mountPoint + "/store.sqlite"
+        let store = "sqlite:\(path)"
+        #expect(try Processes.run(Binaries.evtool, ["append", "--stream", "first", "--type", "Note", "--data", "{}", "--store", store]).status == 0)
+        // Room to free later.
+        let filler = mountPoint + "/filler"
+        try Data(count: 512 * 1_024).write(to: URL(fileURLWithPath: filler))
+
+        // An import far bigger than the disk, 100 events per transaction.
+        let lines = (1...3_000).map { index in
+            ImportLine(stream: "s-\(index % 10)", version: (index - 1) / 10 + 1, id: UUID().uuidString.lowercased(), type: "Note",
+                       data: #"{"batch":"import","text":"\#(String(repeating: "t", count: 1_000))"}"#).text
+        }
+        let file = directory.path + "/big.jsonl"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: false, encoding: .utf8)
+        let result = try Processes.run(Binaries.evtool, ["import", file, "--batch", "100", "--store", store])
+        #expect(!result.wasSignaled && result.status == 69, "\(result)")
+        #expect(result.errors.hasPrefix("Error: line ") && result.errors.contains("is full"), "\(result.errors)")
+        #expect(result.errors.split(separator: "\n").count == 1)
+        try checkReadable(path, importedLines: lines, context: "after the import")
+        try LogChecks.expectVerifies(store, "after the import")
+
+        // One large append that does not fit.
+        let before = try LogChecks.digest(ofFileAt: path)
+        let big = #"{"text":"\#(String(repeating: "b", count: 1_500_000))"}"#
+        let append = try Processes.run(Binaries.evtool, ["append", "--stream", "big", "--type", "Note", "--data", "-", "--store", store], input: big)
+        #expect(!append.wasSignaled && append.status == 69, "\(append)")
+        #expect(append.errors.contains("is full"), "\(append.errors)")
+        #expect(try LogChecks.digest(ofFileAt: path) == before, "a failed append changed the store")
+        let export = try Processes.run(Binaries.evtool, ["export", "--store", store])
+        #expect(export.status == 0, "\(export)")
+
+        // Room again: appends work, and the rerun import carries on where it stopped.
+        try FileManager.default.removeItem(atPath: filler)
+        let after = try Processes.run(Binaries.evtool, ["append", "--stream", "after", "--type", "Note", "--data", "{}", "--store", store])
+        #expect(after.status == 0, "\(after)")
+        let rerun = try Processes.run(Binaries.evtool, ["import", file, "--batch", "100", "--store", store])
+        #expect(!rerun.wasSignaled && [0, 69].contains(rerun.status), "\(rerun)")
+        try checkReadable(path, importedLines: lines, context: "after the rerun")
+        try LogChecks.expectVerifies(store, "after the rerun")
+        let imported = try LogChecks.events(in: SQLiteEventStore(path: path)).filter { $0.streamID.hasPrefix("s-") }.count
+        FaultSettings.report("disk full: a 2 MiB tmpfs filled by import and append; exit 69 each time, \(imported) events in whole batches kept, store readable")
+    }
+
+    /// The store opens, passes SQLite's integrity check and the log rules, and holds whole
+    /// batches of the import file, in order.
+    func checkReadable(_ path: String, importedLines: [String], context: String) throws {
+        #expect(try LogChecks.integrity(ofFileAt: path) == "ok", "\(context)")
+        let events = try LogChecks.events(in: SQLiteEventStore(path: path))
+        #expect(LogChecks.problems(in: events) == [], "\(context)")
+        let imported = events.filter { $0.streamID.hasPrefix("s-") }
+        #expect(imported.count % 100 == 0, "\(context): \(imported.count) imported events is not whole batches")
+        for (event, line) in zip(imported, importedLines) where !line.contains(event.id.lowercaseString) {
+            Issue.record("\(context): event \(event.id) is not the next line of the file")
+            break
+        }
+    }
+}
