@@ -35,6 +35,13 @@ struct PostgresSessionTests {
         // Positions are the store's own; everything else is the same.
         func withoutPositions(_ text: String) -> String { text.replacing(/"position":\d+,/, with: "") }
         #expect(withoutPositions(try target.run("export").output) == withoutPositions(exported))
+        // The same through CloudEvents.
+        let cloud = try cli.run("export", "--format", "cloudevents")
+        #expect(cloud.status == 0 && cloud.output.contains(#""specversion":"1.0""#))
+        let fromCloud = try Self.freshStore(); defer { fromCloud.drop() }
+        let cloudTarget = CLI(store: fromCloud.url, directory: directory.path)
+        #expect(try cloudTarget.run("import", "-", input: cloud.output).status == 0)
+        #expect(withoutPositions(try cloudTarget.run("export").output) == withoutPositions(exported))
     }
 
     @Test("the remaining commands on PostgreSQL: view, unfavorite, details, viewed, rebuild, project, log, append, stats")
