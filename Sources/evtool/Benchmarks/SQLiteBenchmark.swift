@@ -118,14 +118,14 @@ struct SQLiteBenchmark {
     func rawRead(path: String) -> (seconds: Double, count: Int) {
         let db = rawOpen(path)
         defer { sqlite3_close_v2(db) }
-        let statement = rawPrepare(db, "SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at FROM events ORDER BY position")
+        let statement = rawPrepare(db, "SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at, hash FROM events ORDER BY position")
         defer { sqlite3_finalize(statement) }
         var count = 0
         var checksum = 0
         let seconds = Measurement.seconds {
             while sqlite3_step(statement) == SQLITE_ROW {
                 checksum &+= Int(sqlite3_column_int64(statement, 0)) &+ Int(sqlite3_column_int64(statement, 2))
-                for column: Int32 in [1, 3, 4, 5, 6, 7] {
+                for column: Int32 in [1, 3, 4, 5, 6, 7, 8] {
                     if let text = sqlite3_column_text(statement, column) {
                         checksum &+= Int(text.pointee) &+ Int(sqlite3_column_bytes(statement, column))
                     }
