@@ -10,6 +10,26 @@ public enum JSONSyntax {
         public var reason: String
     }
 
+    /// A JSON string literal for `text` (quotes, backslashes and control characters escaped).
+    public static func quoted(_ text: String) -> String {
+        var result = "\""
+        result.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
     /// Deepest nesting accepted, so a hostile payload cannot exhaust the stack.
     public static let maximumDepth = 512
 

@@ -59,15 +59,7 @@ enum LogChecks {
 
     /// Every document of a view's active generation, by key, as stored.
     static func storedView(_ name: String, in store: any ProjectionStore) throws -> [String: Data] {
-        guard let active = try store.projectionStatuses().first(where: { $0.name == name && $0.isActive }) else { return [:] }
-        var documents: [String: Data] = [:]
-        var after = ""
-        while true {
-            let page = try store.documents(of: name, generation: active.generation, after: after, limit: 500)
-            for (key, document) in page { documents[key] = document }
-            guard let last = page.last else { return documents }
-            after = last.key
-        }
+        try StoredViews.documents(of: name, in: store)
     }
 
     /// A SHA-256 over everything a reader can see in the store: every event with all its

@@ -62,15 +62,7 @@ func recordActivity(_ count: Int, users: Int, listings: Int = 200, seed: UInt64,
 
 /// Every document of a view's active generation, by key, as stored.
 func storedView(_ name: String, in store: any ProjectionStore) throws -> [String: Data] {
-    guard let active = try store.projectionStatuses().first(where: { $0.name == name && $0.isActive }) else { return [:] }
-    var documents: [String: Data] = [:]
-    var after = ""
-    while true {
-        let page = try store.documents(of: name, generation: active.generation, after: after, limit: 500)
-        for (key, document) in page { documents[key] = document }
-        guard let last = page.last else { return documents }
-        after = last.key
-    }
+    try StoredViews.documents(of: name, in: store)
 }
 
 /// What a rebuild from scratch computes for a view: the pure fold of the whole log, encoded.

@@ -42,3 +42,20 @@ public enum TestStores {
         return (try SQLiteEventStore(path: path), { try SQLiteEventStore(path: path) }, path, { directory.remove() })
     }
 }
+
+/// Reading views as stored, for tests that compare them.
+public enum StoredViews {
+    /// Every document of a view's active generation, by key, as stored.
+    public static func documents(of name: String, in store: any ProjectionStore) throws -> [String: Data] {
+        guard let active = try store.projectionStatuses().first(where: { $0.name == name && $0.isActive }) else { return [:] }
+        var documents: [String: Data] = [:]
+        var after = ""
+        while true {
+            let page = try store.documents(of: name, generation: active.generation, after: after, limit: 500)
+            for (key, document) in page { documents[key] = document }
+            guard let last = page.last else { return documents }
+            after = last.key
+        }
+    }
+}
+

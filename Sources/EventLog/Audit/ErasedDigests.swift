@@ -71,8 +71,8 @@ public enum Erasure {
     /// The `UserErased` event's data: the stream, how many events, through which position,
     /// who and why — never the erased data.
     public static func eventData(_ request: Request, erasedEvents: Int, throughPosition: Int64) -> Data {
-        Data(("{\"stream\":\(quoted(request.stream)),\"events\":\(erasedEvents),\"throughPosition\":\(throughPosition),"
-            + "\"reason\":\(quoted(request.reason)),\"by\":\(quoted(request.operatorName))}").utf8)
+        Data(("{\"stream\":\(JSONSyntax.quoted(request.stream)),\"events\":\(erasedEvents),\"throughPosition\":\(throughPosition),"
+            + "\"reason\":\(JSONSyntax.quoted(request.reason)),\"by\":\(JSONSyntax.quoted(request.operatorName))}").utf8)
     }
 
     /// What a verifier reads back from a `UserErased` event's data: the stream and the last
@@ -81,22 +81,5 @@ public enum Erasure {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let stream = object["stream"] as? String, let through = object["throughPosition"] as? NSNumber else { return nil }
         return (stream, through.int64Value)
-    }
-
-    /// A JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

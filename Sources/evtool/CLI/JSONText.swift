@@ -5,23 +5,7 @@ import Foundation
 /// the JSON they already are, never decoded and re-encoded.
 enum JSONText {
     /// A JSON string literal for `text`.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        result.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                result += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    static func quoted(_ text: String) -> String { JSONSyntax.quoted(text) }
 
     /// One JSON Lines record with every field of a recorded event.
     static func line(for event: RecordedEvent) -> String {
