@@ -54,41 +54,11 @@ struct CrashTests {
     func batchedImport(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
-        let batch = 100
-        // One uninterrupted import, to time it.
-        let clock = ContinuousClock()
-        let started = clock.now
-        let timing = try FaultStore.make(kind, name: "timing", in: fixture.directory.path)
-        defer { timing.remove() }
-        let full = try Processes.run(Binaries.evtool, ["import", fixture.exportFile, "--batch", String(batch), "--store", timing.cli])
-        try #require(full.status == 0, "\(full)")
-        let duration = (clock.now - started) / .seconds(1)
-        var random = SeededRandom(seed: FaultSettings.seed &+ 100)
-        var kills = 0, checked = 0
-        for iteration in 0..<FaultSettings.iterations {
-            let target = try FaultStore.make(kind, name: "import-\(iteration)", in: fixture.directory.path)
-            defer { target.remove() }
-            let arguments = ["import", fixture.exportFile, "--batch", String(batch), "--store", target.cli]
-            let delay = Double.random(in: 0...(duration * 1.1), using: &random)
-            let killed = try Kill.run(Binaries.evtool, arguments, after: delay)
-            if killed { kills += 1 }
-            let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
-            if target.exists {
-                #expect(try target.integrity() == "ok", "\(context)")
-                let events = try LogChecks.events(in: target.open())
-                checked += events.count
-                #expect(LogChecks.problems(in: events) == [], "\(context)")
-                #expect(events.count % batch == 0 || events.count == fixture.events.count, "\(context): \(events.count) events is not whole batches of \(batch)")
-                #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the file")
-                try LogChecks.expectVerifies(target.cli, context)
-            }
-            let rerun = try Processes.run(Binaries.evtool, arguments)
-            #expect(rerun.status == 0, "\(context): \(rerun)")
-            let store = try target.open()
+        let (kills, checked) = try killCopyAndRerun(kind: kind, fixture: fixture, name: "import", seedOffset: 100,
+                                                   arguments: { ["import", fixture.exportFile, "--batch", "100", "--store", $0] }) { _, store, target, context throws in
             let events = try LogChecks.events(in: store)
             #expect(events.count == fixture.events.count && SourceLog.isPrefix(events, of: fixture.events), "\(context)")
             #expect(try Processes.run(Binaries.evtool, ["project", "--store", target.cli]).status == 0)
-            #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
         }
         FaultSettings.report("import into \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills, \(fixture.events.count)-event file")
     }
@@ -97,22 +67,40 @@ struct CrashTests {
     func migrate(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
+        let (kills, checked) = try killCopyAndRerun(kind: kind, fixture: fixture, name: "migrate", seedOffset: 200,
+                                                   arguments: { ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", $0, "--batch", "100"] }) { rerun, store, _, context throws in
+            #expect(rerun.output.contains("both logs hold the same events in the same order"), "\(context): \(rerun)")
+            #expect(try LogChecks.events(in: store).count == fixture.events.count)
+        }
+        FaultSettings.report("migrate SQLite → \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills")
+    }
+
+    /// Copies the fixture's log into fresh targets with a command (import or migrate, in
+    /// batches of 100), killed with SIGKILL at a seeded moment within its usual duration;
+    /// after each kill the target must be sound, verify, and hold whole batches that are a
+    /// prefix of the source; rerunning must succeed, pass `afterRerun`, and leave views
+    /// equal to a rebuild from scratch.
+    /// - Returns: how many runs were killed, and how many events were checked after kills.
+    private func killCopyAndRerun(
+        kind: StoreKind, fixture: SourceLog, name: String, seedOffset: UInt64, arguments: (String) -> [String],
+        afterRerun: (Processes.Result, any EventStore & ProjectionStore, FaultStore, String) throws -> Void
+    ) throws -> (kills: Int, checked: Int) {
         let batch = 100
+        // One uninterrupted run, to time it.
         let clock = ContinuousClock()
         let started = clock.now
         let timing = try FaultStore.make(kind, name: "timing", in: fixture.directory.path)
         defer { timing.remove() }
-        let full = try Processes.run(Binaries.evtool, ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", timing.cli, "--batch", String(batch)])
+        let full = try Processes.run(Binaries.evtool, arguments(timing.cli))
         try #require(full.status == 0, "\(full)")
         let duration = (clock.now - started) / .seconds(1)
-        var random = SeededRandom(seed: FaultSettings.seed &+ 200)
+        var random = SeededRandom(seed: FaultSettings.seed &+ seedOffset)
         var kills = 0, checked = 0
         for iteration in 0..<FaultSettings.iterations {
-            let target = try FaultStore.make(kind, name: "migrate-\(iteration)", in: fixture.directory.path)
+            let target = try FaultStore.make(kind, name: "\(name)-\(iteration)", in: fixture.directory.path)
             defer { target.remove() }
-            let arguments = ["migrate", "--from", "sqlite:\(fixture.sourcePath)", "--to", target.cli, "--batch", String(batch)]
             let delay = Double.random(in: 0...(duration * 1.1), using: &random)
-            if try Kill.run(Binaries.evtool, arguments, after: delay) { kills += 1 }
+            if try Kill.run(Binaries.evtool, arguments(target.cli), after: delay) { kills += 1 }
             let context = "iteration \(iteration), killed after \(String(format: "%.3f", delay)) s"
             if target.exists {
                 #expect(try target.integrity() == "ok", "\(context)")
@@ -123,14 +111,13 @@ struct CrashTests {
                 #expect(SourceLog.isPrefix(events, of: fixture.events), "\(context): not a prefix of the source")
                 try LogChecks.expectVerifies(target.cli, context)
             }
-            let rerun = try Processes.run(Binaries.evtool, arguments)
+            let rerun = try Processes.run(Binaries.evtool, arguments(target.cli))
             #expect(rerun.status == 0, "\(context): \(rerun)")
-            #expect(rerun.output.contains("both logs hold the same events in the same order"), "\(context): \(rerun)")
             let store = try target.open()
-            #expect(try LogChecks.events(in: store).count == fixture.events.count)
+            try afterRerun(rerun, store, target, context)
             #expect(try LogChecks.viewsDifferingFromRebuild(store) == [], "\(context)")
         }
-        FaultSettings.report("migrate SQLite → \(kind.testDescription): \(kills) kills survived of \(FaultSettings.iterations) runs, \(checked) events checked after kills")
+        return (kills, checked)
     }
 
     @Test("rebuild: readers keep correct views through a kill; rerunning finishes with views equal to a rebuild from scratch", arguments: StoreKind.allCases)
