@@ -32,6 +32,14 @@ public protocol EventStore: Sendable {
     /// Cost: O(log n + limit).
     func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent]
 
+    /// Lends up to `limit` events of the whole log after `position` to `body`, in position
+    /// order, with the same visibility rule as ``readAll(after:limit:)``, without copying
+    /// their payloads: for readers that decode each payload at once (projections).
+    /// - Returns: how many events were lent.
+    ///
+    /// The default reads them with ``readAll(after:limit:)``; SQLite lends its row buffers.
+    func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int
+
     /// The position of the last event in the log (0 when empty).
     func headPosition() throws -> Int64
 
@@ -46,7 +54,39 @@ public protocol EventStore: Sendable {
     func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool
 }
 
+/// One event of the log lent by ``EventStore/scanAll(after:limit:_:)``: what a projection
+/// reads, with the payload's bytes valid only during the call that lends them.
+public struct LentEvent {
+    public let position: Int64
+    public let streamID: String
+    public let type: String
+    public let recordedAt: Date
+    /// The payload (JSON), valid only until the lending call returns.
+    public let data: UnsafeRawBufferPointer
+
+    public init(position: Int64, streamID: String, type: String, recordedAt: Date, data: UnsafeRawBufferPointer) {
+        self.position = position
+        self.streamID = streamID
+        self.type = type
+        self.recordedAt = recordedAt
+        self.data = data
+    }
+}
+
+@available(*, unavailable)
+extension LentEvent: Sendable {}
+
 extension EventStore {
+    public func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int {
+        let events = try readAll(after: position, limit: limit)
+        for event in events {
+            try event.data.withUnsafeBytes { data in
+                try body(LentEvent(position: event.position, streamID: event.streamID, type: event.type, recordedAt: event.recordedAt, data: data))
+            }
+        }
+        return events.count
+    }
+
     public func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout

@@ -28,27 +28,40 @@ public enum Timestamp {
 
     /// The text form of a count of microseconds since 1970.
     public static func format(microseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        append(microseconds: microseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 27-byte text form of a count of microseconds since 1970 to `bytes` (what
+    /// ``format(microseconds:)`` returns, without making a string: view documents write
+    /// hundreds of thousands of times).
+    public static func append(microseconds: Int64, to bytes: inout [UInt8]) {
         var (days, micros) = microseconds.quotientAndRemainder(dividingBy: 86_400_000_000)
         if micros < 0 { micros += 86_400_000_000; days -= 1 }
         let (year, month, day) = civil(fromDays: days)
         let seconds = micros / 1_000_000
         let fraction = micros % 1_000_000
-        var buffer = [UInt8](repeating: 0, count: 27)
-        func put(_ value: Int64, at offset: Int, digits: Int) {
-            var rest = value
-            for position in stride(from: offset + digits - 1, through: offset, by: -1) {
-                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 27))
+        bytes.withUnsafeMutableBufferPointer { all in
+            let buffer = UnsafeMutableBufferPointer(rebasing: all[start...])
+            func put(_ value: Int64, at offset: Int, digits: Int) {
+                var rest = value
+                for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
             }
+            put(year, at: 0, digits: 4); buffer[4] = UInt8(ascii: "-")
+            put(month, at: 5, digits: 2); buffer[7] = UInt8(ascii: "-")
+            put(day, at: 8, digits: 2); buffer[10] = UInt8(ascii: "T")
+            put(seconds / 3600, at: 11, digits: 2); buffer[13] = UInt8(ascii: ":")
+            put(seconds / 60 % 60, at: 14, digits: 2); buffer[16] = UInt8(ascii: ":")
+            put(seconds % 60, at: 17, digits: 2); buffer[19] = UInt8(ascii: ".")
+            put(fraction, at: 20, digits: 6); buffer[26] = UInt8(ascii: "Z")
         }
-        put(year, at: 0, digits: 4); buffer[4] = UInt8(ascii: "-")
-        put(month, at: 5, digits: 2); buffer[7] = UInt8(ascii: "-")
-        put(day, at: 8, digits: 2); buffer[10] = UInt8(ascii: "T")
-        put(seconds / 3600, at: 11, digits: 2); buffer[13] = UInt8(ascii: ":")
-        put(seconds / 60 % 60, at: 14, digits: 2); buffer[16] = UInt8(ascii: ":")
-        put(seconds % 60, at: 17, digits: 2); buffer[19] = UInt8(ascii: ".")
-        put(fraction, at: 20, digits: 6); buffer[26] = UInt8(ascii: "Z")
-        return String(decoding: buffer, as: UTF8.self)
     }
 
     /// Parses the text form written by ``format(_:)``; nil for anything else.

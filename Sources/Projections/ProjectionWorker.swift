@@ -16,7 +16,8 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     }
     /// Documents known to match the store's generation plus the uncommitted changes.
     private var cache: [String: Slot] = [:]
-    private var dirty: [String] = []
+    /// The keys changed since the last commit, with their slots.
+    private var dirty: [(key: String, slot: Slot)] = []
     /// Position of the last event applied but not yet committed.
     private(set) var pendingPosition: Int64
     /// When set, the generation was empty when this worker started it, so a key missing
@@ -38,48 +39,53 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
 
     /// Applies the events after this projection's checkpoint.
     func apply(_ events: [(position: Int64, event: ViewEvent?)]) throws {
-        var touched: [(slot: Slot?, key: String, event: ViewEvent)] = []
-        var missing: [String] = []
+        // Events whose key's document is neither cached nor known to be absent wait until
+        // those documents are loaded (one store lookup for all of them); every later event of
+        // such a key waits too, so each key still sees its events in log order.
+        var waiting: [(key: String, event: ViewEvent)] = []
+        var missing: Set<String> = []
         for (position, event) in events where position > pendingPosition {
             guard let event, let key = projection.key(for: event) else { continue }
-            let slot = cache[key]
-            if slot == nil {
-                if cacheIsComplete {
-                    let fresh = Slot(nil)
-                    cache[key] = fresh
-                    touched.append((fresh, key, event))
-                    continue
-                }
-                missing.append(key)
+            if let slot = cache[key], !missing.contains(key) {
+                evolve(slot, key: key, with: event)
+            } else if cacheIsComplete {
+                let slot = Slot(nil)
+                cache[key] = slot
+                evolve(slot, key: key, with: event)
+            } else {
+                missing.insert(key)
+                waiting.append((key, event))
             }
-            touched.append((slot, key, event))
         }
         if !missing.isEmpty {
-            let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(Set(missing)))
+            let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(missing))
             for key in missing where cache[key] == nil {
                 cache[key] = Slot(try found[key].map { try P.Document.decode($0) })
             }
-        }
-        for (known, key, event) in touched {
-            let slot = known ?? cache[key]!
-            projection.evolve(&slot.document, with: event)
-            if !slot.isDirty {
-                slot.isDirty = true
-                dirty.append(key)
-            }
+            for (key, event) in waiting { evolve(cache[key]!, key: key, with: event) }
         }
         if let last = events.last?.position, last > pendingPosition { pendingPosition = last }
+    }
+
+    @inline(__always)
+    private func evolve(_ slot: Slot, key: String, with event: ViewEvent) {
+        projection.evolve(&slot.document, with: event)
+        if !slot.isDirty {
+            slot.isDirty = true
+            dirty.append((key, slot))
+        }
     }
 
     /// Commits the changes since the last commit with the new checkpoint; with `activate`,
     /// also swaps this generation in for readers.
     func commit(activate: Bool) throws {
         guard pendingPosition != status.position || !dirty.isEmpty || (activate && !status.isActive) else { return }
+        let encoded = Self.encode(dirty)
         var documents: [String: Data?] = [:]
         documents.reserveCapacity(dirty.count)
-        for key in dirty {
+        for (index, entry) in dirty.enumerated() {
             // updateValue keeps a nil (a deletion); assigning nil by subscript would drop the key.
-            documents.updateValue(cache[key]?.document.map(\.jsonData), forKey: key)
+            documents.updateValue(encoded[index], forKey: entry.key)
         }
         do {
             try store.commit(ViewChanges(projection: projection.name, generation: status.generation, documents: documents,
@@ -89,7 +95,7 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
             try reload()
             throw error
         }
-        for key in dirty { cache[key]?.isDirty = false }
+        for entry in dirty { entry.slot.isDirty = false }
         dirty.removeAll(keepingCapacity: true)
         status.position = pendingPosition
         if activate { status.isActive = true }
@@ -97,6 +103,23 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
             cache.removeAll(keepingCapacity: true)
             cacheIsComplete = false
         }
+    }
+
+    /// The JSON of each changed document (nil: removed). A commit after a rebuild writes every
+    /// document of the view, so large commits are encoded on every core, in contiguous parts.
+    private static func encode(_ changed: [(key: String, slot: Slot)]) -> [Data?] {
+        let parts = changed.count >= 2_048 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        guard parts > 1 else { return changed.map { $0.slot.document.map { $0.jsonData } } }
+        var encoded = [Data?](repeating: nil, count: changed.count)
+        encoded.withUnsafeMutableBufferPointer { output in
+            // Each part writes only its own range of `output`; the slots are only read.
+            nonisolated(unsafe) let output = output, changed = changed
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let range = (changed.count * part / parts)..<(changed.count * (part + 1) / parts)
+                for index in range { output[index] = changed[index].slot.document.map { $0.jsonData } }
+            }
+        }
+        return encoded
     }
 
     /// Re-reads the checkpoint from the store and drops every cached document.

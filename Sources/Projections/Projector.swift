@@ -130,9 +130,24 @@ public final class Projector: @unchecked Sendable {
         var head = try store.headPosition()
         var cursor = selected.map(\.position).min()!
         var nextBuildingCommit = Date().addingTimeInterval(rebuildCommitInterval)
+        // A long catch-up reads and decodes the next batch on a second thread while this one
+        // applies the current batch; a short one (a read after a command) stays on this thread.
+        var prefetcher: BatchPrefetcher?
+        defer { prefetcher?.stop() }
         while true {
-            let batch = try store.readAll(after: cursor, limit: batchSize)
-            if batch.isEmpty {
+            let batch: DecodedBatch
+            if let running = prefetcher {
+                batch = try running.next()
+            } else {
+                batch = try Self.readBatch(from: store, after: cursor, limit: batchSize)
+                if batch.events.count == batchSize {
+                    prefetcher = BatchPrefetcher(store: store, after: batch.events.last!.position, batchSize: batchSize)
+                }
+            }
+            undecodableEvents += batch.undecodable
+            guard let last = batch.events.last?.position else {
+                prefetcher?.stop()
+                prefetcher = nil
                 // At the head: commit everything, swapping in generations that were building.
                 for worker in selected { try worker.commit(activate: !worker.status.isActive) }
                 let newHead = try store.headPosition()
@@ -140,13 +155,8 @@ public final class Projector: @unchecked Sendable {
                 head = newHead
                 continue
             }
-            let decoded = batch.map { recorded -> (position: Int64, event: ViewEvent?) in
-                let event = ViewEvent.decode(recorded)
-                if event == nil, Views.concernsViews(recorded.type) { undecodableEvents += 1 }
-                return (recorded.position, event)
-            }
-            for worker in selected { try worker.apply(decoded) }
-            cursor = batch.last!.position
+            for worker in selected { try worker.apply(batch.events) }
+            cursor = last
             // Active views commit every batch (readers see progress); a building generation
             // is invisible to readers, so it commits every few seconds, which is much faster.
             // Such a commit rewrites every document changed since the last one, so the next
@@ -160,32 +170,23 @@ public final class Projector: @unchecked Sendable {
                 let took = Date().timeIntervalSince(started)
                 nextBuildingCommit = Date().addingTimeInterval(max(rebuildCommitInterval, 4 * took))
             }
+            if let prefetcher { prefetcher.recycle(consume batch) }
             try progress(cursor, max(head, cursor))
         }
     }
 
-    /// Decodes a batch, in two halves on two threads when it is large enough to pay.
-    private static func decode(_ batch: [RecordedEvent]) -> [(position: Int64, event: ViewEvent?)] {
-        guard batch.count >= 256 else { return batch.map { ($0.position, ViewEvent.decode($0)) } }
-        let middle = batch.count / 2
-        let halves = [batch[..<middle], batch[middle...]]
-        let results = ParallelResults<[(position: Int64, event: ViewEvent?)]>(count: 2)
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            results.set(index, halves[index].map { ($0.position, ViewEvent.decode($0)) })
+    /// Reads and decodes the next batch of the log, counting the events that concern views
+    /// but could not be read. The store lends each payload; only what views keep is copied.
+    static func readBatch(from store: any EventStore, after position: Int64, limit: Int) throws -> DecodedBatch {
+        var events: [(position: Int64, event: ViewEvent?)] = []
+        events.reserveCapacity(limit)
+        var undecodable = 0
+        _ = try store.scanAll(after: position, limit: limit) { lent in
+            let event = ViewEvent.decode(lent)
+            if event == nil, Views.concernsViews(lent.type) { undecodable += 1 }
+            events.append((lent.position, event))
         }
-        return results.values.flatMap { $0 }
-    }
-
-    /// Applies a decoded batch to every worker; the workers are independent, so they run on
-    /// as many threads as there are cores.
-    private static func apply(_ decoded: [(position: Int64, event: ViewEvent?)], to workers: [any AnyProjectionWorker]) throws {
-        guard workers.count > 1 else { try workers.first?.apply(decoded); return }
-        let failures = ParallelResults<(any Error)?>(count: workers.count)
-        nonisolated(unsafe) let shared = workers   // each index touches only its own worker
-        DispatchQueue.concurrentPerform(iterations: shared.count) { index in
-            do { try shared[index].apply(decoded) } catch { failures.set(index, error) }
-        }
-        if let failure = failures.values.compactMap({ $0 }).first { throw failure }
+        return DecodedBatch(events: events, undecodable: undecodable)
     }
 
     // MARK: - Reading
@@ -204,18 +205,4 @@ public final class Projector: @unchecked Sendable {
     public func statuses() throws -> [ProjectionStatus] {
         try store.projectionStatuses()
     }
-}
-
-/// Results written by concurrent iterations, one slot each.
-final class ParallelResults<Value>: @unchecked Sendable {
-    // @unchecked: each iteration writes only its own slot, under the lock; `values` is read
-    // after concurrentPerform has returned.
-    private let lock = NSLock()
-    private var slots: [Value?]
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
-
-    var values: [Value] { lock.withLock { slots.compactMap { $0 } } }
 }

@@ -22,8 +22,26 @@ public struct RecentSearchesProjection: Projection {
         public var resultCount: Int?
         /// When it was last searched.
         public var searchedAt: Date
-        /// What makes two searches the same.
-        public var identity: String
+        /// What makes two searches the same (not stored: computed from the fields above).
+        public var identity: SearchIdentity
+    }
+
+    /// What makes two searches the same: the normalized keyword, the category, distance and
+    /// units, and the place (a detected location to three decimals of a degree, a typed one
+    /// normalized like a keyword). Small values compared field by field, not one long string.
+    public struct SearchIdentity: Sendable, Hashable {
+        public enum Place: Sendable, Hashable {
+            /// A detected location, in thousandths of a degree.
+            case here(latitude: Int, longitude: Int)
+            /// A typed location, normalized.
+            case at(String)
+        }
+        public let keyword: String
+        public let category: SearchCategory
+        /// The distance's bits: two distances are the same when they are written the same.
+        public let distanceBits: UInt64
+        public let units: DistanceUnit
+        public let place: Place
     }
 
     /// A user's recent searches, newest first.
@@ -38,7 +56,6 @@ public struct RecentSearchesProjection: Projection {
                 writer.beginObject()
                 writer.key("category"); writer.string(item.category.rawValue)
                 writer.key("distance"); writer.number(item.distance)
-                writer.key("identity"); writer.string(item.identity)
                 writer.key("keyword"); writer.string(item.keyword)
                 writer.key("location"); writer.beginObject()
                 switch item.location {
@@ -65,7 +82,7 @@ public struct RecentSearchesProjection: Projection {
                 guard let item = JSONObject(json.bytes, range: range), let keyword = item.string("keyword"),
                       let category = item.string("category").flatMap(SearchCategory.init(rawValue:)),
                       let distance = item.number("distance"), let units = item.string("units").flatMap(DistanceUnit.init(rawValue:)),
-                      let identity = item.string("identity"), let searchedAt = item.string("searchedAt").flatMap(EventLogTimestamp.parse),
+                      let searchedAt = item.string("searchedAt").flatMap(EventLogTimestamp.parse),
                       let place = item.object("location") else {
                     throw ViewDocumentError.missing("items", in: "recent searches")
                 }
@@ -78,13 +95,15 @@ public struct RecentSearchesProjection: Projection {
                     throw ViewDocumentError.missing("location", in: "recent searches")
                 }
                 return Item(keyword: keyword, category: category, distance: distance, units: units, location: location,
-                            resultCount: item.integer("resultCount"), searchedAt: searchedAt, identity: identity)
+                            resultCount: item.integer("resultCount"), searchedAt: searchedAt,
+                            identity: identity(keyword: keyword, category: category, distance: distance, units: units, location: location))
             }
         }
     }
 
     public let name = "recent-searches"
-    public let version = 1
+    /// 2: documents no longer store each search's identity (it is computed when read).
+    public let version = 2
     public let isKeyedByUser = true
 
     public init() {}
@@ -96,24 +115,22 @@ public struct RecentSearchesProjection: Projection {
 
     public func evolve(_ document: inout Document?, with event: ViewEvent) {
         guard case .searched(let search) = event.action else { return }
-        let identity = Self.identity(of: search)
+        let identity = search.identity
         if document == nil { document = Document(items: []) }
         document!.items.insertFirst(
             Item(keyword: search.keyword, category: search.category, distance: search.distance, units: search.units,
-                 location: search.location, resultCount: search.results?.count, searchedAt: event.recordedAt, identity: identity),
+                 location: search.location, resultCount: search.resultCount, searchedAt: event.recordedAt, identity: identity),
             replacing: { $0.identity == identity }, capacity: Self.capacity)
     }
 
     /// The normalized identity of a search.
-    public static func identity(of search: Searched) -> String {
-        let location: String
-        switch search.location {
-        case let .current(latitude, longitude):
-            location = "here:" + rounded(latitude) + "," + rounded(longitude)
-        case let .custom(text):
-            location = "at:" + normalize(text)
+    public static func identity(keyword: String, category: SearchCategory, distance: Double, units: DistanceUnit, location: SearchLocation) -> SearchIdentity {
+        let place: SearchIdentity.Place
+        switch location {
+        case let .current(latitude, longitude): place = .here(latitude: thousandths(latitude), longitude: thousandths(longitude))
+        case let .custom(text): place = .at(normalize(text))
         }
-        return normalize(search.keyword) + "|" + search.category.rawValue + "|" + String(search.distance) + "|" + search.units.rawValue + "|" + location
+        return SearchIdentity(keyword: normalize(keyword), category: category, distanceBits: distance.bitPattern, units: units, place: place)
     }
 
     /// Lowercased, trimmed, inner white space folded to one space. ASCII text (nearly every
@@ -137,9 +154,10 @@ public struct RecentSearchesProjection: Projection {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Degrees to three decimals, as text (about 100 m).
-    static func rounded(_ degrees: Double) -> String {
-        let thousandths = Int((degrees * 1_000).rounded())
-        return String(thousandths)
+    /// Degrees to three decimals (about 100 m), as a whole number of thousandths; a value
+    /// too large for that (not a place on Earth) keeps its bits, so it never traps.
+    static func thousandths(_ degrees: Double) -> Int {
+        let scaled = (degrees * 1_000).rounded()
+        return abs(scaled) < 1e15 ? Int(scaled) : Int(truncatingIfNeeded: degrees.bitPattern)
     }
 }

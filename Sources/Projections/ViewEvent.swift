@@ -3,10 +3,13 @@ import EventLog
 import Foundation
 
 /// A recorded event decoded once for all the projections, keeping only what views read.
-public struct ViewEvent: Sendable {
+///
+/// A class: every projection of a batch reads the same decoded event, so handing it on costs
+/// one reference count instead of copying its strings.
+public final class ViewEvent: Sendable {
     /// What the user did, as far as the views care.
     public enum Action: Sendable, Hashable {
-        case searched(Searched)
+        case searched(Search)
         case favorited(listingID: String, summary: ListingSummary)
         case unfavorited(listingID: String)
         /// The details are kept as the exact JSON the user saw (the cached details view
@@ -14,14 +17,44 @@ public struct ViewEvent: Sendable {
         case detailsViewed(listingID: String, name: String, details: Data)
     }
 
+    /// A search as the views see it: what was asked and how many results came back (the
+    /// result listing ids, which no view shows, are not read), with its normalized identity
+    /// computed once, while decoding (on the projector's reading thread).
+    public struct Search: Sendable, Hashable {
+        public let keyword: String
+        public let category: SearchCategory
+        public let distance: Double
+        public let units: DistanceUnit
+        public let location: SearchLocation
+        /// How many results came back, if the client said.
+        public let resultCount: Int?
+        /// What makes two searches the same (``RecentSearchesProjection/identity(keyword:category:distance:units:location:)``).
+        public let identity: RecentSearchesProjection.SearchIdentity
+
+        public init(keyword: String, category: SearchCategory, distance: Double, units: DistanceUnit, location: SearchLocation, resultCount: Int?) {
+            self.keyword = keyword
+            self.category = category
+            self.distance = distance
+            self.units = units
+            self.location = location
+            self.resultCount = resultCount
+            self.identity = RecentSearchesProjection.identity(keyword: keyword, category: category, distance: distance, units: units, location: location)
+        }
+
+        public init(_ searched: Searched) {
+            self.init(keyword: searched.keyword, category: searched.category, distance: searched.distance, units: searched.units,
+                      location: searched.location, resultCount: searched.results?.count)
+        }
+    }
+
     /// The event's place in the log.
-    public var position: Int64
+    public let position: Int64
     /// The acting user (the event's stream).
-    public var userID: String
+    public let userID: String
     /// When the store recorded it.
-    public var recordedAt: Date
+    public let recordedAt: Date
     /// What the user did.
-    public var action: Action
+    public let action: Action
 
     public init(position: Int64, userID: String, recordedAt: Date, action: Action) {
         self.position = position
@@ -37,6 +70,14 @@ public struct ViewEvent: Sendable {
     /// views need, straight from the bytes (FIELD-NOTES §8); anything else (older versions,
     /// which need upcasting) goes through ``DomainEvent/decode(type:data:)``. A test checks
     /// that both paths agree.
+    /// Decodes an event lent by ``EventStore/scanAll(after:limit:_:)`` (as ``decode(_:)-(RecordedEvent)``).
+    public static func decode(_ lent: LentEvent) -> ViewEvent? {
+        guard let action = fastAction(type: lent.type, bytes: lent.data) ?? slowAction(type: lent.type, data: Data(lent.data)) else {
+            return nil
+        }
+        return ViewEvent(position: lent.position, userID: lent.streamID, recordedAt: lent.recordedAt, action: action)
+    }
+
     public static func decode(_ recorded: RecordedEvent) -> ViewEvent? {
         guard let action = fastAction(type: recorded.type, data: recorded.data) ?? slowAction(type: recorded.type, data: recorded.data) else {
             return nil
@@ -48,7 +89,7 @@ public struct ViewEvent: Sendable {
     public static func slowAction(type: String, data: Data) -> Action? {
         guard let event = try? DomainEvent.decode(type: type, data: data) else { return nil }
         switch event {
-        case .searched(let search): return .searched(search)
+        case .searched(let search): return .searched(Search(search))
         case .favorited(let favorite): return .favorited(listingID: favorite.listingID, summary: favorite.summary)
         case .unfavorited(let unfavorite): return .unfavorited(listingID: unfavorite.listingID)
         case .detailsViewed(let viewed):
@@ -57,52 +98,108 @@ public struct ViewEvent: Sendable {
         }
     }
 
-    /// The action read straight from the bytes, for the current schema versions; nil when the
-    /// payload is of another version or not of the expected shape (the slow path decides).
+    /// The action read straight from the bytes in one pass over each object's members, for
+    /// the current schema versions; nil when the payload is of another version or not of the
+    /// expected shape (the slow path decides).
     public static func fastAction(type: String, data: Data) -> Action? {
-        guard let object = JSONObject(data) else { return nil }
+        data.withUnsafeBytes { fastAction(type: type, bytes: $0) }
+    }
+
+    /// ``fastAction(type:data:)`` over bytes lent by the store.
+    public static func fastAction(type: String, bytes raw: UnsafeRawBufferPointer) -> Action? {
+        let whole = 0..<raw.count
         switch type {
-        case Searched.typeName:
-            guard object.integer("schemaVersion") == Searched.schemaVersion,
-                  let keyword = object.string("keyword"),
-                  let category = object.string("category").flatMap(SearchCategory.init(rawValue:)),
-                  let distance = object.number("distance"),
-                  let units = object.string("units").flatMap(DistanceUnit.init(rawValue:)),
-                  let locationObject = object.object("location"), locationObject.count == 1 else { return nil }
-            let location: SearchLocation
-            if let current = locationObject.object("current") {
-                guard let latitude = current.number("latitude"), let longitude = current.number("longitude") else { return nil }
-                location = .current(latitude: latitude, longitude: longitude)
-            } else if let custom = locationObject.object("custom"), let text = custom.string("text") {
-                location = .custom(text: text)
-            } else {
-                return nil
-            }
-            var results: SearchResults?
-            if !object.isNullOrMissing("results") {
-                guard let found = object.object("results"), let count = found.integer("count"), let ids = found.strings("listingIDs") else { return nil }
-                results = SearchResults(count: count, listingIDs: ids)
-            }
-            return .searched(Searched(keyword: keyword, category: category, distance: distance, units: units, location: location, results: results))
-        case Favorited.typeName:
-            guard object.integer("schemaVersion") == Favorited.schemaVersion, let listing = object.string("listingID"),
-                  let summary = object.object("summary"), let name = summary.string("name"), let venue = summary.string("venue"),
-                  let dateTime = summary.string("localDateTime"), let category = summary.string("category") else { return nil }
-            return .favorited(listingID: listing, summary: ListingSummary(name: name, venue: venue, localDateTime: dateTime, category: category))
+        case Searched.typeName: return fastSearch(raw, whole).map(Action.searched)
+        case Favorited.typeName: return fastFavorite(raw, whole)
         case Unfavorited.typeName:
-            guard object.integer("schemaVersion") == Unfavorited.schemaVersion, let listing = object.string("listingID") else { return nil }
+            var listing: String?, version: Int?
+            guard JSONScan.forEachMember(raw, whole, { name, value in
+                if JSONScan.equals(raw, name, "listingID") { listing = JSONScan.string(raw, value) }
+                else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
+            }), version == Unfavorited.schemaVersion, let listing else { return nil }
             return .unfavorited(listingID: listing)
         case DetailsViewed.typeName:
-            // Only the listing's name is needed from inside the (large) details: find it
-            // without scanning the rest of them.
-            guard object.integer("schemaVersion") == DetailsViewed.schemaVersion, let listing = object.string("listingID"),
-                  let detailsRange = object.range("details"),
-                  let infoRange = JSONObject.member("info", of: data, in: detailsRange),
-                  let nameRange = JSONObject.member("name", of: data, in: infoRange),
-                  let name = JSONScan.string(data, nameRange) else { return nil }
-            return .detailsViewed(listingID: listing, name: name, details: data.subdata(in: detailsRange))
+            // Only the listing's name is needed from inside the (large) details: it is
+            // found without scanning the rest of them.
+            var listing: String?, version: Int?, details: Range<Int>?
+            guard JSONScan.forEachMember(raw, whole, { name, value in
+                if JSONScan.equals(raw, name, "details") { details = value }
+                else if JSONScan.equals(raw, name, "listingID") { listing = JSONScan.string(raw, value) }
+                else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
+            }), version == DetailsViewed.schemaVersion, let listing, let details,
+                  let info = JSONScan.member("info", of: raw, in: details),
+                  let nameRange = JSONScan.member("name", of: raw, in: info),
+                  let name = JSONScan.string(raw, nameRange) else { return nil }
+            return .detailsViewed(listingID: listing, name: name, details: Data(UnsafeRawBufferPointer(rebasing: raw[details])))
         default:
             return nil
         }
+    }
+
+    private static func fastSearch(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Search? {
+        var keyword: String?, category: SearchCategory?, distance: Double?, units: DistanceUnit?, version: Int?
+        var location: SearchLocation?, resultCount: Int?, resultsUsable = true, unusable = false
+        guard JSONScan.forEachMember(raw, range, { name, value in
+            if JSONScan.equals(raw, name, "keyword") { keyword = JSONScan.string(raw, value) }
+            else if JSONScan.equals(raw, name, "category") { category = JSONScan.string(raw, value).flatMap(SearchCategory.init(rawValue:)) }
+            else if JSONScan.equals(raw, name, "distance") { distance = JSONScan.number(raw, value) }
+            else if JSONScan.equals(raw, name, "units") { units = JSONScan.string(raw, value).flatMap(DistanceUnit.init(rawValue:)) }
+            else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
+            else if JSONScan.equals(raw, name, "location") {
+                location = fastLocation(raw, value)
+                if location == nil { unusable = true }
+            } else if JSONScan.equals(raw, name, "results") {
+                guard !JSONScan.isNull(raw, value) else { return }
+                var count: Int?, idsAreStrings = false
+                let wellFormed = JSONScan.forEachMember(raw, value) { name, value in
+                    if JSONScan.equals(raw, name, "count") { count = JSONScan.integer(raw, value) }
+                    else if JSONScan.equals(raw, name, "listingIDs") { idsAreStrings = JSONScan.isArrayOfStrings(raw, value) }
+                }
+                resultsUsable = wellFormed && count != nil && idsAreStrings
+                resultCount = count
+            }
+        }), !unusable, resultsUsable, version == Searched.schemaVersion, let keyword, let category, let distance, let units, let location else {
+            return nil
+        }
+        return Search(keyword: keyword, category: category, distance: distance, units: units, location: location, resultCount: resultCount)
+    }
+
+    /// `{"current":{"latitude":…,"longitude":…}}` or `{"custom":{"text":…}}`, nothing else.
+    private static func fastLocation(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> SearchLocation? {
+        var location: SearchLocation?, members = 0
+        guard JSONScan.forEachMember(raw, range, { name, value in
+            members += 1
+            if JSONScan.equals(raw, name, "current") {
+                var latitude: Double?, longitude: Double?
+                guard JSONScan.forEachMember(raw, value, { name, value in
+                    if JSONScan.equals(raw, name, "latitude") { latitude = JSONScan.number(raw, value) }
+                    else if JSONScan.equals(raw, name, "longitude") { longitude = JSONScan.number(raw, value) }
+                }), let latitude, let longitude else { return }
+                location = .current(latitude: latitude, longitude: longitude)
+            } else if JSONScan.equals(raw, name, "custom") {
+                guard let text = JSONScan.member("text", of: raw, in: value).flatMap({ JSONScan.string(raw, $0) }) else { return }
+                location = .custom(text: text)
+            }
+        }), members == 1 else { return nil }
+        return location
+    }
+
+    private static func fastFavorite(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Action? {
+        var listing: String?, version: Int?, summary: ListingSummary?
+        guard JSONScan.forEachMember(raw, range, { name, value in
+            if JSONScan.equals(raw, name, "listingID") { listing = JSONScan.string(raw, value) }
+            else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
+            else if JSONScan.equals(raw, name, "summary") {
+                var name: String?, venue: String?, dateTime: String?, category: String?
+                guard JSONScan.forEachMember(raw, value, { key, value in
+                    if JSONScan.equals(raw, key, "name") { name = JSONScan.string(raw, value) }
+                    else if JSONScan.equals(raw, key, "venue") { venue = JSONScan.string(raw, value) }
+                    else if JSONScan.equals(raw, key, "localDateTime") { dateTime = JSONScan.string(raw, value) }
+                    else if JSONScan.equals(raw, key, "category") { category = JSONScan.string(raw, value) }
+                }), let name, let venue, let dateTime, let category else { return }
+                summary = ListingSummary(name: name, venue: venue, localDateTime: dateTime, category: category)
+            }
+        }), version == Favorited.schemaVersion, let listing, let summary else { return nil }
+        return .favorited(listingID: listing, summary: summary)
     }
 }

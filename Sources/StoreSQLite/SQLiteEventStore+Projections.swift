@@ -90,8 +90,9 @@ extension SQLiteEventStore: ProjectionStore {
                     try statement.bind(changes.projection, at: 1)
                     try statement.bind(Int64(changes.generation), at: 2)
                 }
-                for (key, document) in changes.documents {
-                    if let document {
+                // In key order: each insert lands beside the previous one in the index.
+                for key in changes.documents.keys.sorted() {
+                    if let document = changes.documents[key]! {
                         try upsert.bind(key, at: 3)
                         try upsert.bindText(document, at: 4)
                         try upsert.run()

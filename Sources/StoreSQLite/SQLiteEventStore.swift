@@ -259,6 +259,28 @@ public final class SQLiteEventStore: MultiStreamAppending {
         }
     }
 
+    public func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT position, stream_id, type, data, recorded_at FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
+            defer { statement.reset() }
+            try statement.bind(position, at: 1)
+            try statement.bind(Int64(limit), at: 2)
+            var times = RecordingTimes()
+            var count = 0
+            while try statement.step() {
+                guard let recordedAt = times.date(statement.textBytes(4)) else {
+                    throw EventStoreError.corrupt("event at position \(statement.int64(0)) has a malformed recorded_at")
+                }
+                try body(LentEvent(position: statement.int64(0), streamID: statement.string(1), type: statement.string(2),
+                                   recordedAt: recordedAt, data: UnsafeRawBufferPointer(statement.textBytes(3))))
+                count += 1
+            }
+            return count
+        }
+    }
+
     public func headPosition() throws -> Int64 {
         try withConnection { try $0.scalarInt("SELECT max(position) FROM events") ?? 0 }
     }

@@ -235,6 +235,38 @@ struct ConformanceTests {
         #expect(try store.readAll(after: try store.headPosition(), limit: 10).isEmpty)
     }
 
+    @Test("scanning lends exactly what readAll returns: positions, streams, types, times and payload bytes", arguments: StoreKind.allCases)
+    func scanAllLendsWhatReadAllReads(kind: StoreKind) throws {
+        let subject = try kind.make(); defer { subject.cleanup() }
+        let store = subject.store
+        var generator = SplitMix64(seed: 7)
+        for index in 0..<60 {
+            let batch = (0..<Int.random(in: 1...5, using: &generator)).map { item in
+                Fixtures.event(["Searched", "Favorited", "DetailsViewed"][item % 3], #"{"n":\#(index),"text":"caf\u00e9 🎷 \#(item)"}"#)
+            }
+            try store.append(batch, to: "user-\(index % 7)", expectedVersion: .any)
+        }
+        let all = try store.readAll(after: 0, limit: 10_000)
+        for limit in [1, 5, 64, 10_000] {
+            var lent: [(position: Int64, stream: String, type: String, recordedAt: Date, data: Data)] = []
+            var after: Int64 = 0
+            while true {
+                let count = try store.scanAll(after: after, limit: limit) { event in
+                    lent.append((event.position, event.streamID, event.type, event.recordedAt, Data(event.data)))
+                }
+                #expect(count <= limit)
+                guard count > 0 else { break }
+                after = lent.last!.position
+            }
+            #expect(lent.map(\.position) == all.map(\.position))
+            #expect(lent.map(\.stream) == all.map(\.streamID))
+            #expect(lent.map(\.type) == all.map(\.type))
+            #expect(lent.map(\.recordedAt) == all.map(\.recordedAt))
+            #expect(lent.map(\.data) == all.map(\.data))
+        }
+        #expect(try store.scanAll(after: try store.headPosition(), limit: 10) { _ in Issue.record("lent an event past the head") } == 0)
+    }
+
     @Test("append results name the positions the events got", arguments: StoreKind.allCases)
     func appendResultPositions(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }

@@ -148,20 +148,13 @@ enum JSONScan {
         guard index < raw.count else { return nil }
         switch raw[index] {
         case UInt8(ascii: "\""):
-            index += 1
-            while index < raw.count {
-                let byte = raw[index]
-                if byte == UInt8(ascii: "\\") { index += 2; continue }
-                if byte == UInt8(ascii: "\"") { return index + 1 }
-                index += 1
-            }
-            return nil
+            return stringEnd(raw, from: index)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             var depth = 0
             while index < raw.count {
                 let byte = raw[index]
                 if byte == UInt8(ascii: "\"") {
-                    guard let end = valueEnd(raw, from: index) else { return nil }
+                    guard let end = stringEnd(raw, from: index) else { return nil }
                     index = end
                     continue
                 }
@@ -181,6 +174,23 @@ enum JSONScan {
             }
             return index > start ? index : nil
         }
+    }
+
+    /// The end (exclusive) of the string whose opening quote is at `start`: the next quote
+    /// not escaped by an odd number of backslashes, found with `memchr` (most of a large
+    /// payload is inside strings).
+    static func stringEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var index = start + 1
+        let base = raw.baseAddress!
+        while index < raw.count {
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "\"")), raw.count - index) else { return nil }
+            let quote = UnsafeRawPointer(found) - base
+            var backslashes = 0
+            while quote - backslashes - 1 > start, raw[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            if backslashes % 2 == 0 { return quote + 1 }
+            index = quote + 1
+        }
+        return nil
     }
 
     /// The members of the object that `raw` holds; ranges are offset by `offset`.
@@ -223,6 +233,109 @@ enum JSONScan {
             elements.append((index + offset)..<(end + offset))
             index = end
         }
+    }
+
+    /// Calls `body` with each member of the object at `range` of `raw` (where the member's
+    /// name is, inside the quotes, and where its value is), in one pass and without allocating.
+    /// - Returns: false when the bytes there are not an object.
+    @inline(__always)
+    static func forEachMember(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void) -> Bool {
+        var index = range.lowerBound
+        let end = range.upperBound
+        while index < end, isSpace(raw[index]) { index += 1 }
+        guard index < end, raw[index] == UInt8(ascii: "{") else { return false }
+        index += 1
+        let bounded = UnsafeRawBufferPointer(rebasing: raw[..<end])
+        while true {
+            while index < end, isSpace(raw[index]) || raw[index] == UInt8(ascii: ",") { index += 1 }
+            guard index < end else { return false }
+            if raw[index] == UInt8(ascii: "}") { return true }
+            guard raw[index] == UInt8(ascii: "\""), let nameEnd = valueEnd(bounded, from: index) else { return false }
+            let name = (index + 1)..<(nameEnd - 1)
+            index = nameEnd
+            while index < end, isSpace(raw[index]) { index += 1 }
+            guard index < end, raw[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            while index < end, isSpace(raw[index]) { index += 1 }
+            guard let valueEnd = valueEnd(bounded, from: index) else { return false }
+            body(name, index..<valueEnd)
+            index = valueEnd
+        }
+    }
+
+    /// The range of member `name` of the object at `range` of `raw`, scanning only as far as
+    /// that member.
+    static func member(_ name: StaticString, of raw: UnsafeRawBufferPointer, in range: Range<Int>) -> Range<Int>? {
+        var found: Range<Int>?
+        var index = range.lowerBound
+        let end = range.upperBound
+        let bounded = UnsafeRawBufferPointer(rebasing: raw[..<end])
+        while index < end, isSpace(raw[index]) { index += 1 }
+        guard index < end, raw[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        while found == nil {
+            while index < end, isSpace(raw[index]) || raw[index] == UInt8(ascii: ",") { index += 1 }
+            guard index < end, raw[index] == UInt8(ascii: "\""), let nameEnd = valueEnd(bounded, from: index) else { return nil }
+            let nameRange = (index + 1)..<(nameEnd - 1)
+            index = nameEnd
+            while index < end, isSpace(raw[index]) || raw[index] == UInt8(ascii: ":") { index += 1 }
+            guard let valueEnd = valueEnd(bounded, from: index) else { return nil }
+            if equals(raw, nameRange, name) { found = index..<valueEnd }
+            index = valueEnd
+        }
+        return found
+    }
+
+    /// Whether the bytes at `range` of `raw` are exactly `name`.
+    @inline(__always)
+    static func equals(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: StaticString) -> Bool {
+        range.count == name.utf8CodeUnitCount && memcmp(raw.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
+    }
+
+    /// The string value at `range` of `raw`, unescaped; nil if it is not a string.
+    static func string(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> String? {
+        guard range.count >= 2, raw[range.lowerBound] == UInt8(ascii: "\""), raw[range.upperBound - 1] == UInt8(ascii: "\"") else { return nil }
+        let inner = UnsafeRawBufferPointer(rebasing: raw[(range.lowerBound + 1)..<(range.upperBound - 1)])
+        if memchr(inner.baseAddress!, Int32(UInt8(ascii: "\\")), inner.count) == nil { return String(decoding: inner, as: UTF8.self) }
+        return (try? JSONSerialization.jsonObject(with: Data(UnsafeRawBufferPointer(rebasing: raw[range])), options: .fragmentsAllowed)) as? String
+    }
+
+    /// A whole number at `range` of `raw`; nil when it is not one (or does not fit an `Int`).
+    static func integer(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+        var value = 0
+        var negative = false
+        var sawDigit = false
+        for index in range {
+            let byte = raw[index]
+            if index == range.lowerBound, byte == UInt8(ascii: "-") { negative = true; continue }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (plus, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return nil }
+            value = plus
+            sawDigit = true
+        }
+        return sawDigit ? (negative ? -value : value) : nil
+    }
+
+    /// A number at `range` of `raw`; nil when it is not one.
+    static func number(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Double? {
+        guard let first = range.isEmpty ? nil : raw[range.lowerBound],
+              first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
+        // Small whole numbers (most distances) are exact as Doubles: no text conversion.
+        if range.count <= 15, let whole = integer(raw, range), whole != 0 || first != UInt8(ascii: "-") { return Double(whole) }
+        return Double(String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self))
+    }
+
+    /// Whether the value at `range` of `raw` is the literal `null`.
+    static func isNull(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        range.count == 4 && memcmp(raw.baseAddress! + range.lowerBound, "null", 4) == 0
+    }
+
+    /// Whether the value at `range` of `raw` is an array whose elements are all strings.
+    static func isArrayOfStrings(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        guard let elements = elements(UnsafeRawBufferPointer(rebasing: raw[range]), offset: range.lowerBound) else { return false }
+        return elements.allSatisfy { raw[$0.lowerBound] == UInt8(ascii: "\"") && $0.count >= 2 }
     }
 
     /// The string value at `range` of `bytes`, unescaped; nil if it is not a string.

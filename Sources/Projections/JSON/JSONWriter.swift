@@ -29,7 +29,18 @@ public struct JSONWriter {
     public mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
+        let utf8 = value.utf8
+        // Most text needs no escaping: copy it in one go.
+        if utf8.withContiguousStorageIfAvailable({ buffer in
+            guard !buffer.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: buffer)
+            return true
+        }) == true {
+            bytes.append(UInt8(ascii: "\""))
+            needsComma = true
+            return
+        }
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
@@ -63,7 +74,13 @@ public struct JSONWriter {
     public mutating func null() { separate(); bytes.append(contentsOf: "null".utf8); needsComma = true }
 
     /// A time in the ``Timestamp`` text form.
-    public mutating func date(_ value: Date) { string(Timestamp.format(value)) }
+    public mutating func date(_ value: Date) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        Timestamp.append(microseconds: Timestamp.microseconds(value), to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
 
     /// JSON that is already JSON (a stored payload), copied as it is.
     public mutating func raw(_ json: Data) { separate(); bytes.append(contentsOf: json); needsComma = true }
