@@ -7,17 +7,16 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     let projection: P
     let store: any ProjectionStore
     private(set) var status: ProjectionStatus
-    /// One key's document as the store has it plus the uncommitted changes; a class, so that
-    /// a document evolves in place with one dictionary lookup per event.
-    private final class Slot {
-        var document: P.Document?
-        var isDirty = false
-        init(_ document: P.Document?) { self.document = document }
-    }
-    /// Documents known to match the store's generation plus the uncommitted changes.
-    private var cache: [String: Slot] = [:]
-    /// The keys changed since the last commit, with their slots.
-    private var dirty: [(key: String, slot: Slot)] = []
+    /// The cached documents: those known to match the store's generation plus the uncommitted
+    /// changes, in numbered slots. The lookup from key to slot number is a `[String: Int]`,
+    /// which the compiler specializes; a dictionary holding this generic class's own types
+    /// would go through the generic runtime on every event.
+    private var slotOf: [String: Int] = [:]
+    private var slotKeys: [String] = []
+    private var slotDocuments: [P.Document?] = []
+    private var slotIsDirty: [Bool] = []
+    /// The slots changed since the last commit.
+    private var dirty: [Int] = []
     /// Position of the last event applied but not yet committed.
     private(set) var pendingPosition: Int64
     /// When set, the generation was empty when this worker started it, so a key missing
@@ -46,12 +45,10 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         var missing: Set<String> = []
         for (position, event) in events where position > pendingPosition {
             guard let event, let key = projection.key(for: event) else { continue }
-            if let slot = cache[key], !missing.contains(key) {
-                evolve(slot, key: key, with: event)
+            if let slot = slotOf[key], missing.isEmpty || !missing.contains(key) {
+                evolve(slot, with: event)
             } else if cacheIsComplete {
-                let slot = Slot(nil)
-                cache[key] = slot
-                evolve(slot, key: key, with: event)
+                evolve(newSlot(key, nil), with: event)
             } else {
                 missing.insert(key)
                 waiting.append((key, event))
@@ -59,33 +56,50 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         }
         if !missing.isEmpty {
             let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(missing))
-            for key in missing where cache[key] == nil {
-                cache[key] = Slot(try found[key].map { try P.Document.decode($0) })
+            for key in missing where slotOf[key] == nil {
+                _ = newSlot(key, try found[key].map { try P.Document.decode($0) })
             }
-            for (key, event) in waiting { evolve(cache[key]!, key: key, with: event) }
+            for (key, event) in waiting { evolve(slotOf[key]!, with: event) }
         }
         if let last = events.last?.position, last > pendingPosition { pendingPosition = last }
     }
 
+    private func newSlot(_ key: String, _ document: P.Document?) -> Int {
+        let slot = slotKeys.count
+        slotOf[key] = slot
+        slotKeys.append(key)
+        slotDocuments.append(document)
+        slotIsDirty.append(false)
+        return slot
+    }
+
     @inline(__always)
-    private func evolve(_ slot: Slot, key: String, with event: ViewEvent) {
-        projection.evolve(&slot.document, with: event)
-        if !slot.isDirty {
-            slot.isDirty = true
-            dirty.append((key, slot))
+    private func evolve(_ slot: Int, with event: ViewEvent) {
+        projection.evolve(&slotDocuments[slot], with: event)
+        if !slotIsDirty[slot] {
+            slotIsDirty[slot] = true
+            dirty.append(slot)
         }
+    }
+
+    private func dropCache() {
+        slotOf.removeAll()
+        slotKeys.removeAll()
+        slotDocuments.removeAll()
+        slotIsDirty.removeAll()
+        dirty.removeAll()
     }
 
     /// Commits the changes since the last commit with the new checkpoint; with `activate`,
     /// also swaps this generation in for readers.
     func commit(activate: Bool) throws {
         guard pendingPosition != status.position || !dirty.isEmpty || (activate && !status.isActive) else { return }
-        let encoded = Self.encode(dirty)
+        let encoded = encode(dirty)
         var documents: [String: Data?] = [:]
         documents.reserveCapacity(dirty.count)
-        for (index, entry) in dirty.enumerated() {
+        for (index, slot) in dirty.enumerated() {
             // updateValue keeps a nil (a deletion); assigning nil by subscript would drop the key.
-            documents.updateValue(encoded[index], forKey: entry.key)
+            documents.updateValue(encoded[index], forKey: slotKeys[slot])
         }
         do {
             try store.commit(ViewChanges(projection: projection.name, generation: status.generation, documents: documents,
@@ -95,28 +109,29 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
             try reload()
             throw error
         }
-        for entry in dirty { entry.slot.isDirty = false }
+        for slot in dirty { slotIsDirty[slot] = false }
         dirty.removeAll(keepingCapacity: true)
         status.position = pendingPosition
         if activate { status.isActive = true }
-        if cache.count > cacheLimit {
-            cache.removeAll(keepingCapacity: true)
+        if slotKeys.count > cacheLimit {
+            dropCache()
             cacheIsComplete = false
         }
     }
 
     /// The JSON of each changed document (nil: removed). A commit after a rebuild writes every
     /// document of the view, so large commits are encoded on every core, in contiguous parts.
-    private static func encode(_ changed: [(key: String, slot: Slot)]) -> [Data?] {
+    private func encode(_ changed: [Int]) -> [Data?] {
         let parts = changed.count >= 2_048 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-        guard parts > 1 else { return changed.map { $0.slot.document.map { $0.jsonData } } }
+        guard parts > 1 else { return changed.map { slotDocuments[$0].map { $0.jsonData } } }
         var encoded = [Data?](repeating: nil, count: changed.count)
         encoded.withUnsafeMutableBufferPointer { output in
-            // Each part writes only its own range of `output`; the slots are only read.
-            nonisolated(unsafe) let output = output, changed = changed
+            // Each part writes only its own range of `output`; the documents are only read.
+            nonisolated(unsafe) let output = output
+            let documents = slotDocuments
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let range = (changed.count * part / parts)..<(changed.count * (part + 1) / parts)
-                for index in range { output[index] = changed[index].slot.document.map { $0.jsonData } }
+                for index in range { output[index] = documents[changed[index]].map { $0.jsonData } }
             }
         }
         return encoded
@@ -129,8 +144,7 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         }
         status = fresh
         pendingPosition = fresh.position
-        cache.removeAll()
-        dirty.removeAll()
+        dropCache()
         cacheIsComplete = false
     }
 

@@ -111,33 +111,6 @@ public struct JSONObject {
     }
 }
 
-extension JSONObject {
-    /// The range of member `name` of the object at `range` of `bytes`, scanning only as far
-    /// as that member (for one field deep inside a large payload).
-    public static func member(_ name: StaticString, of bytes: Data, in range: Range<Int>) -> Range<Int>? {
-        bytes.withUnsafeBytes { whole -> Range<Int>? in
-            let raw = UnsafeRawBufferPointer(rebasing: whole[range])
-            var index = 0
-            while index < raw.count, JSONScan.isSpace(raw[index]) { index += 1 }
-            guard index < raw.count, raw[index] == UInt8(ascii: "{") else { return nil }
-            index += 1
-            while true {
-                while index < raw.count, JSONScan.isSpace(raw[index]) || raw[index] == UInt8(ascii: ",") { index += 1 }
-                guard index < raw.count, raw[index] == UInt8(ascii: "\""), let nameEnd = JSONScan.valueEnd(raw, from: index) else { return nil }
-                let nameStart = index + 1
-                index = nameEnd
-                while index < raw.count, JSONScan.isSpace(raw[index]) || raw[index] == UInt8(ascii: ":") { index += 1 }
-                guard let valueEnd = JSONScan.valueEnd(raw, from: index) else { return nil }
-                if nameEnd - 1 - nameStart == name.utf8CodeUnitCount,
-                   memcmp(raw.baseAddress! + nameStart, name.utf8Start, name.utf8CodeUnitCount) == 0 {
-                    return (index + range.lowerBound)..<(valueEnd + range.lowerBound)
-                }
-                index = valueEnd
-            }
-        }
-    }
-}
-
 /// The byte-level scanning behind ``JSONObject``: one pass, no allocation but the result.
 enum JSONScan {
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
@@ -150,16 +123,22 @@ enum JSONScan {
         case UInt8(ascii: "\""):
             return stringEnd(raw, from: index)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // One tight loop over the bytes: most strings in a payload are short, where a
+            // call per string (memchr) costs more than it saves.
             var depth = 0
-            while index < raw.count {
-                let byte = raw[index]
+            let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let count = raw.count
+            while index < count {
+                let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    guard let end = stringEnd(raw, from: index) else { return nil }
-                    index = end
-                    continue
-                }
-                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth += 1 }
-                if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    index += 1
+                    while index < count, bytes[index] != UInt8(ascii: "\"") {
+                        index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                    guard index < count else { return nil }
+                } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    depth += 1
+                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
                     depth -= 1
                     if depth == 0 { return index + 1 }
                 }
