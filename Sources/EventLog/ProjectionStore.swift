@@ -55,25 +55,54 @@ public struct ProjectionStatus: Sendable, Hashable {
 }
 
 /// A batch of changes to one generation of a view, with the checkpoint they reach.
+///
+/// The changed documents come in parts, which the store takes one after the other inside
+/// its transaction: a commit that rewrites a whole view (the end of a rebuild) then holds
+/// one part's JSON at a time, not every document of the view at once.
 public struct ViewChanges: Sendable {
+    /// One changed key: its new document, or nil to remove the key.
+    public typealias Change = (key: String, document: Data?)
+    /// Hands the changes to `body` in parts, in order, each key once.
+    public typealias Parts = @Sendable (_ body: ([Change]) throws -> Void) throws -> Void
+
     public var projection: String
     public var generation: Int
-    /// New documents by key; nil removes the key.
-    public var documents: [String: Data?]
     /// The checkpoint the changes were computed from; the commit fails if it moved.
     public var fromPosition: Int64
     /// The checkpoint after the changes.
     public var toPosition: Int64
     /// Whether to make this generation the active one (and drop the others) in the same commit.
     public var activate: Bool
+    private let parts: Parts
 
+    /// Changes given all at once: new documents by key; nil removes the key.
     public init(projection: String, generation: Int, documents: [String: Data?], fromPosition: Int64, toPosition: Int64, activate: Bool = false) {
+        let changes = documents.map { Change(key: $0.key, document: $0.value) }
+        self.init(projection: projection, generation: generation, fromPosition: fromPosition, toPosition: toPosition, activate: activate) { body in
+            if !changes.isEmpty { try body(changes) }
+        }
+    }
+
+    /// Changes produced part by part while the store writes them (see ``Parts``).
+    public init(projection: String, generation: Int, fromPosition: Int64, toPosition: Int64, activate: Bool = false, parts: @escaping Parts) {
         self.projection = projection
         self.generation = generation
-        self.documents = documents
         self.fromPosition = fromPosition
         self.toPosition = toPosition
         self.activate = activate
+        self.parts = parts
+    }
+
+    /// Hands the changes to `body` in parts, in order; a store calls it inside its transaction.
+    public func forEachPart(_ body: ([Change]) throws -> Void) throws {
+        try parts(body)
+    }
+
+    /// Every change at once, by key (for tests and small commits).
+    public func documents() throws -> [String: Data?] {
+        var all: [String: Data?] = [:]
+        try forEachPart { part in for change in part { all.updateValue(change.document, forKey: change.key) } }
+        return all
     }
 }
 

@@ -94,16 +94,21 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     /// also swaps this generation in for readers.
     func commit(activate: Bool) throws {
         guard pendingPosition != status.position || !dirty.isEmpty || (activate && !status.isActive) else { return }
-        let encoded = encode(dirty)
-        var documents: [String: Data?] = [:]
-        documents.reserveCapacity(dirty.count)
-        for (index, slot) in dirty.enumerated() {
-            // updateValue keeps a nil (a deletion); assigning nil by subscript would drop the key.
-            documents.updateValue(encoded[index], forKey: slotKeys[slot])
+        // The store takes the documents part by part inside its transaction, each part
+        // encoded just before it is written: a commit that rewrites a whole view never holds
+        // the JSON of all of it. In key order, so that the store's index grows at one end.
+        let changed = dirty.sorted { slotKeys[$0] < slotKeys[$1] }
+        nonisolated(unsafe) let worker = self
+        let changes = ViewChanges(projection: projection.name, generation: status.generation, fromPosition: status.position,
+                                  toPosition: pendingPosition, activate: activate) { body in
+            for start in stride(from: 0, to: changed.count, by: Self.commitPart) {
+                let slots = Array(changed[start..<min(start + Self.commitPart, changed.count)])
+                let encoded = worker.encode(slots)
+                try body(slots.indices.map { (key: worker.slotKeys[slots[$0]], document: encoded[$0]) })
+            }
         }
         do {
-            try store.commit(ViewChanges(projection: projection.name, generation: status.generation, documents: documents,
-                                         fromPosition: status.position, toPosition: pendingPosition, activate: activate))
+            try store.commit(changes)
         } catch let error as ProjectionStoreError {
             // Another projector moved the checkpoint: forget what we computed and reload.
             try reload()
@@ -119,10 +124,13 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         }
     }
 
+    /// Documents encoded and handed to the store at a time by a commit.
+    static var commitPart: Int { 2_048 }
+
     /// The JSON of each changed document (nil: removed). A commit after a rebuild writes every
-    /// document of the view, so large commits are encoded on every core, in contiguous parts.
+    /// document of the view, so large parts are encoded on every core, in contiguous ranges.
     private func encode(_ changed: [Int]) -> [Data?] {
-        let parts = changed.count >= 2_048 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+        let parts = changed.count >= 1_024 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
         guard parts > 1 else { return changed.map { slotDocuments[$0].map { $0.jsonData } } }
         var encoded = [Data?](repeating: nil, count: changed.count)
         encoded.withUnsafeMutableBufferPointer { output in

@@ -95,24 +95,26 @@ extension PostgresEventStore: ProjectionStore {
                     throw ProjectionStoreError.checkpointMoved(projection: changes.projection, generation: changes.generation,
                                                                expected: changes.fromPosition, actual: actual)
                 }
-                let upserts = changes.documents.compactMap { entry in entry.value.map { (entry.key, $0) } }
-                let deletions = changes.documents.filter { $0.value == nil }.map(\.key)
-                for chunk in stride(from: 0, to: upserts.count, by: 5_000).map({ Array(upserts[$0..<min($0 + 5_000, upserts.count)]) }) {
-                    var binds = key
-                    binds.append(textArray: chunk.map(\.0))
-                    binds.append(jsonArray: chunk.map(\.1))
-                    _ = try connection.query("""
-                        INSERT INTO \(s).view_documents (projection, generation, key, document)
-                        SELECT $1, $2, k, d FROM unnest($3::text[], $4::json[]) AS u(k, d)
-                        ON CONFLICT (projection, generation, key) DO UPDATE SET document = excluded.document
-                        """, types: keyTypes + [PostgresType.textArray, PostgresType.jsonArray], binds: binds)
-                }
-                if !deletions.isEmpty {
-                    var binds = key
-                    binds.append(textArray: deletions)
-                    _ = try connection.query(
-                        "DELETE FROM \(s).view_documents WHERE projection = $1 AND generation = $2 AND key = ANY($3)",
-                        types: keyTypes + [PostgresType.textArray], binds: binds)
+                try changes.forEachPart { part in
+                    let upserts = part.compactMap { change in change.document.map { (change.key, $0) } }
+                    let deletions = part.filter { $0.document == nil }.map(\.key)
+                    for chunk in stride(from: 0, to: upserts.count, by: 5_000).map({ Array(upserts[$0..<min($0 + 5_000, upserts.count)]) }) {
+                        var binds = key
+                        binds.append(textArray: chunk.map(\.0))
+                        binds.append(jsonArray: chunk.map(\.1))
+                        _ = try connection.query("""
+                            INSERT INTO \(s).view_documents (projection, generation, key, document)
+                            SELECT $1, $2, k, d FROM unnest($3::text[], $4::json[]) AS u(k, d)
+                            ON CONFLICT (projection, generation, key) DO UPDATE SET document = excluded.document
+                            """, types: keyTypes + [PostgresType.textArray, PostgresType.jsonArray], binds: binds)
+                    }
+                    if !deletions.isEmpty {
+                        var binds = key
+                        binds.append(textArray: deletions)
+                        _ = try connection.query(
+                            "DELETE FROM \(s).view_documents WHERE projection = $1 AND generation = $2 AND key = ANY($3)",
+                            types: keyTypes + [PostgresType.textArray], binds: binds)
+                    }
                 }
                 var move = key
                 move.append(int8: changes.toPosition)

@@ -90,15 +90,17 @@ extension SQLiteEventStore: ProjectionStore {
                     try statement.bind(changes.projection, at: 1)
                     try statement.bind(Int64(changes.generation), at: 2)
                 }
-                // In key order: each insert lands beside the previous one in the index.
-                for key in changes.documents.keys.sorted() {
-                    if let document = changes.documents[key]! {
-                        try upsert.bind(key, at: 3)
-                        try upsert.bindText(document, at: 4)
-                        try upsert.run()
-                    } else {
-                        try delete.bind(key, at: 3)
-                        try delete.run()
+                try changes.forEachPart { part in
+                    // In key order: each insert lands beside the previous one in the index.
+                    for (key, document) in part.sorted(by: { $0.key < $1.key }) {
+                        if let document {
+                            try upsert.bind(key, at: 3)
+                            try upsert.bindText(document, at: 4)
+                            try upsert.run()
+                        } else {
+                            try delete.bind(key, at: 3)
+                            try delete.run()
+                        }
                     }
                 }
                 let update = try connection.statement(
