@@ -140,18 +140,22 @@ public struct RecentSearchesProjection: Projection {
         guard utf8.allSatisfy({ $0 < 0x80 }) else {
             return text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var pendingSpace = false
-        for byte in utf8 {
-            if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
-                pendingSpace = !bytes.isEmpty
-                continue
+        // In a buffer on the stack: a keyword of up to 15 bytes then becomes a string without
+        // touching the heap at all.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utf8.count) { buffer in
+            var count = 0
+            var pendingSpace = false
+            for byte in utf8 {
+                if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                    pendingSpace = count > 0
+                    continue
+                }
+                if pendingSpace { buffer[count] = 0x20; count += 1; pendingSpace = false }
+                buffer[count] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                count += 1
             }
-            if pendingSpace { bytes.append(0x20); pendingSpace = false }
-            bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Degrees to three decimals (about 100 m), as a whole number of thousandths; a value

@@ -87,6 +87,23 @@ enum SQLiteSchema {
             sealed_at     TEXT    NOT NULL
         );
         """,
+        // Version 4: view documents in a table with a rowid and a unique index on the key. A
+        // WITHOUT ROWID table keeps each row inside its primary-key b-tree, which suits small
+        // rows; view documents are kilobytes, and writing a rebuilt view that way cost about a
+        // fifth more of the whole rebuild. The documents are copied over as they are.
+        """
+        CREATE TABLE view_documents_v4 (
+            projection  TEXT    NOT NULL,
+            generation  INTEGER NOT NULL,
+            key         TEXT    NOT NULL,
+            document    TEXT    NOT NULL
+        );
+        INSERT INTO view_documents_v4 (projection, generation, key, document)
+            SELECT projection, generation, key, document FROM view_documents ORDER BY projection, generation, key;
+        DROP TABLE view_documents;
+        ALTER TABLE view_documents_v4 RENAME TO view_documents;
+        CREATE UNIQUE INDEX view_documents_key ON view_documents (projection, generation, key);
+        """,
     ]
 
     /// What an erased payload (data and metadata) is replaced with.

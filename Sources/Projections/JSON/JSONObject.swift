@@ -123,28 +123,37 @@ enum JSONScan {
         case UInt8(ascii: "\""):
             return stringEnd(raw, from: index)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            // One tight loop over the bytes: most strings in a payload are short, where a
-            // call per string (memchr) costs more than it saves.
+            // Skips runs of bytes that cannot change the nesting with a table lookup per byte
+            // (most of a large payload is text inside strings).
             var depth = 0
             let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             let count = raw.count
-            while index < count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    index += 1
-                    while index < count, bytes[index] != UInt8(ascii: "\"") {
-                        index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+            return structural.withUnsafeBufferPointer { table -> Int? in
+                while index < count {
+                    let byte = bytes[index]
+                    switch table[Int(byte)] {
+                    case 0:
+                        index += 1
+                    case 1:   // a string: skip to its closing quote
+                        index += 1
+                        while index < count {
+                            let inner = bytes[index]
+                            if inner == UInt8(ascii: "\"") { break }
+                            index += inner == UInt8(ascii: "\\") ? 2 : 1
+                        }
+                        guard index < count else { return nil }
+                        index += 1
+                    case 2:
+                        depth += 1
+                        index += 1
+                    default:
+                        depth -= 1
+                        index += 1
+                        if depth == 0 { return index }
                     }
-                    guard index < count else { return nil }
-                } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                    depth += 1
-                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
                 }
-                index += 1
+                return nil
             }
-            return nil
         default:
             while index < raw.count {
                 let byte = raw[index]
@@ -152,6 +161,17 @@ enum JSONScan {
                 index += 1
             }
             return index > start ? index : nil
+        }
+    }
+
+    /// What each byte means to ``valueEnd(_:from:)`` outside strings: 1 opens a string, 2 opens
+    /// an object or array, 3 closes one, 0 nothing.
+    static let structural: [UInt8] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "\""): return 1
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return 2
+        case UInt8(ascii: "}"), UInt8(ascii: "]"): return 3
+        default: return 0
         }
     }
 
