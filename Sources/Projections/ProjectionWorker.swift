@@ -37,6 +37,12 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     }
 
     /// Applies the events after this projection's checkpoint.
+    // The domain's views get specialized copies, chosen at run time on entry: the generic
+    // code would move every document through the runtime's value witnesses on every event.
+    @_specialize(where P == FavoritesProjection)
+    @_specialize(where P == RecentSearchesProjection)
+    @_specialize(where P == RecentlyViewedProjection)
+    @_specialize(where P == CachedDetailsProjection)
     func apply(_ events: [(position: Int64, event: ViewEvent?)]) throws {
         // Events whose key's document is neither cached nor known to be absent wait until
         // those documents are loaded (one store lookup for all of them); every later event of

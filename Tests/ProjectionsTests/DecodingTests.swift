@@ -57,6 +57,28 @@ struct DecodingTests {
         }
     }
 
+    @Test("property: strings with quotes, backslashes and multi-byte text at every offset are skipped and read exactly")
+    func awkwardStringsAtEveryOffset() throws {
+        var random = SplitMix64(seed: 11)
+        let alphabet: [String] = ["a", "Z", " ", "\"", "\\", "/", "{", "}", "[", "]", ",", ":", "é", "🎷", "\n", "\u{1}", "\\\""]
+        func text(_ length: Int) -> String { (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined() }
+        func json(_ value: String) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed), as: UTF8.self) }
+        for length in 0..<40 {
+            for _ in 0..<10 {
+                let (name, venue, details, listing) = (text(length), text(length / 2), text(length + 3), text(length % 9 + 1))
+                // Favorited: each string is read from the bytes, escapes undone.
+                let favorite = #"{"listingID":\#(try json(listing)),"schemaVersion":1,"summary":{"category":"Music","localDateTime":\#(try json(details)),"name":\#(try json(name)),"venue":\#(try json(venue))}}"#
+                let fast = try #require(ViewEvent.fastAction(type: "Favorited", data: Data(favorite.utf8)), "\(favorite)")
+                #expect(fast == .favorited(listingID: listing, summary: ListingSummary(name: name, venue: venue, localDateTime: details, category: "Music")))
+                #expect(fast == ViewEvent.slowAction(type: "Favorited", data: Data(favorite.utf8)))
+                // DetailsViewed: the whole details object is skipped to find what follows, and kept byte for byte.
+                let inner = #"{"info":{"artistsOrTeams":[\#(try json(details)),"x"],"category":"Music","genres":[],"name":\#(try json(name)),"venue":\#(try json(venue))},"listingID":\#(try json(listing)),"upcomingEvents":[{"name":\#(try json(venue)),"localDateTime":"2027-01-01 20:00:00","type":"Music"}]}"#
+                let viewed = #"{"details":\#(inner),"listingID":\#(try json(listing)),"schemaVersion":1}"#
+                #expect(ViewEvent.fastAction(type: "DetailsViewed", data: Data(viewed.utf8)) == .detailsViewed(listingID: listing, name: name, details: Data(inner.utf8)), "\(viewed)")
+            }
+        }
+    }
+
     @Test("documents read back what they wrote")
     func documentsRoundTrip() throws {
         let fixture = try SQLiteFixture(); defer { fixture.remove() }

@@ -135,14 +135,8 @@ enum JSONScan {
                     case 0:
                         index += 1
                     case 1:   // a string: skip to its closing quote
-                        index += 1
-                        while index < count {
-                            let inner = bytes[index]
-                            if inner == UInt8(ascii: "\"") { break }
-                            index += inner == UInt8(ascii: "\\") ? 2 : 1
-                        }
-                        guard index < count else { return nil }
-                        index += 1
+                        guard let quote = closingQuote(bytes, from: index + 1, count: count) else { return nil }
+                        index = quote + 1
                     case 2:
                         depth += 1
                         index += 1
@@ -175,21 +169,35 @@ enum JSONScan {
         }
     }
 
-    /// The end (exclusive) of the string whose opening quote is at `start`: the next quote
-    /// not escaped by an odd number of backslashes, found with `memchr` (most of a large
-    /// payload is inside strings).
+    /// The end (exclusive) of the string whose opening quote is at `start`.
     static func stringEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var index = start + 1
-        let base = raw.baseAddress!
-        while index < raw.count {
-            guard let found = memchr(base + index, Int32(UInt8(ascii: "\"")), raw.count - index) else { return nil }
-            let quote = UnsafeRawPointer(found) - base
-            var backslashes = 0
-            while quote - backslashes - 1 > start, raw[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
-            if backslashes % 2 == 0 { return quote + 1 }
-            index = quote + 1
+        closingQuote(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), from: start + 1, count: raw.count).map { $0 + 1 }
+    }
+
+    /// Where the string that goes on at `start` ends: its closing quote, the first one not
+    /// escaped. Eight bytes at a time while none of them is a quote or a backslash (the
+    /// bytes of a word that are zero after XOR with either character show up in
+    /// `(v - 0x01…) & ~v & 0x80…`, lowest first), then byte by byte at the one found.
+    @inline(__always)
+    static func closingQuote(_ bytes: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int? {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while true {
+            while index + 8 <= count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(bytes + index).loadUnaligned(as: UInt64.self))
+                let quotes = word ^ 0x2222_2222_2222_2222, slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let found = (((quotes &- ones) & ~quotes) | ((slashes &- ones) & ~slashes)) & highs
+                if found == 0 { index += 8; continue }
+                index += found.trailingZeroBitCount / 8
+                break
+            }
+            guard index < count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "\""): return index
+            case UInt8(ascii: "\\"): index += 2
+            default: index += 1
+            }
         }
-        return nil
     }
 
     /// The members of the object that `raw` holds; ranges are offset by `offset`.
