@@ -119,7 +119,9 @@ struct ServerFaultTests {
         var random = SeededRandom(seed: FaultSettings.seed &+ 930)
         var moments: [String] = []
         for _ in 0..<Self.restarts {
-            let up = Double.random(in: 0.3...1.2, using: &random), down = Double.random(in: 0...0.5, using: &random)
+            // Down long enough that the followers must notice: a store call rides out a shorter
+            // outage by itself (waitForEvents reconnects within its 500 ms).
+            let up = Double.random(in: 0.3...1.2, using: &random), down = Double.random(in: 0.6...1.0, using: &random)
             moments.append(String(format: "up %.2f s, down %.2f s", up, down))
             Thread.sleep(forTimeInterval: up)
             try server.crash()
