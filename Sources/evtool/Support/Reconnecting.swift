@@ -16,14 +16,11 @@ struct Reconnecting {
     static let longestPause = 2.0
     private var pause = 0.05
     private var lostAt: Date?
-    /// How many times the store went away and came back.
-    private(set) var reconnections = 0
 
     /// Notes a step that worked: when the store had gone away, says that it is back.
     /// - Parameter position: where the command carries on from, for the message.
     mutating func succeeded(from position: Int64, console: inout Console) {
         guard let lostAt else { return }
-        reconnections += 1
         console.message(String(format: "the store is back after %.1f s; carrying on after position %lld", Date().timeIntervalSince(lostAt), position))
         self.lostAt = nil
         pause = 0.05
