@@ -62,7 +62,7 @@ let package = Package(
             name: "FaultTests",
             dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
         ),
-        .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres"]),
+        .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport"]),
     ],

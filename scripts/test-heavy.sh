@@ -6,7 +6,8 @@
 #   scripts/test-heavy.sh
 #
 # Settings (environment; the quick settings inside scripts/test.sh are 2 / 1,000 / 2 s):
-#   EVTOOL_FAULT_ITERATIONS  kills per crash scenario and store          (default 10)
+#   EVTOOL_FAULT_ITERATIONS  kills per crash scenario and store, and
+#                            server restarts per server-fault test       (default 10)
 #   EVTOOL_FAULT_EVENTS      events in the logs killed during import,
 #                            migrate and rebuild                         (default 5000)
 #   EVTOOL_LOAD_SECONDS      seconds of concurrent load per store        (default 15)

@@ -49,6 +49,7 @@ public final class CommandRunner: Sendable {
     /// - Returns: what was recorded, or why nothing was.
     /// - Throws: ``CommandError/rejected(field:rule:)`` for a command that breaks a rule,
     ///   ``CommandError/conflict(user:attempts:)`` when other writers kept winning,
+    ///   ``EventStoreError/outcomeUnknown(_:)`` when the last try's outcome was lost too,
     ///   ``DomainEventError`` when the stream holds an event this release cannot read,
     ///   and the store's ``EventStoreError``s.
     public func handle(_ command: UserCommand, context: CommandContext) throws -> CommandOutcome {
@@ -105,9 +106,11 @@ public final class CommandRunner: Sendable {
                 if attempt < maximumAttempts { backOff(attempt: attempt) }
             } catch EventStoreError.duplicateEventID(let id) where context.requestID != nil && proposed.contains(where: { $0.id == id }) {
                 return .unchanged(.alreadyRecorded(requestID: context.requestID!))
-            } catch EventStoreError.outcomeUnknown where context.requestID != nil {
+            } catch EventStoreError.outcomeUnknown(let reason) where context.requestID != nil {
                 // The ids are stable, so trying again either finds the events or appends them once.
-                if attempt < maximumAttempts { backOff(attempt: attempt) }
+                // When the last try's outcome is lost too, say so: it was no concurrency conflict.
+                guard attempt < maximumAttempts else { throw EventStoreError.outcomeUnknown(reason) }
+                backOff(attempt: attempt)
             }
         }
         throw CommandError.conflict(user: user, attempts: maximumAttempts)

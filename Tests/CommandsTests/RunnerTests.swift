@@ -133,6 +133,15 @@ struct RunnerTests {
         #expect(throws: EventStoreError.self) { try runner.handle(.search(Fixtures.search()), context: Fixtures.context()) }
     }
 
+    @Test("when every try's outcome is lost, the runner says the outcome is unknown, not that it lost a race")
+    func outcomeStaysUnknown() throws {
+        let runner = CommandRunner(store: LostReplyStore(base: store, commits: false), maximumAttempts: 3)
+        #expect(throws: EventStoreError.outcomeUnknown("connection reset during commit")) {
+            try runner.handle(.search(Fixtures.search()), context: Fixtures.context(requestID: "r"))
+        }
+        #expect(try types() == [])
+    }
+
     @Test("a stream holding an event type this release does not know stops the command")
     func unknownType() throws {
         _ = try store.append(ProposedEvent(type: "FavoritesCleared", data: Data("{}".utf8)), to: "user-1", expectedVersion: .any)
@@ -174,15 +183,20 @@ final class RacingStore: EventStore, @unchecked Sendable {
     func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
 }
 
-/// Appends, then reports that the outcome is unknown, as when a connection drops during commit.
+/// Appends (or, with `commits: false`, does not), then reports that the outcome is unknown,
+/// as when a connection drops during commit.
 final class LostReplyStore: EventStore, @unchecked Sendable {
     // Only used from one thread in these tests.
     let base: any EventStore
+    let commits: Bool
 
-    init(base: any EventStore) { self.base = base }
+    init(base: any EventStore, commits: Bool = true) {
+        self.base = base
+        self.commits = commits
+    }
 
     func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        _ = try base.append(events, to: stream, expectedVersion: expectedVersion)
+        if commits { _ = try base.append(events, to: stream, expectedVersion: expectedVersion) }
         throw EventStoreError.outcomeUnknown("connection reset during commit")
     }
 

@@ -9,6 +9,18 @@
 //       a SIGKILL at any moment leaves FILE holding exactly what was acknowledged (the kernel
 //       keeps what was written; the process needs no flush).
 //
+//   fault-driver append … --seconds T --retry-for R
+//       The same, for server faults (the server crashes and restarts under it): a batch that
+//       fails because the store is unavailable, or whose outcome is unknown (the connection
+//       dropped while it committed), is tried again with the same event ids, with backoff,
+//       until it is acknowledged. A retry refused as a duplicate id, or as a version conflict
+//       with the batch's ids found in its stream, means the earlier try committed: the batch
+//       is acknowledged then. A version conflict otherwise (another driver got there first)
+//       drops the batch unacknowledged. After T seconds, or at SIGINT, it finishes the batch in
+//       hand and prints one JSON line: batches and events acknowledged, failed tries by kind, unknown
+//       outcomes found committed and found absent, and conflicts. It fails (exit 2) when a
+//       batch stays unacknowledged for R seconds.
+//
 //   fault-driver load --store STORE --seconds T --seed S [--users U] [--listings L]
 //       Records simulated user actions through the command runner (as an app server would)
 //       until T seconds pass, then prints one JSON line: commands recorded and unchanged, the
@@ -18,8 +30,12 @@ import EventLog
 import Foundation
 import StorePostgres
 import StoreSQLite
+import Synchronization
 
 signal(SIGPIPE, SIG_IGN)
+
+/// Set by SIGINT: `append --seconds` stops after the batch in hand.
+let stopRequested = Atomic<Bool>(false)
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("fault-driver: \(message)\n".utf8))
@@ -66,6 +82,19 @@ func runAppends() throws {
     guard acks >= 0 else { fail("cannot open the acks file: errno \(errno)") }
     var random = SplitMix64(seed: UInt64(integer("seed", default: 1)))
     let streams = (0..<integer("streams", default: 8)).map { "fault-\($0)" }
+    let retries = options["retry-for"] != nil
+    let clock = ContinuousClock()
+    let deadline = options["seconds"].map { _ in clock.now + .seconds(integer("seconds", default: 5)) }
+    var retrying = Retrying(patience: Double(integer("retry-for", default: 60)))
+    if deadline != nil {
+        signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
+        // The test that started us may have had SIGINT blocked (a thread's mask is inherited
+        // through fork and exec), as evtool's main.swift explains.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGINT)
+        sigprocmask(SIG_UNBLOCK, &unblocked, nil)
+    }
 
     func batch(_ size: Int) -> [ProposedEvent] {
         let batchID = UUID().uuidString.lowercased()
@@ -74,7 +103,7 @@ func runAppends() throws {
         }
     }
 
-    while true {
+    while deadline.map({ clock.now < $0 }) ?? true, !stopRequested.load(ordering: .relaxed) {
         let roll = Int.random(in: 0..<100, using: &random)
         var parts: [StreamAppend] = []
         if roll < 50 {
@@ -83,7 +112,7 @@ func runAppends() throws {
         } else if roll < 75 {
             // A batch to one stream, at the version it has now.
             let stream = streams.randomElement(using: &random)!
-            let version = try store.version(of: stream)
+            let version = retries ? try retrying.run { try store.version(of: stream) } : try store.version(of: stream)
             parts = [StreamAppend(stream: stream, expectedVersion: .exactly(version), events: batch(Int.random(in: 2...20, using: &random)))]
         } else {
             // One batch over several streams, in one transaction.
@@ -97,10 +126,90 @@ func runAppends() throws {
             }
             if start < events.count { parts[parts.count - 1].events += events[start...] }
         }
-        try store.append(parts)
+        if retries {
+            guard try retrying.append(parts, to: store) else { continue }
+        } else {
+            try store.append(parts)
+        }
         let line = parts.flatMap { $0.events.map { $0.id.lowercaseString + "\n" } }.joined()
         let written = line.utf8CString.withUnsafeBufferPointer { write(acks, $0.baseAddress, line.utf8.count) }
         guard written == line.utf8.count else { fail("short write to the acks file") }
+        retrying.batches += 1
+        retrying.events += parts.reduce(0) { $0 + $1.events.count }
+    }
+    print(#"{"batches":\#(retrying.batches),"events":\#(retrying.events),"unavailable":\#(retrying.unavailable),"unknown":\#(retrying.unknown),"unknownCommitted":\#(retrying.unknownCommitted),"unknownAbsent":\#(retrying.unknownAbsent),"conflicts":\#(retrying.conflicts)}"#)
+}
+
+/// How the driver gets appends through server restarts (`append --retry-for R`), and what it met.
+struct Retrying {
+    var batches = 0, events = 0
+    /// Failed tries because the store could not be reached.
+    var unavailable = 0
+    /// Tries whose outcome was unknown, and how the retry settled them.
+    var unknown = 0, unknownCommitted = 0, unknownAbsent = 0
+    /// Batches dropped because another writer moved the stream first.
+    var conflicts = 0
+    private var backoff = 0.01
+
+    init(patience: Double) { self.patience = patience }
+
+    /// How long a try may keep failing, in seconds, before the driver gives up.
+    let patience: Double
+
+    /// Runs `body` until it does not fail for want of the store (``patience`` at most).
+    mutating func run<T>(_ body: () throws -> T) throws -> T {
+        let started = Date()
+        while true {
+            do {
+                let value = try body()
+                backoff = 0.01
+                return value
+            } catch EventStoreError.unavailable(let reason) {
+                unavailable += 1
+                try pause(since: started, reason)
+            }
+        }
+    }
+
+    /// Appends `parts` (all or nothing) until acknowledged: true when they are in the log,
+    /// false when a version conflict that is not our own earlier try dropped them.
+    mutating func append(_ parts: [StreamAppend], to store: any MultiStreamAppending) throws -> Bool {
+        let started = Date()
+        var outcomeUnknown = false
+        while true {
+            do {
+                try store.append(parts)
+                if outcomeUnknown { unknownAbsent += 1 }
+                backoff = 0.01
+                return true
+            } catch EventStoreError.unavailable(let reason) {
+                unavailable += 1
+                try pause(since: started, reason)
+            } catch EventStoreError.outcomeUnknown(let reason) {
+                unknown += 1
+                outcomeUnknown = true
+                try pause(since: started, reason)
+            } catch EventStoreError.duplicateEventID(let id) where outcomeUnknown && parts.contains(where: { $0.events.contains { $0.id == id } }) {
+                unknownCommitted += 1
+                return true
+            } catch EventStoreError.wrongExpectedVersion(let stream, let expected, _) {
+                if outcomeUnknown, case .exactly(let version) = expected,
+                   let part = parts.first(where: { $0.stream == stream }),
+                   try run({ try store.read(stream: stream, from: version + 1, direction: .forwards, limit: part.events.count) }).map(\.id) == part.events.map(\.id) {
+                    unknownCommitted += 1
+                    return true
+                }
+                if outcomeUnknown { unknownAbsent += 1 }
+                conflicts += 1
+                return false
+            }
+        }
+    }
+
+    private mutating func pause(since started: Date, _ reason: String) throws {
+        if Date().timeIntervalSince(started) > patience { fail("nothing got through for \(Int(patience)) s: \(reason)") }
+        Thread.sleep(forTimeInterval: backoff)
+        backoff = min(backoff * 2, 0.5)
     }
 }
 

@@ -7,7 +7,8 @@ import TestSupport
 enum FaultSettings {
     static let environment = ProcessInfo.processInfo.environment
 
-    /// Kills per crash scenario (`EVTOOL_FAULT_ITERATIONS`, default 2).
+    /// Kills per crash scenario, and server crashes and restarts per server-fault test
+    /// (`EVTOOL_FAULT_ITERATIONS`, default 2).
     static let iterations = number("EVTOOL_FAULT_ITERATIONS", default: 2)
     /// Events in the logs that import, migrate and rebuild are killed during (`EVTOOL_FAULT_EVENTS`, default 1,000).
     static let events = number("EVTOOL_FAULT_EVENTS", default: 1_000)

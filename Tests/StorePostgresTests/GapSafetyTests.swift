@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import StorePostgres
 import Synchronization
+import TestSupport
 import Testing
 
 /// The sequence-gap problem: a follower reading by position must never skip an event that

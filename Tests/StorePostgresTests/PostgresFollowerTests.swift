@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import StorePostgres
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("PostgreSQL store: following the log")
@@ -69,8 +70,8 @@ struct PostgresFollowerTests {
 
     @Test("a follower survives the server crashing and restarting: nothing skipped or repeated")
     func survivesRestart() throws {
-        let server = try TestServer.start()
-        defer { server.stop() }
+        let server = try PrivatePostgres.start()
+        defer { server.remove() }
         let url = server.url
         let store = try PostgresEventStore(url: url, schema: "evtool")
 
@@ -124,42 +125,5 @@ struct PostgresFollowerTests {
         #expect(rebuild.map(\.id) == committed)
         #expect(followed.map(\.id) == rebuild.map(\.id), "followed \(followed.count), rebuild \(rebuild.count)")
         #expect(reconnections.value >= 1)
-    }
-}
-
-/// A PostgreSQL cluster of a test's own (so that crashing it disturbs no other test),
-/// run with scripts/postgres.sh.
-struct TestServer: Sendable {
-    let directory: String
-    let url: String
-
-    static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
-    }
-
-    static func start() throws -> TestServer {
-        let directory = "/tmp/evtool-pgtest-\(UUID().uuidString.prefix(8).lowercased())"
-        let url = try run("start", directory)
-        return TestServer(directory: directory, url: url)
-    }
-
-    func crash() throws { _ = try Self.run("crash", directory) }
-    func restart() throws {
-        let again = try Self.run("start", directory)
-        #expect(again == url, "the restarted server must listen on the same port")
-    }
-    func stop() {
-        _ = try? Self.run("stop", directory)
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    @discardableResult
-    static func run(_ command: String, _ directory: String) throws -> String {
-        let (status, output) = try ChildProcess.run(["bash", script, command, directory])
-        guard status == 0 else {
-            throw EventStoreError.unavailable("scripts/postgres.sh \(command) \(directory) failed with status \(status)")
-        }
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

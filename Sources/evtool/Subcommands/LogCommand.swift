@@ -10,10 +10,17 @@ enum LogCommand {
         options: [
             .init(name: "from", value: "POSITION", help: "Start after this position (default 0: the beginning)"),
             .init(name: "limit", value: "N", help: "Print at most N events"),
-            .init(name: "follow", value: nil, help: "Keep printing new events as they are recorded, until Ctrl-C"),
+            .init(name: "follow", value: nil, help: "Keep printing new events as they are recorded, until Ctrl-C; when the store goes away (a server restart) wait for it and carry on after the last event printed"),
             CommandSpec.storeOption,
             .init(name: "json", value: nil, help: "Print JSON Lines: one event per line with every field"),
         ],
+        discussion: """
+            With --follow, a store that goes away after the command started (a PostgreSQL server \
+            restarting, a dropped connection) is waited for: one line on standard error says so, \
+            evtool tries again with pauses growing from 50 ms to 2 s until the store is back (or \
+            Ctrl-C), says so, and carries on after the last event printed, so no event is skipped \
+            or printed twice. A store that cannot be reached at the start is an error (exit 69).
+            """,
         examples: ["evtool log --json | head", "evtool log --from 1200 --limit 20", "evtool log --follow --json"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
@@ -25,8 +32,17 @@ enum LogCommand {
             var printed = 0
             var cursor = Int64(from)
             if follow { Interrupt.install() }
-            while printed < limit {
-                let batch = try store.readAll(after: cursor, limit: min(1_000, limit - printed))
+            // Following, a store that goes away (a server restart) is waited for: see Reconnecting.
+            var reconnecting = Reconnecting()
+            while printed < limit, !Interrupt.isRequested {
+                let batch: [RecordedEvent]
+                do {
+                    batch = try store.readAll(after: cursor, limit: min(1_000, limit - printed))
+                    if follow { reconnecting.succeeded(from: cursor, console: &console) }
+                } catch where follow {
+                    try reconnecting.failed(error, console: &console)
+                    continue
+                }
                 if let last = batch.last {
                     for event in batch { console.output(json ? LogRecord.line(for: event, format: .jsonl) : humanLine(event)) }
                     printed += batch.count
@@ -35,8 +51,11 @@ enum LogCommand {
                 }
                 guard follow else { break }
                 console.flush()
-                while !Interrupt.isRequested, try !store.waitForEvents(after: cursor, timeout: .milliseconds(500)) {}
-                if Interrupt.isRequested { break }
+                do {
+                    while !Interrupt.isRequested, try !store.waitForEvents(after: cursor, timeout: .milliseconds(500)) {}
+                } catch {
+                    try reconnecting.failed(error, console: &console)
+                }
             }
             if printed == 0, !json, !follow { console.message("No events") }
         })

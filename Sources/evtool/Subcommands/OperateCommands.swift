@@ -11,6 +11,14 @@ enum OperateCommands {
         name: "project", summary: "Bring the views up to date from their checkpoints (and keep them so with --follow)",
         usage: "[--follow] [--store STORE]",
         options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), CommandSpec.storeOption],
+        discussion: """
+            With --follow, a store that goes away after the command started (a PostgreSQL server \
+            restarting, a dropped connection) is waited for: one line on standard error says so, \
+            evtool tries again with pauses growing from 50 ms to 2 s until the store is back (or \
+            Ctrl-C), says so, takes its leases again and carries on from the views' checkpoints \
+            (each commit is a compare-and-set on the checkpoint, so nothing is applied twice). A \
+            store that cannot be reached at the start is an error (exit 69).
+            """,
         examples: ["evtool project", "evtool project --follow --store postgres://app@db/evtool"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
@@ -30,32 +38,47 @@ enum OperateCommands {
             var reported = false
             var nextLeaseCheck = Date.distantPast
             var head: Int64 = -1
+            var following = projector
+            // A store that goes away (a server restart) is waited for: see Reconnecting.
+            var reconnecting = Reconnecting()
             while !Interrupt.isRequested {
-                if let leasing, Date() >= nextLeaseCheck {
-                    for name in viewNames where leases[name]?.isHeld != true {
-                        leases[name] = try leasing.tryLease(name)
+                do {
+                    if let leasing, Date() >= nextLeaseCheck {
+                        for name in viewNames where leases[name]?.isHeld != true {
+                            leases[name] = try leasing.tryLease(name)
+                        }
+                        let now = viewNames.filter { leases[$0] != nil }
+                        if now != held || !reported {
+                            held = now
+                            reported = true
+                            console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
+                                                         : "advancing \(held.joined(separator: ", "))")
+                        }
+                        nextLeaseCheck = Date().addingTimeInterval(2)
                     }
-                    let now = viewNames.filter { leases[$0] != nil }
-                    if now != held || !reported {
-                        held = now
-                        reported = true
-                        console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
-                                                     : "advancing \(held.joined(separator: ", "))")
+                    let names = leasing == nil ? viewNames : held
+                    guard !names.isEmpty else {
+                        reconnecting.succeeded(from: head, console: &console)
+                        Thread.sleep(forTimeInterval: 0.5)
+                        continue
                     }
-                    nextLeaseCheck = Date().addingTimeInterval(2)
+                    let reached = try following.catchUp(names)
+                    reconnecting.succeeded(from: reached, console: &console)
+                    if reached != head {
+                        head = reached
+                        console.output("views at position \(head)")
+                        console.flush()
+                    }
+                    _ = try store.waitForEvents(after: head, timeout: .milliseconds(500))
+                } catch {
+                    try reconnecting.failed(error, console: &console)
+                    // Start afresh from the checkpoints the store holds (a commit whose outcome
+                    // was lost is then either there or redone), and take the leases again: the
+                    // sessions that held them are gone.
+                    following = Projector(store: store)
+                    leases = [:]
+                    nextLeaseCheck = .distantPast
                 }
-                let names = leasing == nil ? viewNames : held
-                guard !names.isEmpty else {
-                    Thread.sleep(forTimeInterval: 0.5)
-                    continue
-                }
-                let reached = try projector.catchUp(names)
-                if reached != head {
-                    head = reached
-                    console.output("views at position \(head)")
-                    console.flush()
-                }
-                _ = try store.waitForEvents(after: head, timeout: .milliseconds(500))
             }
         })
 

@@ -1,0 +1,57 @@
+import EventLog
+import Foundation
+
+/// A PostgreSQL cluster of a test's own, run with `scripts/postgres.sh`, so that crashing and
+/// restarting it disturbs no other test (never do that to the shared server in
+/// `EVTOOL_TEST_POSTGRES_URL`: other tests run against it in parallel).
+public struct PrivatePostgres: Sendable {
+    /// The cluster's folder (data, socket, log, port).
+    public let directory: String
+    /// The URL `scripts/postgres.sh start` printed; a restart keeps it (the same port).
+    public let url: String
+
+    /// `scripts/postgres.sh` in this checkout.
+    public static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
+    }
+
+    /// initdb and start a new cluster in a fresh folder under /tmp.
+    public static func start() throws -> PrivatePostgres {
+        let directory = "/tmp/evtool-pgtest-\(UUID().uuidString.prefix(8).lowercased())"
+        let url = try run("start", directory)
+        return PrivatePostgres(directory: directory, url: url)
+    }
+
+    /// Stops the server the way a crash would (`pg_ctl stop -m immediate`: no checkpoint,
+    /// every session cut; recovery runs at the next start).
+    public func crash() throws { try Self.run("crash", directory) }
+
+    /// Starts the server again on the same port (after a crash or a stop).
+    /// - Throws: when it cannot start, or comes back on another port (clients would not find it).
+    public func restart() throws {
+        let again = try Self.run("start", directory)
+        guard again == url else {
+            throw EventStoreError.unavailable("the restarted server listens at \(again), not at \(url)")
+        }
+    }
+
+    /// Stops the server cleanly, keeping its folder (it can be restarted).
+    public func stop() throws { try Self.run("stop", directory) }
+
+    /// Stops the server and removes its folder.
+    public func remove() {
+        _ = try? Self.run("stop", directory)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @discardableResult
+    static func run(_ command: String, _ directory: String) throws -> String {
+        // Not Processes.run: see ChildProcess for why it would never return here.
+        let (status, output) = try ChildProcess.run(["/bin/bash", script, command, directory])
+        guard status == 0 else {
+            throw EventStoreError.unavailable("scripts/postgres.sh \(command) \(directory) failed with status \(status) (see \(directory)/server.log)")
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
