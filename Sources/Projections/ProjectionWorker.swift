@@ -101,15 +101,19 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     func commit(activate: Bool) throws {
         guard pendingPosition != status.position || !dirty.isEmpty || (activate && !status.isActive) else { return }
         // The store takes the documents part by part inside its transaction, each part
-        // encoded just before it is written: a commit that rewrites a whole view never holds
-        // the JSON of all of it. In key order, so that the store's index grows at one end.
+        // encoded while the store writes the one before: a commit that rewrites a whole view
+        // never holds the JSON of all of it. In key order, so that the store's index grows at
+        // one end.
         let changed = dirty.sorted { slotKeys[$0] < slotKeys[$1] }
+        let parts = stride(from: 0, to: changed.count, by: Self.commitPart).map { Array(changed[$0..<min($0 + Self.commitPart, changed.count)]) }
         nonisolated(unsafe) let worker = self
         let changes = ViewChanges(projection: projection.name, generation: status.generation, fromPosition: status.position,
                                   toPosition: pendingPosition, activate: activate) { body in
-            for start in stride(from: 0, to: changed.count, by: Self.commitPart) {
-                let slots = Array(changed[start..<min(start + Self.commitPart, changed.count)])
-                let encoded = worker.encode(slots)
+            var ahead: EncodingAhead?
+            defer { _ = ahead?.wait() }   // nothing reads the documents once the commit returns
+            for (index, slots) in parts.enumerated() {
+                let encoded = ahead?.wait() ?? worker.encode(slots)
+                ahead = index + 1 < parts.count ? EncodingAhead(parts[index + 1]) { slots in worker.encodeHere(slots) } : nil
                 try body(slots.indices.map { (key: worker.slotKeys[slots[$0]], document: encoded[$0]) })
             }
         }
@@ -151,6 +155,11 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         return encoded
     }
 
+    /// The JSON of the documents in `slots`, on this thread.
+    private func encodeHere(_ slots: [Int]) -> [Data?] {
+        slots.map { slotDocuments[$0].map { $0.jsonData } }
+    }
+
     /// Re-reads the checkpoint from the store and drops every cached document.
     func reload() throws {
         guard let fresh = try store.projectionStatuses().first(where: { $0.name == projection.name && $0.generation == status.generation }) else {
@@ -166,6 +175,27 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     func document(for key: String) throws -> P.Document? {
         try store.documents(of: projection.name, generation: status.generation, keys: [key])[key]
             .map { try P.Document.decode($0) }
+    }
+}
+
+/// One part of a commit's documents being encoded on another thread.
+private final class EncodingAhead: @unchecked Sendable {
+    // @unchecked: `encoded` is written by the encoding thread before it signals `done`, and
+    // read only after waiting for it.
+    private var encoded: [Data?] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ slots: [Int], encode: @escaping @Sendable ([Int]) -> [Data?]) {
+        DispatchQueue.global().async { [self] in
+            encoded = encode(slots)
+            done.signal()
+        }
+    }
+
+    /// Waits for the part (call once).
+    func wait() -> [Data?] {
+        done.wait()
+        return encoded
     }
 }
 
