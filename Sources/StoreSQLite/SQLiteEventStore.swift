@@ -326,16 +326,26 @@ public final class SQLiteEventStore: MultiStreamAppending {
     }
 
     /// Parses recording times, reusing the last one: the events of one append share their
-    /// time, so consecutive rows mostly hold the same 27 bytes.
+    /// time, so consecutive rows often hold the same 27 bytes. The last text is kept inline
+    /// (no allocation per row when times differ).
     private struct RecordingTimes {
-        private var last: [UInt8] = []
+        private var last: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var lastCount = -1
         private var lastDate = Date(timeIntervalSince1970: 0)
 
         mutating func date(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
-            if text.count == last.count, text.elementsEqual(last) { return lastDate }
+            let fits = text.count <= MemoryLayout.size(ofValue: last)
+            if fits, text.count == lastCount, withUnsafeBytes(of: &last, { memcmp($0.baseAddress!, text.baseAddress!, text.count) }) == 0 {
+                return lastDate
+            }
             guard let micros = Timestamp.parseMicroseconds(utf8: text) else { return nil }
-            last = Array(text)
             lastDate = Timestamp.date(microseconds: micros)
+            if fits, let base = text.baseAddress {
+                withUnsafeMutableBytes(of: &last) { $0.baseAddress!.copyMemory(from: base, byteCount: text.count) }
+                lastCount = text.count
+            } else {
+                lastCount = -1
+            }
             return lastDate
         }
     }
