@@ -71,14 +71,10 @@ func foldedView<P: Projection>(_ projection: P, from store: any EventStore) thro
     try store.forEachBatch { batch in events += batch.compactMap(ViewEvent.decode) }
     return projection.fold(events).mapValues(\.jsonData)
 }
-/// A projection store that fails on chosen commits, before or after the commit takes effect,
-/// as a crash of the projector's process would.
-final class CrashingProjectionStore: EventStore, ProjectionStore, @unchecked Sendable {
-    // @unchecked: `plan` and `commits` are only touched by the single test thread.
-    struct Crash: Error {}
+/// A store that hands every call to `base`; test stores override what they observe or break.
+class ForwardingViewStore: EventStore, ProjectionStore, @unchecked Sendable {
+    // @unchecked: subclasses guard their own state.
     let base: any EventStore & ProjectionStore
-    var plan: [Int: Bool] = [:]   // commit number → crash after (true) or before (false) it takes effect
-    private(set) var commits = 0
 
     init(base: any EventStore & ProjectionStore) { self.base = base }
 
@@ -89,6 +85,9 @@ final class CrashingProjectionStore: EventStore, ProjectionStore, @unchecked Sen
         try base.read(stream: stream, from: version, direction: direction, limit: limit)
     }
     func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
+    func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int {
+        try base.scanAll(after: position, limit: limit, body)
+    }
     func headPosition() throws -> Int64 { try base.headPosition() }
     func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
     func projectionStatuses() throws -> [ProjectionStatus] { try base.projectionStatuses() }
@@ -100,7 +99,18 @@ final class CrashingProjectionStore: EventStore, ProjectionStore, @unchecked Sen
         try base.documents(of: projection, generation: generation, after: key, limit: limit)
     }
     func dropGeneration(of projection: String, generation: Int) throws { try base.dropGeneration(of: projection, generation: generation) }
-    func commit(_ changes: ViewChanges) throws {
+    func commit(_ changes: ViewChanges) throws { try base.commit(changes) }
+}
+
+/// A projection store that fails on chosen commits, before or after the commit takes effect,
+/// as a crash of the projector's process would.
+final class CrashingProjectionStore: ForwardingViewStore, @unchecked Sendable {
+    // @unchecked: `plan` and `commits` are only touched by the single test thread.
+    struct Crash: Error {}
+    var plan: [Int: Bool] = [:]   // commit number → crash after (true) or before (false) it takes effect
+    private(set) var commits = 0
+
+    override func commit(_ changes: ViewChanges) throws {
         commits += 1
         if let after = plan[commits] {
             if after { try base.commit(changes) }
