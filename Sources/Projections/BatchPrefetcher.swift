@@ -3,10 +3,16 @@ import Foundation
 
 /// A batch of the log, decoded for the views.
 struct DecodedBatch: Sendable {
-    /// Each event's position, and the event when a view can read it.
-    var events: [(position: Int64, event: ViewEvent?)]
+    /// The events a view can read, in log order, stored inline (no allocation per event).
+    var events: [ViewEvent]
+    /// The position of the last event read (decoded or not); nil for an empty batch (the head).
+    var lastPosition: Int64?
+    /// How many events were read.
+    var count: Int
     /// Events of the domain's types whose payload could not be read.
     var undecodable: Int
+
+    static let empty = DecodedBatch(events: [], lastPosition: nil, count: 0, undecodable: 0)
 }
 
 /// Reads and decodes the log ahead of the projector on a thread of its own, at most two
@@ -45,7 +51,7 @@ final class BatchPrefetcher: @unchecked Sendable {
             released.removeAll()
             if stop { break }
             let result = Result { try Projector.readBatch(from: store, after: cursor, limit: batchSize) }
-            let last = (try? result.get())?.events.last?.position
+            let last = (try? result.get())?.lastPosition
             condition.withLock {
                 ready.append(result)
                 condition.broadcast()
@@ -64,7 +70,7 @@ final class BatchPrefetcher: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while ready.isEmpty {
-            guard !finished else { return DecodedBatch(events: [], undecodable: 0) }
+            guard !finished else { return .empty }
             condition.wait()
         }
         let result = ready.removeFirst()

@@ -43,31 +43,35 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     @_specialize(where P == RecentSearchesProjection)
     @_specialize(where P == RecentlyViewedProjection)
     @_specialize(where P == CachedDetailsProjection)
-    func apply(_ events: [(position: Int64, event: ViewEvent?)]) throws {
+    func apply(_ events: [ViewEvent], through last: Int64) throws {
         // Events whose key's document is neither cached nor known to be absent wait until
         // those documents are loaded (one store lookup for all of them); every later event of
         // such a key waits too, so each key still sees its events in log order.
-        var waiting: [(key: String, event: ViewEvent)] = []
+        var waiting: [(key: String, index: Int)] = []
         var missing: Set<String> = []
-        for (position, event) in events where position > pendingPosition {
-            guard let event, let key = projection.key(for: event) else { continue }
-            if let slot = slotOf[key], missing.isEmpty || !missing.contains(key) {
-                evolve(slot, with: event)
-            } else if cacheIsComplete {
-                evolve(newSlot(key, nil), with: event)
-            } else {
-                missing.insert(key)
-                waiting.append((key, event))
+        try events.withUnsafeBufferPointer { events in
+            // Each event is read where it lies in the batch: copying it out, once per view,
+            // cost more than applying it.
+            for index in events.indices where events[index].position > pendingPosition {
+                guard let key = projection.key(for: events[index]) else { continue }
+                if let slot = slotOf[key], missing.isEmpty || !missing.contains(key) {
+                    evolve(slot, with: events[index])
+                } else if cacheIsComplete {
+                    evolve(newSlot(key, nil), with: events[index])
+                } else {
+                    missing.insert(key)
+                    waiting.append((key, index))
+                }
+            }
+            if !missing.isEmpty {
+                let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(missing))
+                for key in missing where slotOf[key] == nil {
+                    _ = newSlot(key, try found[key].map { try P.Document.decode($0) })
+                }
+                for (key, index) in waiting { evolve(slotOf[key]!, with: events[index]) }
             }
         }
-        if !missing.isEmpty {
-            let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(missing))
-            for key in missing where slotOf[key] == nil {
-                _ = newSlot(key, try found[key].map { try P.Document.decode($0) })
-            }
-            for (key, event) in waiting { evolve(slotOf[key]!, with: event) }
-        }
-        if let last = events.last?.position, last > pendingPosition { pendingPosition = last }
+        if last > pendingPosition { pendingPosition = last }
     }
 
     private func newSlot(_ key: String, _ document: P.Document?) -> Int {
@@ -204,7 +208,8 @@ protocol AnyProjectionWorker: AnyObject {
     var name: String { get }
     var position: Int64 { get }
     var status: ProjectionStatus { get }
-    func apply(_ events: [(position: Int64, event: ViewEvent?)]) throws
+    /// Applies `events` (those a view can read) and moves past every event through `last`.
+    func apply(_ events: [ViewEvent], through last: Int64) throws
     func commit(activate: Bool) throws
     func reload() throws
 }

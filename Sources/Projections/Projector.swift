@@ -140,12 +140,12 @@ public final class Projector: @unchecked Sendable {
                 batch = try running.next()
             } else {
                 batch = try Self.readBatch(from: store, after: cursor, limit: batchSize)
-                if batch.events.count == batchSize {
-                    prefetcher = BatchPrefetcher(store: store, after: batch.events.last!.position, batchSize: batchSize)
+                if batch.count == batchSize, let last = batch.lastPosition {
+                    prefetcher = BatchPrefetcher(store: store, after: last, batchSize: batchSize)
                 }
             }
             undecodableEvents += batch.undecodable
-            guard let last = batch.events.last?.position else {
+            guard let last = batch.lastPosition else {
                 prefetcher?.stop()
                 prefetcher = nil
                 // At the head: commit everything, swapping in generations that were building.
@@ -155,7 +155,7 @@ public final class Projector: @unchecked Sendable {
                 head = newHead
                 continue
             }
-            for worker in selected { try worker.apply(batch.events) }
+            for worker in selected { try worker.apply(batch.events, through: last) }
             cursor = last
             // Active views commit every batch (readers see progress); a building generation
             // is invisible to readers, so it commits every few seconds, which is much faster.
@@ -178,15 +178,17 @@ public final class Projector: @unchecked Sendable {
     /// Reads and decodes the next batch of the log, counting the events that concern views
     /// but could not be read. The store lends each payload; only what views keep is copied.
     static func readBatch(from store: any EventStore, after position: Int64, limit: Int) throws -> DecodedBatch {
-        var events: [(position: Int64, event: ViewEvent?)] = []
-        events.reserveCapacity(limit)
-        var undecodable = 0
-        _ = try store.scanAll(after: position, limit: limit) { lent in
-            let event = ViewEvent.decode(lent)
-            if event == nil, Views.concernsViews(lent.type) { undecodable += 1 }
-            events.append((lent.position, event))
+        var batch = DecodedBatch.empty
+        batch.events.reserveCapacity(limit)
+        batch.count = try store.scanAll(after: position, limit: limit) { lent in
+            if let event = ViewEvent.decode(lent) {
+                batch.events.append(event)
+            } else if Views.concernsViews(lent.type) {
+                batch.undecodable += 1
+            }
+            batch.lastPosition = lent.position
         }
-        return DecodedBatch(events: events, undecodable: undecodable)
+        return batch
     }
 
     // MARK: - Reading
