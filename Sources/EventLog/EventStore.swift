@@ -37,7 +37,8 @@ public protocol EventStore: Sendable {
     /// their payloads: for readers that decode each payload at once (projections).
     /// - Returns: how many events were lent.
     ///
-    /// The default reads them with ``readAll(after:limit:)``; SQLite lends its row buffers.
+    /// The default reads them with ``readAll(after:limit:)``; SQLite lends its row buffers and
+    /// holds its connection meanwhile, so `body` must not call back into the same store.
     func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int
 
     /// The position of the last event in the log (0 when empty).

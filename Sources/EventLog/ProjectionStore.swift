@@ -93,7 +93,9 @@ public struct ViewChanges: Sendable {
         self.parts = parts
     }
 
-    /// Hands the changes to `body` in parts, in order; a store calls it inside its transaction.
+    /// Hands the changes to `body` in parts, in order; a store calls it inside its transaction,
+    /// and only during ``ProjectionStore/commit(_:)`` (the parts may read the projector's
+    /// documents, which are its own again once the commit returns).
     public func forEachPart(_ body: ([Change]) throws -> Void) throws {
         try parts(body)
     }

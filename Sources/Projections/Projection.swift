@@ -54,6 +54,8 @@ public struct ViewDocumentError: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
 
+    public init(reason: String) { self.reason = reason }
+
     static func missing(_ field: String, in document: String) -> ViewDocumentError {
         ViewDocumentError(reason: "a stored \(document) document has no usable '\(field)'")
     }

@@ -49,27 +49,35 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         // such a key waits too, so each key still sees its events in log order.
         var waiting: [(key: String, index: Int)] = []
         var missing: Set<String> = []
-        try events.withUnsafeBufferPointer { events in
-            // Each event is read where it lies in the batch: copying it out, once per view,
-            // cost more than applying it.
-            for index in events.indices where events[index].position > pendingPosition {
-                guard let key = projection.key(for: events[index]) else { continue }
-                if let slot = slotOf[key], missing.isEmpty || !missing.contains(key) {
-                    evolve(slot, with: events[index])
-                } else if cacheIsComplete {
-                    evolve(newSlot(key, nil), with: events[index])
-                } else {
-                    missing.insert(key)
-                    waiting.append((key, index))
+        do {
+            try events.withUnsafeBufferPointer { events in
+                // Each event is read where it lies in the batch: copying it out, once per view,
+                // cost more than applying it.
+                for index in events.indices where events[index].position > pendingPosition {
+                    guard let key = projection.key(for: events[index]) else { continue }
+                    if let slot = slotOf[key], missing.isEmpty || !missing.contains(key) {
+                        evolve(slot, with: events[index])
+                    } else if cacheIsComplete {
+                        evolve(newSlot(key, nil), with: events[index])
+                    } else {
+                        missing.insert(key)
+                        waiting.append((key, index))
+                    }
+                }
+                if !missing.isEmpty {
+                    let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(missing))
+                    for key in missing where slotOf[key] == nil {
+                        _ = newSlot(key, try found[key].map { try P.Document.decode($0) })
+                    }
+                    for (key, index) in waiting { evolve(slotOf[key]!, with: events[index]) }
                 }
             }
-            if !missing.isEmpty {
-                let found = try store.documents(of: projection.name, generation: status.generation, keys: Array(missing))
-                for key in missing where slotOf[key] == nil {
-                    _ = newSlot(key, try found[key].map { try P.Document.decode($0) })
-                }
-                for (key, index) in waiting { evolve(slotOf[key]!, with: events[index]) }
-            }
+        } catch {
+            // Some events may already have changed cached documents: forget everything not
+            // committed, so that a retry starts again from the last commit instead of
+            // applying those events twice.
+            forgetUncommitted()
+            throw error
         }
         if last > pendingPosition { pendingPosition = last }
     }
@@ -162,6 +170,14 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     /// The JSON of the documents in `slots`, on this thread.
     private func encodeHere(_ slots: [Int]) -> [Data?] {
         slots.map { slotDocuments[$0].map { $0.jsonData } }
+    }
+
+    /// Drops every cached document and goes back to the last committed checkpoint.
+    private func forgetUncommitted() {
+        dropCache()
+        pendingPosition = status.position
+        // Nothing committed in this generation yet: the store holds none of its documents.
+        cacheIsComplete = status.position == 0
     }
 
     /// Re-reads the checkpoint from the store and drops every cached document.

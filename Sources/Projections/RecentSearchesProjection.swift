@@ -38,7 +38,7 @@ public struct RecentSearchesProjection: Projection {
         }
         public let keyword: String
         public let category: SearchCategory
-        /// The distance's bits: two distances are the same when they are written the same.
+        /// The distance's bits, with -0 folded into 0 (documents write both as `0`).
         public let distanceBits: UInt64
         public let units: DistanceUnit
         public let place: Place
@@ -130,7 +130,7 @@ public struct RecentSearchesProjection: Projection {
         case let .current(latitude, longitude): place = .here(latitude: thousandths(latitude), longitude: thousandths(longitude))
         case let .custom(text): place = .at(normalize(text))
         }
-        return SearchIdentity(keyword: normalize(keyword), category: category, distanceBits: distance.bitPattern, units: units, place: place)
+        return SearchIdentity(keyword: normalize(keyword), category: category, distanceBits: (distance + 0).bitPattern, units: units, place: place)
     }
 
     /// Lowercased, trimmed, inner white space folded to one space. ASCII text (nearly every

@@ -106,27 +106,33 @@ public struct ViewEvent: Sendable {
     }
 
     /// ``fastAction(type:data:)`` over bytes lent by the store.
+    ///
+    /// The fast path declines (the slow path decides) whenever the Codable decoder could read
+    /// the payload differently: a member it reads given twice, a member name with escapes, a
+    /// number out of `Double`'s finite range, an escaped string the decoder would refuse. For
+    /// `DetailsViewed` it reads the listing id, the version and `details.info.name`, and keeps
+    /// the details as the bytes that were logged without checking each of their fields.
     public static func fastAction(type: String, bytes raw: UnsafeRawBufferPointer) -> Action? {
         let whole = 0..<raw.count
         switch type {
         case Searched.typeName: return fastSearch(raw, whole).map(Action.searched)
         case Favorited.typeName: return fastFavorite(raw, whole)
         case Unfavorited.typeName:
-            var listing: String?, version: Int?
+            var listing: String?, version: Int?, seen = MemberNames(raw)
             guard JSONScan.forEachMember(raw, whole, { name, value in
-                if JSONScan.equals(raw, name, "listingID") { listing = JSONScan.string(raw, value) }
-                else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
-            }), version == Unfavorited.schemaVersion, let listing else { return nil }
+                if seen.first(name, "listingID", 0) { listing = JSONScan.string(raw, value) }
+                else if seen.first(name, "schemaVersion", 1) { version = JSONScan.integer(raw, value) }
+            }), seen.usable, version == Unfavorited.schemaVersion, let listing else { return nil }
             return .unfavorited(listingID: listing)
         case DetailsViewed.typeName:
             // Only the listing's name is needed from inside the (large) details: it is
             // found without scanning the rest of them.
-            var listing: String?, version: Int?, details: Range<Int>?
+            var listing: String?, version: Int?, details: Range<Int>?, seen = MemberNames(raw)
             guard JSONScan.forEachMember(raw, whole, { name, value in
-                if JSONScan.equals(raw, name, "details") { details = value }
-                else if JSONScan.equals(raw, name, "listingID") { listing = JSONScan.string(raw, value) }
-                else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
-            }), version == DetailsViewed.schemaVersion, let listing, let details,
+                if seen.first(name, "details", 0) { details = value }
+                else if seen.first(name, "listingID", 1) { listing = JSONScan.string(raw, value) }
+                else if seen.first(name, "schemaVersion", 2) { version = JSONScan.integer(raw, value) }
+            }), seen.usable, version == DetailsViewed.schemaVersion, let listing, let details,
                   let info = JSONScan.member("info", of: raw, in: details),
                   let nameRange = JSONScan.member("name", of: raw, in: info),
                   let name = JSONScan.string(raw, nameRange) else { return nil }
@@ -138,27 +144,27 @@ public struct ViewEvent: Sendable {
 
     private static func fastSearch(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Search? {
         var keyword: String?, category: SearchCategory?, distance: Double?, units: DistanceUnit?, version: Int?
-        var location: SearchLocation?, resultCount: Int?, resultsUsable = true, unusable = false
+        var location: SearchLocation?, resultCount: Int?, resultsUsable = true, unusable = false, seen = MemberNames(raw)
         guard JSONScan.forEachMember(raw, range, { name, value in
-            if JSONScan.equals(raw, name, "keyword") { keyword = JSONScan.string(raw, value) }
-            else if JSONScan.equals(raw, name, "category") { category = JSONScan.string(raw, value).flatMap(SearchCategory.init(rawValue:)) }
-            else if JSONScan.equals(raw, name, "distance") { distance = JSONScan.number(raw, value) }
-            else if JSONScan.equals(raw, name, "units") { units = JSONScan.string(raw, value).flatMap(DistanceUnit.init(rawValue:)) }
-            else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
-            else if JSONScan.equals(raw, name, "location") {
+            if seen.first(name, "keyword", 0) { keyword = JSONScan.string(raw, value) }
+            else if seen.first(name, "category", 1) { category = JSONScan.string(raw, value).flatMap(SearchCategory.init(rawValue:)) }
+            else if seen.first(name, "distance", 2) { distance = JSONScan.number(raw, value) }
+            else if seen.first(name, "units", 3) { units = JSONScan.string(raw, value).flatMap(DistanceUnit.init(rawValue:)) }
+            else if seen.first(name, "schemaVersion", 4) { version = JSONScan.integer(raw, value) }
+            else if seen.first(name, "location", 5) {
                 location = fastLocation(raw, value)
                 if location == nil { unusable = true }
-            } else if JSONScan.equals(raw, name, "results") {
+            } else if seen.first(name, "results", 6) {
                 guard !JSONScan.isNull(raw, value) else { return }
-                var count: Int?, idsAreStrings = false
+                var count: Int?, idsAreStrings = false, inner = MemberNames(raw)
                 let wellFormed = JSONScan.forEachMember(raw, value) { name, value in
-                    if JSONScan.equals(raw, name, "count") { count = JSONScan.integer(raw, value) }
-                    else if JSONScan.equals(raw, name, "listingIDs") { idsAreStrings = JSONScan.isArrayOfStrings(raw, value) }
+                    if inner.first(name, "count", 0) { count = JSONScan.integer(raw, value) }
+                    else if inner.first(name, "listingIDs", 1) { idsAreStrings = JSONScan.isArrayOfStrings(raw, value) }
                 }
-                resultsUsable = wellFormed && count != nil && idsAreStrings
+                resultsUsable = wellFormed && inner.usable && count != nil && idsAreStrings
                 resultCount = count
             }
-        }), !unusable, resultsUsable, version == Searched.schemaVersion, let keyword, let category, let distance, let units, let location else {
+        }), seen.usable, !unusable, resultsUsable, version == Searched.schemaVersion, let keyword, let category, let distance, let units, let location else {
             return nil
         }
         return Search(keyword: keyword, category: category, distance: distance, units: units, location: location, resultCount: resultCount)
@@ -166,40 +172,66 @@ public struct ViewEvent: Sendable {
 
     /// `{"current":{"latitude":…,"longitude":…}}` or `{"custom":{"text":…}}`, nothing else.
     private static func fastLocation(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> SearchLocation? {
-        var location: SearchLocation?, members = 0
+        var location: SearchLocation?, members = 0, seen = MemberNames(raw)
         guard JSONScan.forEachMember(raw, range, { name, value in
             members += 1
-            if JSONScan.equals(raw, name, "current") {
-                var latitude: Double?, longitude: Double?
+            if seen.first(name, "current", 0) {
+                var latitude: Double?, longitude: Double?, inner = MemberNames(raw)
                 guard JSONScan.forEachMember(raw, value, { name, value in
-                    if JSONScan.equals(raw, name, "latitude") { latitude = JSONScan.number(raw, value) }
-                    else if JSONScan.equals(raw, name, "longitude") { longitude = JSONScan.number(raw, value) }
-                }), let latitude, let longitude else { return }
+                    if inner.first(name, "latitude", 0) { latitude = JSONScan.number(raw, value) }
+                    else if inner.first(name, "longitude", 1) { longitude = JSONScan.number(raw, value) }
+                }), inner.usable, let latitude, let longitude else { return }
                 location = .current(latitude: latitude, longitude: longitude)
-            } else if JSONScan.equals(raw, name, "custom") {
-                guard let text = JSONScan.member("text", of: raw, in: value).flatMap({ JSONScan.string(raw, $0) }) else { return }
+            } else if seen.first(name, "custom", 1) {
+                var text: String?, inner = MemberNames(raw)
+                guard JSONScan.forEachMember(raw, value, { name, value in
+                    if inner.first(name, "text", 0) { text = JSONScan.string(raw, value) }
+                }), inner.usable, let text else { return }
                 location = .custom(text: text)
             }
-        }), members == 1 else { return nil }
+        }), seen.usable, members == 1 else { return nil }
         return location
     }
 
     private static func fastFavorite(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Action? {
-        var listing: String?, version: Int?, summary: ListingSummary?
+        var listing: String?, version: Int?, summary: ListingSummary?, seen = MemberNames(raw)
         guard JSONScan.forEachMember(raw, range, { name, value in
-            if JSONScan.equals(raw, name, "listingID") { listing = JSONScan.string(raw, value) }
-            else if JSONScan.equals(raw, name, "schemaVersion") { version = JSONScan.integer(raw, value) }
-            else if JSONScan.equals(raw, name, "summary") {
-                var name: String?, venue: String?, dateTime: String?, category: String?
+            if seen.first(name, "listingID", 0) { listing = JSONScan.string(raw, value) }
+            else if seen.first(name, "schemaVersion", 1) { version = JSONScan.integer(raw, value) }
+            else if seen.first(name, "summary", 2) {
+                var name: String?, venue: String?, dateTime: String?, category: String?, inner = MemberNames(raw)
                 guard JSONScan.forEachMember(raw, value, { key, value in
-                    if JSONScan.equals(raw, key, "name") { name = JSONScan.string(raw, value) }
-                    else if JSONScan.equals(raw, key, "venue") { venue = JSONScan.string(raw, value) }
-                    else if JSONScan.equals(raw, key, "localDateTime") { dateTime = JSONScan.string(raw, value) }
-                    else if JSONScan.equals(raw, key, "category") { category = JSONScan.string(raw, value) }
-                }), let name, let venue, let dateTime, let category else { return }
+                    if inner.first(key, "name", 0) { name = JSONScan.string(raw, value) }
+                    else if inner.first(key, "venue", 1) { venue = JSONScan.string(raw, value) }
+                    else if inner.first(key, "localDateTime", 2) { dateTime = JSONScan.string(raw, value) }
+                    else if inner.first(key, "category", 3) { category = JSONScan.string(raw, value) }
+                }), inner.usable, let name, let venue, let dateTime, let category else { return }
                 summary = ListingSummary(name: name, venue: venue, localDateTime: dateTime, category: category)
             }
-        }), version == Favorited.schemaVersion, let listing, let summary else { return nil }
+        }), seen.usable, version == Favorited.schemaVersion, let listing, let summary else { return nil }
         return .favorited(listingID: listing, summary: summary)
+    }
+}
+
+/// The member names of one object that the fast path has read. A name it reads given twice
+/// makes the object unusable: JSON decoders differ on which of two equal names wins.
+/// (`JSONScan.forEachMember` already refuses names written with escapes.)
+struct MemberNames {
+    private let raw: UnsafeRawBufferPointer
+    private var seen: UInt32 = 0
+    /// False once a read name came twice.
+    private(set) var usable = true
+
+    init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+
+    /// Whether the name at `range` is `expected` (number `bit` of this object's names), seen
+    /// for the first time.
+    @inline(__always)
+    mutating func first(_ range: Range<Int>, _ expected: StaticString, _ bit: UInt32) -> Bool {
+        guard JSONScan.equals(raw, range, expected) else { return false }
+        let mask: UInt32 = 1 << bit
+        if seen & mask != 0 { usable = false; return false }
+        seen |= mask
+        return true
     }
 }

@@ -79,6 +79,28 @@ struct DecodingTests {
         }
     }
 
+    @Test("payloads that decoders could read differently are left to the Codable path: repeated or escaped names, infinite numbers, bad escapes")
+    func ambiguousPayloadsDecline() {
+        let payloads: [(String, String)] = [
+            ("Unfavorited", #"{"schemaVersion":1,"listingID":"A","listingID":"B"}"#),
+            ("Unfavorited", #"{"schemaVersion":1,"schemaVersion":2,"listingID":"A"}"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"k","keyword":"z","category":"All","distance":5,"units":"km","location":{"custom":{"text":"LA"}}}"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"k","category":"All","distance":5,"units":"km","location":{"custom":{"text":"LA","text":"SF"}}}"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"k","category":"All","distance":1e400,"units":"km","location":{"custom":{"text":"LA"}}}"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"k","category":"All","distance":5,"units":"km","location":{"current":{"latitude":1e999,"longitude":2}}}"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"k","category":"All","distance":5,"units":"km","location":{"custom":{"text":"LA"}},"results":{"count":1,"listingIDs":["\ud800"]}}"#),
+            ("Searched", #"{"schemaVersion":2,"keyword":"k","category":"All","distance":5,"units":"km","location":{"custom":{"text":"LA"}},"re\u0073ults":{"count":"x"}}"#),
+            ("Favorited", #"{"listingID":"L1","schemaVersion":1,"summary":{"category":"Music","localDateTime":"","name":"A","name":"B","venue":"V"}}"#),
+        ]
+        for (type, json) in payloads {
+            #expect(ViewEvent.fastAction(type: type, data: Data(json.utf8)) == nil, "\(json)")
+        }
+        // Escaped listing ids that do unescape are still read by the fast path, as the slow one reads them.
+        let escaped = #"{"schemaVersion":2,"keyword":"k","category":"All","distance":5,"units":"km","location":{"custom":{"text":"LA"}},"results":{"count":1,"listingIDs":["L\u0031"]}}"#
+        #expect(ViewEvent.fastAction(type: "Searched", data: Data(escaped.utf8)) != nil)
+        #expect(ViewEvent.fastAction(type: "Searched", data: Data(escaped.utf8)) == ViewEvent.slowAction(type: "Searched", data: Data(escaped.utf8)))
+    }
+
     @Test("documents read back what they wrote")
     func documentsRoundTrip() throws {
         let fixture = try SQLiteFixture(); defer { fixture.remove() }

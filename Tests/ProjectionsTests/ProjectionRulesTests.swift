@@ -21,6 +21,22 @@ struct ProjectionRulesTests {
         ListingSummary(name: name, venue: "Hollywood Bowl", localDateTime: "2026-12-05 19:30:00", category: "Music")
     }
 
+    @Test("recent searches: a distance of -0 is the same search as 0, before and after the list is stored")
+    func negativeZeroDistance() throws {
+        let projection = RecentSearchesProjection()
+        let search = ViewEvent.Search(keyword: "jazz", category: .all, distance: -0.0, units: .km, location: .custom(text: "LA"), resultCount: nil)
+        func searched(at position: Int64) -> ViewEvent {
+            ViewEvent(position: position, userID: "u", recordedAt: Date(timeIntervalSince1970: 1_796_000_000 + Double(position)), action: .searched(search))
+        }
+        var inMemory: RecentSearchesProjection.Document?
+        projection.evolve(&inMemory, with: searched(at: 1))
+        var stored: RecentSearchesProjection.Document? = try RecentSearchesProjection.Document.decode(inMemory!.jsonData)
+        projection.evolve(&inMemory, with: searched(at: 2))
+        projection.evolve(&stored, with: searched(at: 2))
+        #expect(inMemory?.items.count == 1)
+        #expect(stored?.jsonData == inMemory?.jsonData)
+    }
+
     @Test("favorites: in the order added, a repeat changes nothing, a removal removes, empty removes the key")
     mutating func favorites() {
         let events = [

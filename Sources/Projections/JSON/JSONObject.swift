@@ -52,7 +52,7 @@ public struct JSONObject {
         return bytes.withUnsafeBytes { raw in
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)
             guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
-            return Double(text)
+            return Double(text).flatMap { $0.isFinite ? $0 : nil }
         }
     }
 
@@ -244,7 +244,9 @@ enum JSONScan {
 
     /// Calls `body` with each member of the object at `range` of `raw` (where the member's
     /// name is, inside the quotes, and where its value is), in one pass and without allocating.
-    /// - Returns: false when the bytes there are not an object.
+    /// - Returns: false when the bytes there are not an object, or a member's name is written
+    ///   with escapes (`"re\u0073ults"` would need unescaping to compare; the fast decoder
+    ///   leaves such objects to the full one).
     @inline(__always)
     static func forEachMember(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void) -> Bool {
         var index = range.lowerBound
@@ -259,6 +261,7 @@ enum JSONScan {
             if raw[index] == UInt8(ascii: "}") { return true }
             guard raw[index] == UInt8(ascii: "\""), let nameEnd = valueEnd(bounded, from: index) else { return false }
             let name = (index + 1)..<(nameEnd - 1)
+            guard memchr(raw.baseAddress! + name.lowerBound, Int32(UInt8(ascii: "\\")), name.count) == nil else { return false }
             index = nameEnd
             while index < end, isSpace(raw[index]) { index += 1 }
             guard index < end, raw[index] == UInt8(ascii: ":") else { return false }
@@ -331,7 +334,8 @@ enum JSONScan {
               first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
         // Small whole numbers (most distances) are exact as Doubles: no text conversion.
         if range.count <= 15, let whole = integer(raw, range), whole != 0 || first != UInt8(ascii: "-") { return Double(whole) }
-        return Double(String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self))
+        // Only finite values: `1e400` is valid JSON that no decoder turns into a Double.
+        return Double(String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// Whether the value at `range` of `raw` is the literal `null`.
@@ -342,7 +346,12 @@ enum JSONScan {
     /// Whether the value at `range` of `raw` is an array whose elements are all strings.
     static func isArrayOfStrings(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
         guard let elements = elements(UnsafeRawBufferPointer(rebasing: raw[range]), offset: range.lowerBound) else { return false }
-        return elements.allSatisfy { raw[$0.lowerBound] == UInt8(ascii: "\"") && $0.count >= 2 }
+        return elements.allSatisfy { element in
+            guard element.count >= 2, raw[element.lowerBound] == UInt8(ascii: "\"") else { return false }
+            // An element with escapes must unescape (a lone surrogate such as \ud800 does not).
+            let inner = UnsafeRawBufferPointer(rebasing: raw[element])
+            return memchr(inner.baseAddress!, Int32(UInt8(ascii: "\\")), inner.count) == nil || string(raw, element) != nil
+        }
     }
 
     /// The string value at `range` of `bytes`, unescaped; nil if it is not a string.

@@ -59,10 +59,14 @@ public struct JSONWriter {
 
     public mutating func number(_ value: Int) { separate(); bytes.append(contentsOf: String(value).utf8); needsComma = true }
 
-    /// A finite number, written as Swift's shortest round-tripping form (`10`, `2.5`, `34.0224`).
+    /// A finite number, written as Swift's shortest round-tripping form (`10`, `2.5`, `34.0224`);
+    /// JSON has no infinity or NaN, so those are written as `null` (the decoders never produce
+    /// them, so a view never holds one).
     public mutating func number(_ value: Double) {
         separate()
-        if value == value.rounded(), abs(value) < 1e15 {
+        if !value.isFinite {
+            bytes.append(contentsOf: "null".utf8)
+        } else if value == value.rounded(), abs(value) < 1e15 {
             bytes.append(contentsOf: String(Int64(value)).utf8)
         } else {
             bytes.append(contentsOf: String(value).utf8)
