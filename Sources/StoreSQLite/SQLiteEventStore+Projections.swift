@@ -70,64 +70,75 @@ extension SQLiteEventStore: ProjectionStore {
     }
 
     public func commit(_ changes: ViewChanges) throws {
-        try withConnection { connection in
-            try connection.transaction {
-                let actual = try connection.scalarInt("SELECT position FROM projections WHERE name = ?1 AND generation = ?2") {
-                    try $0.bind(changes.projection, at: 1)
-                    try $0.bind(Int64(changes.generation), at: 2)
-                }
-                guard actual == changes.fromPosition else {
-                    throw ProjectionStoreError.checkpointMoved(
-                        projection: changes.projection, generation: changes.generation, expected: changes.fromPosition, actual: actual)
-                }
-                let upsert = try connection.statement("""
-                    INSERT INTO view_documents (projection, generation, key, document) VALUES (?1, ?2, ?3, ?4)
-                    ON CONFLICT (projection, generation, key) DO UPDATE SET document = excluded.document
-                    """)
-                let delete = try connection.statement(
-                    "DELETE FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3")
-                for statement in [upsert, delete] {
-                    try statement.bind(changes.projection, at: 1)
-                    try statement.bind(Int64(changes.generation), at: 2)
-                }
-                try changes.forEachPart { part in
-                    // In key order: each insert lands beside the previous one in the index.
-                    for (key, document) in part.sorted(by: { $0.key < $1.key }) {
-                        if let document {
-                            try upsert.bind(key, at: 3)
-                            try upsert.bindText(document, at: 4)
-                            try upsert.run()
-                        } else {
-                            try delete.bind(key, at: 3)
-                            try delete.run()
-                        }
+        try viewTransaction { connection in
+            let actual = try connection.scalarInt("SELECT position FROM projections WHERE name = ?1 AND generation = ?2") {
+                try $0.bind(changes.projection, at: 1)
+                try $0.bind(Int64(changes.generation), at: 2)
+            }
+            guard actual == changes.fromPosition else {
+                throw ProjectionStoreError.checkpointMoved(
+                    projection: changes.projection, generation: changes.generation, expected: changes.fromPosition, actual: actual)
+            }
+            let upsert = try connection.statement("""
+                INSERT INTO view_documents (projection, generation, key, document) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (projection, generation, key) DO UPDATE SET document = excluded.document
+                """)
+            let delete = try connection.statement(
+                "DELETE FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3")
+            for statement in [upsert, delete] {
+                try statement.bind(changes.projection, at: 1)
+                try statement.bind(Int64(changes.generation), at: 2)
+            }
+            try changes.forEachPart { part in
+                // In key order: each insert lands beside the previous one in the index.
+                for (key, document) in part.sorted(by: { $0.key < $1.key }) {
+                    if let document {
+                        try upsert.bind(key, at: 3)
+                        try upsert.bindText(document, at: 4)
+                        try upsert.run()
+                    } else {
+                        try delete.bind(key, at: 3)
+                        try delete.run()
                     }
                 }
-                let update = try connection.statement(
-                    "UPDATE projections SET position = ?3, updated_at = ?4 WHERE name = ?1 AND generation = ?2")
-                try update.bind(changes.projection, at: 1)
-                try update.bind(Int64(changes.generation), at: 2)
-                try update.bind(changes.toPosition, at: 3)
-                try update.bind(Timestamp.format(Date()), at: 4)
-                try update.run()
-                if changes.activate {
-                    try Self.activate(changes.projection, generation: changes.generation, connection)
-                }
+            }
+            let update = try connection.statement(
+                "UPDATE projections SET position = ?3, updated_at = ?4 WHERE name = ?1 AND generation = ?2")
+            try update.bind(changes.projection, at: 1)
+            try update.bind(Int64(changes.generation), at: 2)
+            try update.bind(changes.toPosition, at: 3)
+            try update.bind(Timestamp.format(Date()), at: 4)
+            try update.run()
+            if changes.activate {
+                try Self.activate(changes.projection, generation: changes.generation, connection)
             }
         }
     }
 
     public func dropGeneration(of projection: String, generation: Int) throws {
-        try withConnection { connection in
-            try connection.transaction {
-                for sql in ["DELETE FROM view_documents WHERE projection = ?1 AND generation = ?2",
-                            "DELETE FROM projections WHERE name = ?1 AND generation = ?2"] {
-                    let statement = try connection.statement(sql)
-                    try statement.bind(projection, at: 1)
-                    try statement.bind(Int64(generation), at: 2)
-                    try statement.run()
-                }
+        try viewTransaction { connection in
+            for sql in ["DELETE FROM view_documents WHERE projection = ?1 AND generation = ?2",
+                        "DELETE FROM projections WHERE name = ?1 AND generation = ?2"] {
+                let statement = try connection.statement(sql)
+                try statement.bind(projection, at: 1)
+                try statement.bind(Int64(generation), at: 2)
+                try statement.run()
             }
+        }
+    }
+
+    /// One write transaction over views and checkpoints. The pages that replaced or dropped view
+    /// documents free are not zeroed first: Debian builds SQLite with `secure_delete` on, which
+    /// wrote every freed page again and made dropping an old generation of the views take
+    /// 0.46 s instead of 0.03 s. View documents hold only what the log holds; `evtool forget`
+    /// rebuilds the views and then rewrites the whole file (`VACUUM`), so an erased user's
+    /// data does not linger in free pages. Writes to the log keep the build's default.
+    private func viewTransaction<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            let previous = try connection.scalarInt("PRAGMA secure_delete") ?? 1
+            try connection.execute("PRAGMA secure_delete = FAST")
+            defer { _ = try? connection.execute("PRAGMA secure_delete = \(previous)") }
+            return try connection.transaction { try body(connection) }
         }
     }
 
