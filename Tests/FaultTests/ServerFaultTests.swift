@@ -15,6 +15,23 @@ struct ServerFaultTests {
     /// How often the server is crashed and restarted in each test (the kills per scenario).
     static var restarts: Int { max(1, FaultSettings.iterations) }
 
+    /// Crashes and restarts `server` ``restarts`` times, up 0.3–1.2 s and down for a time
+    /// drawn from `down` each time (seeded).
+    /// - Returns: the seed and the moments, for failure messages.
+    static func crashAndRestart(_ server: PrivatePostgres, seed: UInt64, down: ClosedRange<Double>) throws -> String {
+        var random = SeededRandom(seed: seed)
+        var moments: [String] = []
+        for _ in 0..<restarts {
+            let up = Double.random(in: 0.3...1.2, using: &random), downtime = Double.random(in: down, using: &random)
+            moments.append(String(format: "up %.2f s, down %.2f s", up, downtime))
+            Thread.sleep(forTimeInterval: up)
+            try server.crash()
+            Thread.sleep(forTimeInterval: downtime)
+            try server.restart()
+        }
+        return "seed \(FaultSettings.seed) (\(moments.joined(separator: "; ")))"
+    }
+
     @Test("appends under restarts: a failed command is one Error: line with exit 69; retries with the same ids or request id never duplicate; every acknowledged append is there once, batches whole, versions gapless, the log verifies")
     func appendsUnderRestarts() throws {
         let server = try PrivatePostgres.start()
@@ -35,17 +52,7 @@ struct ServerFaultTests {
         let threads = writers.map { writer in Thread { writer.run(until: stop) } }
         threads.forEach { $0.start() }
 
-        var random = SeededRandom(seed: FaultSettings.seed &+ 910)
-        var moments: [String] = []
-        for _ in 0..<Self.restarts {
-            let up = Double.random(in: 0.3...1.2, using: &random), down = Double.random(in: 0...0.5, using: &random)
-            moments.append(String(format: "up %.2f s, down %.2f s", up, down))
-            Thread.sleep(forTimeInterval: up)
-            try server.crash()
-            Thread.sleep(forTimeInterval: down)
-            try server.restart()
-        }
-        let context = "seed \(FaultSettings.seed) (\(moments.joined(separator: "; ")))"
+        let context = try Self.crashAndRestart(server, seed: FaultSettings.seed &+ 910, down: 0...0.5)
         // Let everyone get going again after the last restart, then stop them.
         Thread.sleep(forTimeInterval: 0.5)
         stop.request()
@@ -116,19 +123,9 @@ struct ServerFaultTests {
         let thread = Thread { writer.run(until: stop) }
         thread.start()
 
-        var random = SeededRandom(seed: FaultSettings.seed &+ 930)
-        var moments: [String] = []
-        for _ in 0..<Self.restarts {
-            // Down long enough that the followers must notice: a store call rides out a shorter
-            // outage by itself (waitForEvents reconnects within its 500 ms).
-            let up = Double.random(in: 0.3...1.2, using: &random), down = Double.random(in: 0.6...1.0, using: &random)
-            moments.append(String(format: "up %.2f s, down %.2f s", up, down))
-            Thread.sleep(forTimeInterval: up)
-            try server.crash()
-            Thread.sleep(forTimeInterval: down)
-            try server.restart()
-        }
-        let context = "seed \(FaultSettings.seed) (\(moments.joined(separator: "; ")))"
+        // Down long enough that the followers must notice: a store call rides out a shorter
+        // outage by itself (waitForEvents reconnects within its 500 ms).
+        let context = try Self.crashAndRestart(server, seed: FaultSettings.seed &+ 930, down: 0.6...1.0)
         Thread.sleep(forTimeInterval: 0.5)
         stop.request()
         while !thread.isFinished { Thread.sleep(forTimeInterval: 0.02) }
