@@ -87,27 +87,9 @@ public struct JSONObject {
         return bytes.withUnsafeBytes { JSONScan.elements(UnsafeRawBufferPointer(rebasing: $0[range]), offset: range.lowerBound) }
     }
 
-    /// An array of strings; nil when missing or any element is not a string.
-    public func strings(_ key: StaticString) -> [String]? {
-        guard let elements = array(key) else { return nil }
-        var result: [String] = []
-        result.reserveCapacity(elements.count)
-        for element in elements {
-            guard let text = JSONScan.string(bytes, element) else { return nil }
-            result.append(text)
-        }
-        return result
-    }
-
     /// A member's exact bytes (e.g. a nested payload to keep as it is).
     public func raw(_ key: StaticString) -> Data? {
         range(key).map { bytes.subdata(in: $0) }
-    }
-
-    /// Whether a member is absent or the literal `null`.
-    public func isNullOrMissing(_ key: StaticString) -> Bool {
-        guard let range = range(key) else { return true }
-        return bytes[range.lowerBound..<range.upperBound].elementsEqual("null".utf8)
     }
 }
 
