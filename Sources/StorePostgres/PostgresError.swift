@@ -19,6 +19,11 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let crashShutdown = SQLState(rawValue: "57P02")
     /// The server is starting up or shutting down and refuses connections.
     public static let cannotConnectNow = SQLState(rawValue: "57P03")
+    /// evtool's append function: a writer of the same stream that reserved later positions
+    /// committed first; nothing was written, and calling again appends.
+    public static let appendRetry = SQLState(rawValue: "EV001")
+    /// A lock was not granted within `lock_timeout` (the append function sets 2 s).
+    public static let lockNotAvailable = SQLState(rawValue: "55P03")
     /// A statement was prepared under an older table definition.
     public static let featureNotSupported = SQLState(rawValue: "0A000")
 

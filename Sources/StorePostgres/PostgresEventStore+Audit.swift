@@ -44,6 +44,18 @@ extension PostgresEventStore: AuditableEventStore {
         }
     }
 
+    public func eventRowCensus(through position: Int64) throws -> EventRowCensus {
+        var binds = PostgresBinds()
+        binds.append(int8: position)
+        return try withRetry { connection in
+            let result = try connection.query("""
+                SELECT (SELECT count(*) FROM \(schema.quoted).events WHERE position <= $1), (SELECT min(position) FROM \(schema.quoted).events)
+                """, types: [PostgresType.int8], binds: binds)
+            return EventRowCensus(rows: try result.int64(row: 0, column: 0),
+                                  lowestPosition: result.isNull(row: 0, column: 1) ? nil : try result.int64(row: 0, column: 1))
+        }
+    }
+
     public func erasedDigests(in positions: ClosedRange<Int64>) throws -> [Int64: ErasedDigests] {
         var binds = PostgresBinds()
         binds.append(int8: positions.lowerBound)

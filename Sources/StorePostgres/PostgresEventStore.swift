@@ -66,20 +66,23 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     // MARK: - Schema
 
     /// Installs or upgrades the schema under an advisory lock, so that two processes
-    /// opening the same store at once are safe.
+    /// opening the same store at once are safe. A store that is already current is opened
+    /// without taking that lock (any role can take an advisory lock: one held by another
+    /// role must not stop app servers from opening the store), and an upgrade waits for it
+    /// at most `lock_timeout` (10 s), then fails with the server's message.
     private func installSchema() throws {
         do {
             let lease = try pool.take()
             let connection = lease.connection
+            if try installedVersion(connection) == PostgresSchema.currentVersion {
+                pool.giveBack(lease)
+                return
+            }
             try connection.execute("BEGIN")
             do {
+                try connection.execute("SET LOCAL lock_timeout = '10s'")
                 try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.installLockClass), \(schema.lockKey))")
-                let exists = try connection.execute("SELECT to_regclass('\(schema.quoted).schema_version') IS NOT NULL")
-                var found = 0
-                if PostgresResultText.value(exists) == "t" {
-                    let row = try connection.execute("SELECT version FROM \(schema.quoted).schema_version WHERE id = 1")
-                    found = Int(PostgresResultText.value(row) ?? "") ?? 0
-                }
+                let found = try installedVersion(connection)
                 if found > PostgresSchema.currentVersion {
                     throw EventStoreError.newerSchema(found: found, supported: PostgresSchema.currentVersion)
                 }
@@ -96,6 +99,19 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         } catch let error as PostgresError {
             throw error.storeError(appending: false)
         }
+    }
+
+    /// The schema version the store's `schema_version` row records; 0 when there is none.
+    private func installedVersion(_ connection: PostgresConnection) throws -> Int {
+        // A catalog query, not to_regclass: a name lookup would leave a negative cache entry
+        // that the re-check under the install lock would then trust.
+        let exists = try connection.execute("""
+            SELECT EXISTS (SELECT FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                           WHERE n.nspname = '\(schema.name)' AND c.relname = 'schema_version')
+            """)
+        guard PostgresResultText.value(exists) == "t" else { return 0 }
+        let row = try connection.execute("SELECT version FROM \(schema.quoted).schema_version WHERE id = 1")
+        return Int(PostgresResultText.value(row) ?? "") ?? 0
     }
 
     // MARK: - EventStore
@@ -147,25 +163,29 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             throw error.storeError(appending: false)
         }
         let connection = lease.connection
-        let status: Int32, failedPart: Int32, actual: Int64, versions: [Int64], first: Int64
+        var status: Int32 = 0, failedPart: Int32 = 0, actual: Int64 = 0, versions: [Int64] = [], first: Int64 = 0
         do {
-            let result = try connection.query(schema.appendSQL, types: PostgresSchema.appendTypes, binds: binds)
-            guard result.rowCount == 1 else { throw EventStoreError.corrupt("the append function returned \(result.rowCount) rows") }
-            status = try result.int32(row: 0, column: 0)
-            failedPart = result.isNull(row: 0, column: 1) ? 0 : try result.int32(row: 0, column: 1)
-            actual = result.isNull(row: 0, column: 2) ? 0 : try result.int64(row: 0, column: 2)
-            versions = result.isNull(row: 0, column: 3) ? [] : try result.int64Array(row: 0, column: 3)
-            first = try result.int64(row: 0, column: 4)
+            // A writer of the same stream that reserved later positions can commit first;
+            // the function then refuses (EV001, nothing written) and the call is repeated in
+            // a new transaction with new positions (docs/POSTGRES-ORDERING.md).
+            for attempt in 1...Self.appendAttempts {
+                let result: PostgresResult
+                do {
+                    result = try connection.query(schema.appendSQL, types: PostgresSchema.appendTypes, binds: binds)
+                } catch let error as PostgresError where error.sqlState == .appendRetry && attempt < Self.appendAttempts {
+                    continue
+                }
+                guard result.rowCount == 1 else { throw EventStoreError.corrupt("the append function returned \(result.rowCount) rows") }
+                status = try result.int32(row: 0, column: 0)
+                failedPart = result.isNull(row: 0, column: 1) ? 0 : try result.int32(row: 0, column: 1)
+                actual = result.isNull(row: 0, column: 2) ? 0 : try result.int64(row: 0, column: 2)
+                versions = result.isNull(row: 0, column: 3) ? [] : try result.int64Array(row: 0, column: 3)
+                first = try result.int64(row: 0, column: 4)
+                break
+            }
         } catch let error as PostgresError {
             if error.kind == .connectionLost {
                 throw EventStoreError.outcomeUnknown("the connection to \(connection.server) was lost during the append: \(error.message)")
-            }
-            // Release the reservation lock in case the failure struck inside it (see the
-            // append function); if that fails too, the connection is dropped, which releases it.
-            do {
-                _ = try connection.execute("SELECT pg_advisory_unlock_all()")
-            } catch _ {
-                throw error.storeError(appending: false)   // the connection is not reused
             }
             defer { pool.giveBack(lease) }
             do {
@@ -216,9 +236,16 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         return results
     }
 
+    /// How many times one append is tried when writers of its stream keep committing
+    /// later positions first (each try is one round trip; more than two is rare).
+    static let appendAttempts = 100
+
     /// Turns a refused append into the store error a caller can act on.
     private func mapAppendFailure(_ error: PostgresError, parts: [StreamAppend], connection: PostgresConnection) throws -> EventStoreError {
         let events = parts.flatMap(\.events)
+        if error.sqlState == .lockNotAvailable {
+            return .unavailable("the append waited too long for a lock and was cancelled, nothing was written (\(error.message)); is a session of the store's owner holding one?")
+        }
         guard error.sqlState == .uniqueViolation else { return error.storeError(appending: true) }
         if error.constraint == "events_event_id_key" {
             var binds = PostgresBinds()

@@ -3,10 +3,11 @@ import EventLog
 /// The SQL that sets up least-privilege roles for one store's schema (docs/AUDIT.md):
 ///
 /// - the owner owns every object: schema changes, `evtool seal` and `evtool forget`;
-/// - the app appends (through the append function) and reads events, and maintains views and
-///   checkpoints; it cannot change, delete or truncate an event (no such privilege, and the
-///   trigger would refuse anyway);
-/// - the auditor reads everything and changes nothing.
+/// - the app appends through the append function (`SECURITY DEFINER`: it runs as the owner
+///   and computes the hash chain) and reads events, and maintains views and checkpoints; it
+///   cannot insert, change, delete or truncate an event itself, nor move the position
+///   sequence, nor take any lock appends wait for;
+/// - the auditor reads the log, its audit trail and the views, and changes nothing.
 public enum PostgresRoles {
     /// The statements, for a superuser or a role with CREATEROLE to run once the store's
     /// schema exists (evtool creates it on first open). Roles that exist are kept and given
@@ -50,15 +51,19 @@ public enum PostgresRoles {
             REVOKE ALL ON ALL FUNCTIONS IN SCHEMA \(s) FROM PUBLIC;
             GRANT USAGE ON SCHEMA \(s) TO \(a), \(r);
 
-            -- The app: append (INSERT only, through the append function), read, views and checkpoints.
-            GRANT SELECT, INSERT ON \(s).events TO \(a);
-            GRANT USAGE, SELECT, UPDATE ON SEQUENCE \(s).position_seq TO \(a);
-            GRANT SELECT ON \(s).schema_version, \(s).erasures, \(s).seals TO \(a);
+            -- The app: appends only through the append function (which runs as the owner and
+            -- computes the chain), reads, views and checkpoints. No privilege on the events
+            -- table but SELECT, none on the position sequence, the streams' heads or the
+            -- reservation table: it can neither write a row itself, move the sequence, nor take
+            -- a lock that appends wait for.
+            GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals TO \(a);
             GRANT SELECT, INSERT, UPDATE, DELETE ON \(s).projections, \(s).view_documents TO \(a);
-            GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO \(a);
+            GRANT EXECUTE ON FUNCTION \(s).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) TO \(a);
+            GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(a);
 
-            -- The auditor: reads everything, changes nothing.
-            GRANT SELECT ON ALL TABLES IN SCHEMA \(s) TO \(r);
+            -- The auditor: reads the log, its audit trail and the views; changes nothing.
+            GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals,
+                            \(s).projections, \(s).view_documents TO \(r);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
             COMMIT;
 

@@ -44,6 +44,16 @@ extension SQLiteEventStore: AuditableEventStore {
         }
     }
 
+    public func eventRowCensus(through position: Int64) throws -> EventRowCensus {
+        try withConnection { connection in
+            let statement = try connection.statement("SELECT (SELECT count(*) FROM events WHERE position <= ?1), (SELECT min(position) FROM events)")
+            defer { statement.reset() }
+            try statement.bind(position, at: 1)
+            guard try statement.step() else { throw EventStoreError.corrupt("the count of the events table returned no row") }
+            return EventRowCensus(rows: statement.int64(0), lowestPosition: statement.isNull(1) ? nil : statement.int64(1))
+        }
+    }
+
     public func erasedDigests(in positions: ClosedRange<Int64>) throws -> [Int64: ErasedDigests] {
         try withConnection { connection in
             let statement = try connection.statement("""

@@ -1,4 +1,6 @@
 /// The SQLite file's schema, by version. Each step upgrades from the version before it.
+/// The steps are frozen once shipped (a test pins each one's SHA-256): a change is a new step
+/// at the end, and the text of a step never depends on code that may change later.
 ///
 /// The file carries its own version in `PRAGMA user_version` and identifies itself as an
 /// evtool store through `PRAGMA application_id`; `evtool_meta` repeats both in plain
@@ -103,6 +105,15 @@ enum SQLiteSchema {
         DROP TABLE view_documents;
         ALTER TABLE view_documents_v4 RENAME TO view_documents;
         CREATE UNIQUE INDEX view_documents_key ON view_documents (projection, generation, key);
+        """,
+        // Version 5: rows that appends cannot produce are refused by the file itself. An
+        // append takes the next rowid, so positions and versions start at 1; a row put at
+        // position 0 or below (which a read in position order never visits) is refused.
+        // `evtool verify` also counts the table's rows, for files whose triggers were dropped.
+        """
+        CREATE TRIGGER events_position_range AFTER INSERT ON events
+        WHEN NEW.position < 1 OR NEW.version < 1
+        BEGIN SELECT RAISE(ABORT, 'evtool: events have positions and versions from 1 up; a row outside them is refused'); END;
         """,
     ]
 

@@ -113,11 +113,10 @@ struct PostgresConnectionTests {
     func outcomeUnknown() throws {
         try TestDatabase.withStore { store, schema in
             let url = try TestDatabase.url()
-            // Hold the stream's lock from another session so the append waits inside the server.
+            // Hold the reservation's lock from an owner's session so the append waits inside the server.
             let blocker = try PostgresConnection(conninfo: url)
             try blocker.execute("BEGIN")
-            let key = try PostgresSchema(name: schema).lockKey
-            try blocker.execute("SELECT pg_advisory_xact_lock(hashtextextended('victim', \(key)))")
+            try blocker.execute("LOCK TABLE \(schema).append_reservation IN EXCLUSIVE MODE")
 
             let batch = [event(), event()]
             let outcome = Outcome()

@@ -109,6 +109,28 @@ struct AuditTests {
         #expect(result.errors == "Error: the log fails verification: reordered at position 4, stream 'user-1': version 3 comes before version 2, which is at position 7\n", "\(result)")
     }
 
+    @Test("a row at position 0 or below: refused by the file; with its trigger dropped, verify fails (before and after a seal) and says where", arguments: [0, -7])
+    func rowOutsideTheLog(position: Int) throws {
+        let insert = """
+            INSERT INTO events (position, stream_id, version, event_id, type, data, metadata, recorded_at, hash)
+            VALUES (\(position), 'forged', 1, '0190f5a8-0000-7000-8000-00000000f00d', 'Favorited', '{"listingId":"L666"}', '{}',
+                    '2026-01-01T00:00:00.000000Z', '');
+            """
+        for sealed in [false, true] {
+            let directory = try TemporaryDirectory(); defer { directory.remove() }
+            let path = try Self.makeLog(directory)
+            if sealed { #expect(try Processes.run(Processes.evtool, ["seal", "--store", path]).status == 0) }
+            let refused = try Processes.run(Processes.sqlite3, [path, insert])
+            #expect(refused.status != 0 && refused.errors.contains("a row outside them is refused"), "\(refused)")
+            #expect(try Self.verify(path).status == 0)
+            try Self.tamper(path, "DROP TRIGGER events_position_range;" + insert)
+            #expect(try Processes.run(Processes.sqlite3, [path, "SELECT count(*) FROM events;"]).output == "10\n")
+            let result = try Self.verify(path)
+            #expect(result.status == 65, "\(result)")
+            #expect(result.errors == "Error: the log fails verification: inserted at position \(position): the events table holds a row at position \(position); appends only produce positions from 1 up, so it was never part of the log\n", "\(result)")
+        }
+    }
+
     @Test("a seal catches a whole stream deleted, the log truncated, a stream's last event removed")
     func seals() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
@@ -159,7 +181,7 @@ struct AuditTests {
         _ = try Processes.run(Processes.sqlite3, [newer, "PRAGMA user_version = 99;"])
         result = try Self.verify(newer)
         #expect(result.status == 78)
-        #expect(result.errors == "Error: the store has schema version 99, but this evtool supports up to 4; upgrade evtool; nothing was verified\n")
+        #expect(result.errors == "Error: the store has schema version 99, but this evtool supports up to 5; upgrade evtool; nothing was verified\n")
 
         #expect(try Self.verify(directory.path + "/missing.sqlite").status == 69)
     }

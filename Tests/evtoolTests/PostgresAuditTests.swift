@@ -75,9 +75,9 @@ struct PostgresAuditTests {
              FROM S.events WHERE position = 4;
              """, .inserted, 10, "user-1"),
             ("""
-             UPDATE S.events SET position = -4 WHERE position = 4;
+             UPDATE S.events SET position = 1000004 WHERE position = 4;
              UPDATE S.events SET position = 4 WHERE position = 7;
-             UPDATE S.events SET position = 7 WHERE position = -4;
+             UPDATE S.events SET position = 7 WHERE position = 1000004;
              """, .reordered, 4, "user-1"),
         ]
         for (sql, kind, position, stream) in cases {
@@ -86,6 +86,33 @@ struct PostgresAuditTests {
             let failure = try Self.failure(log.store)
             #expect(failure?.kind == kind, "\(sql): \(String(describing: failure))")
             #expect(failure?.position == position && failure?.stream == stream, "\(sql): \(String(describing: failure))")
+        }
+    }
+
+    @Test("a row at position 0 or below: refused by a CHECK constraint; with it dropped, verify fails before and after a seal", arguments: [0, -7])
+    func rowOutsideTheLog(position: Int) throws {
+        for sealed in [false, true] {
+            let log = try Self.makeLog(); defer { log.cleanup() }
+            if sealed {
+                var verifier = try LogVerifier(store: log.store)
+                let report = try verifier.verifyLog()
+                try log.store.addSeal(Seal.make(after: nil, position: report.head, events: report.events, heads: report.heads))
+            }
+            let insert = """
+                INSERT INTO \(log.schema).events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
+                SELECT \(position), 'forged', 1, '0190f5a8-0000-7000-8000-00000000f00d', 'Favorited', '{"listingId":"L666"}', '{}', recorded_at, tx_id, hash
+                FROM \(log.schema).events WHERE position = 4;
+                """
+            let refused = try Self.psql(log.url, insert)
+            #expect(refused.status != 0 && refused.errors.contains("events_position_check"), "\(refused)")
+            #expect(try Self.failure(log.store) == nil)
+            try Self.tamper(log, "ALTER TABLE \(log.schema).events DROP CONSTRAINT events_position_check; " + insert)
+            let failure = try Self.failure(log.store)
+            #expect(failure?.kind == .inserted && failure?.position == Int64(position), "\(String(describing: failure))")
+            let store = log.url + (log.url.contains("?") ? "&" : "?") + "schema=\(log.schema)"
+            let result = try Processes.run(Processes.evtool, ["verify", "--store", store])
+            #expect(result.status == 65, "\(result)")
+            #expect(result.errors.hasPrefix("Error: the log fails verification: inserted at position \(position): the events table holds a row at position \(position)"), "\(result)")
         }
     }
 
@@ -205,6 +232,7 @@ struct PostgresAuditTests {
         let expected = try log.store.readAll(after: 0, limit: 100).map(\.hash)
         let s = log.schema
         let downgrade = try Self.psql(log.url, """
+            ALTER TABLE \(s).events DROP CONSTRAINT events_position_check; DROP TABLE \(s).streams, \(s).append_reservation;
             ALTER TABLE \(s).events DROP COLUMN hash; DROP TABLE \(s).erasures, \(s).seals;
             DROP FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea);
             UPDATE \(s).schema_version SET version = 2;

@@ -11,6 +11,11 @@ public protocol AuditableEventStore: EventStore {
     ///   stream `$seals` when another seal was added first.
     func addSeal(_ seal: Seal) throws
 
+    /// Counts the events table's rows at or below `position` (every row there, not only the
+    /// ones a read from position 0 returns) and finds its lowest position, in one statement.
+    /// Cost: O(rows) (a count of the table).
+    func eventRowCensus(through position: Int64) throws -> EventRowCensus
+
     /// The kept digests of erased events at positions in `positions`, by position.
     /// Cost: O(log n + erased events in the range).
     func erasedDigests(in positions: ClosedRange<Int64>) throws -> [Int64: ErasedDigests]

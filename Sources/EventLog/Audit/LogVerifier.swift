@@ -70,6 +70,7 @@ public struct LogVerifier {
                 try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
                 previousSeal = seals[nextSeal]; nextSeal += 1
             }
+            try checkCensus(through: cursor)
             return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
         }
         var pending = Prefetch(store: store, after: 0, limit: batchSize)
@@ -93,7 +94,27 @@ public struct LogVerifier {
             try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
             previousSeal = seals[nextSeal]; nextSeal += 1
         }
+        try checkCensus(through: cursor)
         return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
+    }
+
+    /// Every row of the events table up to the last position verified must be one that was
+    /// verified: compares the count of events verified with an independent count of the
+    /// table's rows (``AuditableEventStore/eventRowCensus(through:)``), and refuses rows at
+    /// positions appends cannot produce (below 1), which the position-ordered read never visits.
+    /// Rows appended after `position` while verify ran are not counted (their positions are
+    /// higher: the read hands out a gap-safe prefix).
+    private func checkCensus(through position: Int64) throws {
+        guard let audit else { return }
+        let census = try audit.eventRowCensus(through: position)
+        if let lowest = census.lowestPosition, lowest < 1 {
+            throw VerificationFailure(.inserted, position: lowest, stream: nil,
+                                      "the events table holds a row at position \(lowest); appends only produce positions from 1 up, so it was never part of the log")
+        }
+        guard census.rows == events else {
+            throw VerificationFailure(census.rows > events ? .inserted : .deleted, position: position, stream: nil,
+                                      "the events table holds \(census.rows) rows up to position \(position), but \(events) were verified in position order")
+        }
     }
 
     /// Verifies one stream's chain (not the seals, which cover every stream).

@@ -1,0 +1,93 @@
+import EventLog
+import Foundation
+@testable import StorePostgres
+import Testing
+
+/// The schema's migrations are frozen once shipped, and a store made by every earlier
+/// schema version upgrades on open and verifies.
+@Suite("PostgreSQL: frozen migrations and upgrades from every earlier version")
+struct PostgresMigrationTests {
+    /// SHA-256 of each migration's template text. A shipped migration must never change: a
+    /// change to the schema or the append function is a new migration at the end (and a new
+    /// line here).
+    static let pinned = [
+        "e365396e1764de75014161c1a85245a4374da060aae4bb2ba7b4e0a66469e1c1",
+        "7695d8edbd4983d2d492f2f1040747180be2aaf41893875325f182103c35d959",
+        "85dce9f05c4cb745ae5f27ff5dd150e460327624172b05dbd723d9947772bff7",
+        "247780306f3ef3c027c23dd36e40014091b72aff826f05a2f669fd43ddf1c4c8",
+    ]
+
+    /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
+    /// `evtool`, produced by the live template they were built from before it was frozen.
+    static let shippedForEvtool = [
+        "2eeb4fc405fa4ba8ea79594fd04d9c6daad03b6a01389dd195638ace2fcb56cf",
+        "2a9abcdddbcc67ca820cbb7d330ef9f1c261165232f41953b4b27f44aa0f6b24",
+        "6cbbdb631b7af784f6ea888d88123790c1d895c7c10fc6df5f79c2fb413fb296",
+    ]
+
+    static func sha256(_ text: String) -> String { SHA256Hasher.digest(Data(text.utf8)).hexString }
+
+    @Test("each migration's text is pinned; versions 1–3 are byte for byte what the releases ran")
+    func pinnedText() throws {
+        let all = PostgresMigration.all
+        #expect(all.map(\.version) == Array(1...all.count), "migrations are numbered 1, 2, 3 … in order")
+        #expect(all.map { Self.sha256($0.template) } == Self.pinned)
+        let evtool = try PostgresSchema(name: "evtool")
+        #expect(evtool.migrations.prefix(3).map(Self.sha256) == Self.shippedForEvtool)
+        // Only the schema name (and the lock key derived from it) is substituted.
+        for migration in all {
+            let rendered = migration.sql(schema: evtool)
+            #expect(!rendered.contains("{{"), "migration \(migration.version) has a placeholder left: \(migration.name)")
+        }
+    }
+
+    /// Events for a store at `version`, through that version's own append function: four
+    /// events in two streams, two of them in a multi-stream call.
+    static func appendWithOldFunction(_ name: String) throws {
+        try TestDatabase.execute("""
+            SELECT * FROM \(name).append(ARRAY['user-1'], ARRAY[1], ARRAY[0::bigint], ARRAY[2],
+                ARRAY[gen_random_uuid(), gen_random_uuid()], ARRAY['Searched', 'Favorited'],
+                ARRAY['{"keyword":"jazz"}'::json, '{"listingId":"L1"}'], ARRAY['{"by":"old"}'::json, '{}'],
+                ARRAY[NULL, NULL]::timestamptz[])
+            """)
+        // A call of its own: the function refuses to run in a transaction that already wrote.
+        try TestDatabase.execute("""
+            SELECT * FROM \(name).append(ARRAY['user-2', 'user-1'], ARRAY[1, 3], ARRAY[0, 2]::bigint[], ARRAY[1, 1],
+                ARRAY[gen_random_uuid(), gen_random_uuid()], ARRAY['Searched', 'Unfavorited'],
+                ARRAY['{"keyword":"opéra ✓"}'::json, '{"listingId":"L1"}'], ARRAY['{}'::json, '{}'],
+                ARRAY['2026-01-02T03:04:05.123456Z', NULL]::timestamptz[])
+            """)
+    }
+
+    @Test("a store made at every earlier version (its own migrations, its own append function) upgrades on open and verifies", arguments: 1..<PostgresSchema.currentVersion)
+    func upgradeFromEveryVersion(version: Int) throws {
+        let url = try TestDatabase.url()
+        let name = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: name) }
+        let schema = try PostgresSchema(name: name)
+        for step in 0..<version {
+            try TestDatabase.execute(schema.migrations[step] + "\nUPDATE \(schema.quoted).schema_version SET version = \(step + 1);")
+        }
+        try Self.appendWithOldFunction(name)
+        #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).events") == "4")
+
+        let store = try PostgresEventStore(url: url, schema: name)
+        #expect(try TestDatabase.execute("SELECT version FROM \(name).schema_version") == String(PostgresSchema.currentVersion))
+        var verifier = try LogVerifier(store: store)
+        #expect(try verifier.verifyLog().events == 4)
+        // The heads the upgrade recorded are where appends carry on from.
+        #expect(try TestDatabase.execute("SELECT string_agg(stream_id || ':' || version || ':' || position, ',' ORDER BY stream_id) FROM \(name).streams")
+                == "user-1:3:4,user-2:1:3")
+        try store.append(event(), to: "user-1", expectedVersion: .exactly(3))
+        try store.append(event(), to: "user-3", expectedVersion: .noStream)
+        #expect(throws: EventStoreError.wrongExpectedVersion(stream: "user-2", expected: .noStream, actual: 1)) {
+            try store.append(event(), to: "user-2", expectedVersion: .noStream)
+        }
+        var again = try LogVerifier(store: store)
+        let report = try again.verifyLog()
+        #expect(report.events == 6 && report.streams == 3)
+        // Opening it again changes nothing.
+        _ = try PostgresEventStore(url: url, schema: name)
+        #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).events") == "6")
+    }
+}

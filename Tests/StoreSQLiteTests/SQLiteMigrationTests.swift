@@ -1,0 +1,86 @@
+import EventLog
+import Foundation
+@testable import StoreSQLite
+import TestSupport
+import Testing
+
+/// The file's schema steps are frozen once shipped, and a file made by every earlier
+/// schema version upgrades on open and verifies.
+@Suite("SQLite: frozen schema steps and upgrades from every earlier version")
+struct SQLiteMigrationTests {
+    /// SHA-256 of each step's text, then of the append-only triggers step 3 adds. A shipped
+    /// step must never change: a change is a new step at the end (and a new line here).
+    static let pinned = [
+        "9caecb040063e8ba42335957b5cdc93ce46f95ff74b3260d826cda6cf91ee22c",
+        "d394e4a5966c98bfff69f98899dcea447b2a4923165745d33803f0cfb8a979b8",
+        "4fd72fead1f0efa8091795524c2e6e8afc198c837ef7e5cbfd81237209cd4cea",
+        "663de1a20185e18470bb0c5646894a044a451e8fbe44656911567028dc3971b8",
+        "fa79ed5462f666ac90e57ceadce0db61d5d4a79737604c3ddb25b78f963d2d93",
+    ]
+    static let pinnedTriggers = "1c7849bd4c8611384d57bd2b604a61beb09c2d123d6b8b529e0353bd6cc5075b"
+
+    static func sha256(_ text: String) -> String { SHA256Hasher.digest(Data(text.utf8)).hexString }
+
+    @Test("each step's text is pinned")
+    func pinnedText() {
+        #expect(SQLiteSchema.steps.map(Self.sha256) == Self.pinned)
+        #expect(Self.sha256(SQLiteSchema.appendOnlyTriggers) == Self.pinnedTriggers)
+    }
+
+    /// A file as schema `version` wrote it: its steps (and, from version 3, the triggers and
+    /// hashes an upgrade gives it), with three events in two streams.
+    static func makeFile(_ path: String, version: Int) throws {
+        var script = ""
+        for step in 0..<version {
+            script += SQLiteSchema.steps[step] + "\n"
+            if step == 2 { script += SQLiteSchema.appendOnlyTriggers + "\n" }
+        }
+        let hasher = EventChain.Hasher()
+        var heads: [String: [UInt8]] = [:]
+        let rows: [(stream: String, version: Int64, type: String, data: String)] = [
+            ("user-1", 1, "Searched", #"{"keyword":"jazz"}"#), ("user-2", 1, "Searched", #"{"keyword":"opéra ✓"}"#),
+            ("user-1", 2, "Favorited", #"{"listingId":"L1"}"#),
+        ]
+        for (index, row) in rows.enumerated() {
+            let id = UUID()
+            let time = Timestamp.format(Timestamp.date(microseconds: 1_796_000_000_000_000 + Int64(index) * 1_000_001))
+            let hash = hasher.hash(previous: heads[row.stream] ?? EventChain.genesis, stream: row.stream, version: row.version, id: id,
+                                   type: row.type, recordedAt: time, data: Data(row.data.utf8), metadata: Data("{}".utf8))
+            heads[row.stream] = hash
+            let hashColumn = version >= 3 ? ", hash" : ""
+            let hashValue = version >= 3 ? ", '\(hash.hexString)'" : ""
+            script += """
+                INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at\(hashColumn))
+                VALUES ('\(row.stream)', \(row.version), '\(id.lowercaseString)', '\(row.type)', '\(row.data)', '{}', '\(time)'\(hashValue));
+
+                """
+        }
+        script += """
+            PRAGMA application_id = \(SQLiteSchema.applicationID);
+            PRAGMA user_version = \(version);
+            INSERT OR REPLACE INTO evtool_meta (key, value) VALUES ('application', 'evtool event log'), ('schema_version', '\(version)');
+            """
+        let made = try Processes.run(Processes.sqlite3, [path, script])
+        #expect(made.status == 0, "\(made.errors)")
+    }
+
+    @Test("a file made at every earlier version upgrades on open and verifies", arguments: 1..<SQLiteSchema.currentVersion)
+    func upgradeFromEveryVersion(version: Int) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.path + "/events.sqlite"
+        try Self.makeFile(path, version: version)
+        let store = try SQLiteEventStore(path: path)
+        #expect(try store.schemaVersion() == SQLiteSchema.currentVersion)
+        var verifier = try LogVerifier(store: store)
+        #expect(try verifier.verifyLog().events == 3)
+        try store.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-1", expectedVersion: .exactly(2))
+        var again = try LogVerifier(store: store)
+        #expect(try again.verifyLog().events == 4)
+        // What the newest step added holds on the upgraded file too.
+        let refused = try Processes.run(Processes.sqlite3, [path, """
+            INSERT INTO events (position, stream_id, version, event_id, type, data, metadata, recorded_at, hash)
+            VALUES (0, 'forged', 1, 'x', 'T', '{}', '{}', '', '');
+            """])
+        #expect(refused.status != 0 && refused.errors.contains("a row outside them is refused"), "\(refused)")
+    }
+}
