@@ -405,7 +405,7 @@ $fn$;
 ALTER TABLE {{schema}}.events ADD CONSTRAINT events_position_check CHECK (position >= 1 AND version >= 1) NOT VALID;
 
 -- Each stream's head: its version, the chain hash and the position of its last event. The
--- append function locks the stream's row (SELECT … FOR UPDATE) so that writers of one
+-- append function locks the stream's row (SELECT … FOR NO KEY UPDATE) so that writers of one
 -- stream take turns; row locks need UPDATE privilege, which only the owner has. Version 0:
 -- a stream that has no events yet.
 CREATE TABLE {{schema}}.streams (
@@ -507,7 +507,7 @@ BEGIN
     END IF;
     FOR h IN 1..cardinality(names) LOOP
         SELECT t.version, t.hash, t.position INTO found_version, found_hash, found_position
-        FROM {{schema}}.streams t WHERE t.stream_id = names[h] FOR UPDATE;
+        FROM {{schema}}.streams t WHERE t.stream_id = names[h] FOR NO KEY UPDATE;
         IF NOT FOUND THEN
             INSERT INTO {{schema}}.streams (stream_id, version, hash, position) VALUES (names[h], 0, repeat('00', 32), 0)
             ON CONFLICT (stream_id) DO NOTHING;
@@ -516,7 +516,7 @@ BEGIN
             ELSE
                 -- Another writer created the stream first, and has committed.
                 SELECT t.version, t.hash, t.position INTO STRICT found_version, found_hash, found_position
-                FROM {{schema}}.streams t WHERE t.stream_id = names[h] FOR UPDATE;
+                FROM {{schema}}.streams t WHERE t.stream_id = names[h] FOR NO KEY UPDATE;
             END IF;
         END IF;
         -- Versions must rise with positions: a writer that reserved later positions than
@@ -565,7 +565,13 @@ BEGIN
         RAISE EXCEPTION 'evtool append: the part counts do not add up to the events' USING ERRCODE = '22023';
     END IF;
 
-    IF parts = 1 THEN
+    IF n = 1 THEN
+        INSERT INTO {{schema}}.events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
+        VALUES (first_position, p_streams[1], bases[1] + 1, p_ids[1], p_types[1], p_data[1], p_metadata[1],
+                coalesce(p_recorded_at[1], now()), xid, hashes[1]);
+        UPDATE {{schema}}.streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
+        WHERE stream_id = names[1];
+    ELSIF parts = 1 THEN
         INSERT INTO {{schema}}.events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
                coalesce(p_recorded_at[k], now()), xid, hashes[k]

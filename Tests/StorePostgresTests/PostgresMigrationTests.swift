@@ -14,7 +14,7 @@ struct PostgresMigrationTests {
         "e365396e1764de75014161c1a85245a4374da060aae4bb2ba7b4e0a66469e1c1",
         "7695d8edbd4983d2d492f2f1040747180be2aaf41893875325f182103c35d959",
         "85dce9f05c4cb745ae5f27ff5dd150e460327624172b05dbd723d9947772bff7",
-        "247780306f3ef3c027c23dd36e40014091b72aff826f05a2f669fd43ddf1c4c8",
+        "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
