@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 @testable import StorePostgres
+import Synchronization
 import Testing
 
 @Suite("PostgreSQL store: appends, reads and the exact bytes")
@@ -65,6 +66,53 @@ struct PostgresEventStoreTests {
             // Positions keep rising after a failed append (gaps are allowed).
             let next = try store.append(event(), to: "b", expectedVersion: .any)
             #expect(next.positions.lowerBound >= 2)
+        }
+    }
+
+    @Test("a writer of the same stream with later positions that commits first: the function refuses (EV001), the store calls again, versions stay in position order")
+    func laterPositionsCommittedFirst() throws {
+        try TestDatabase.withStore { store, name in
+            try store.append(event(), to: "s", expectedVersion: .noStream)
+            try store.append(event(), to: "a", expectedVersion: .noStream)
+            // Hold stream a's row (as the owner), so that an append to a and s reserves its
+            // positions, then waits before it reaches s's row.
+            let blocker = try PostgresConnection(conninfo: try TestDatabase.url())
+            _ = try blocker.execute("BEGIN")
+            _ = try blocker.execute("SELECT 1 FROM \(name).streams WHERE stream_id = 'a' FOR UPDATE")
+            let outcome = Outcome()
+            let both = Mutex<[AppendResult]>([])
+            let writer = Thread {
+                do {
+                    let results = try store.append([StreamAppend(stream: "a", expectedVersion: .exactly(1), events: [event()]),
+                                                    StreamAppend(stream: "s", expectedVersion: .any, events: [event(), event()])])
+                    both.withLock { $0 = results }
+                    outcome.set("appended")
+                } catch { outcome.set(error) }
+            }
+            writer.start()
+            var waiting = "0"
+            for _ in 0..<500 where waiting == "0" {
+                Thread.sleep(forTimeInterval: 0.01)
+                waiting = try TestDatabase.execute("""
+                    SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%\(name)%append%'
+                    """) ?? "0"
+            }
+            #expect(waiting == "1")
+            // Meanwhile a later append to s reserves higher positions and commits first.
+            let other = try PostgresEventStore(url: try TestDatabase.url(), schema: name)
+            let later = try other.append(event(), to: "s", expectedVersion: .exactly(1))
+            _ = try blocker.execute("ROLLBACK")
+            let result = outcome.wait()
+            #expect((result as? Outcome.TextResult)?.text == "appended", "\(String(describing: result))")
+            let results = both.withLock { $0 }
+            #expect(results.map(\.streamVersion) == [2, 4])
+            // The first try's positions (below `later`'s) are a gap; the second try's are above it.
+            #expect(results.first.map { $0.positions.lowerBound > later.positions.upperBound } == true, "\(results) vs \(later)")
+            let log = try store.readAll(after: 0, limit: 100)
+            #expect(log.filter { $0.streamID == "s" }.map(\.version) == [1, 2, 3, 4])
+            #expect(log.count == 6 && log.last?.position ?? 0 > 6, "no gap: \(log.map(\.position))")
+            var verifier = try LogVerifier(store: store)
+            #expect(try verifier.verifyLog().events == 6)
         }
     }
 
