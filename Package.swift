@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "EventLog", dependencies: ["CCrypto"]),
         .target(name: "Commands", dependencies: ["EventLog"]),
         .target(name: "Projections", dependencies: ["EventLog", "Commands"]),
+        // Seeded user activity for `evtool demo`, the benchmarks and the tests (not a product).
+        .target(name: "Simulation", dependencies: ["Commands"]),
 
         // MARK: - Stores (I/O at the edges)
         .target(name: "StoreSQLite", dependencies: ["EventLog", "CSQLite"]),
@@ -45,26 +47,34 @@ let package = Package(
         // MARK: - Command line
         .executableTarget(
             name: "evtool",
-            dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ"]
+            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres"]
+        ),
+
+        // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
+        .executableTarget(
+            name: "evtool-bench",
+            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ"],
+            path: "Benchmarks/evtool-bench"
         ),
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["EventLog", "StoreSQLite", "StorePostgres"], path: "Tests/TestSupport"),
         .testTarget(
             name: "EventLogTests",
-            dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport"]
+            dependencies: ["EventLog", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
         .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
         // The processes the fault suite kills and loads the stores with (see its main.swift).
-        .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
+        .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
         .testTarget(
             name: "FaultTests",
-            dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
+            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
         ),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport"]),
+        .testTarget(name: "BenchTests", dependencies: ["EventLog", "TestSupport", "evtool", "evtool-bench"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 
 /// Stable ids for the events of a request, so the same request sent twice names the same
@@ -18,7 +19,8 @@ public enum RequestIdentity {
     }
 
     static func uuid(from name: String) -> UUID {
-        var bytes = SHA256.digest(name.utf8)
+        var name = name
+        var bytes = name.withUTF8 { SHA256Hasher.digest(UnsafeRawBufferPointer($0)) }
         bytes[6] = (bytes[6] & 0x0F) | 0x80   // version 8
         bytes[8] = (bytes[8] & 0x3F) | 0x80   // RFC 9562 variant
         return UUID(uuid: (

@@ -5,7 +5,14 @@
 public enum UserStream {
     /// The stream id of a user's events: the user id itself.
     /// - Parameter user: a user id that passed ``Rules/checkIdentifier(_:field:)``.
+    @inlinable
     public static func id(for user: String) -> String {
         user
+    }
+
+    /// The user whose events a stream holds: the inverse of ``id(for:)``.
+    @inlinable
+    public static func userID(ofStream stream: String) -> String {
+        stream
     }
 }

@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import Foundation
 
@@ -19,7 +20,7 @@ public enum TimeTravel {
         if projection.isKeyedByUser {
             var next: Int64 = 1
             while true {
-                let batch = try store.read(stream: key, from: next, direction: .forwards, limit: 1_000)
+                let batch = try store.read(stream: UserStream.id(for: key), from: next, direction: .forwards, limit: 1_000)
                 for recorded in batch { apply(recorded) }
                 guard let last = batch.last, batch.count == 1_000 else { break }
                 if case .position(let limit) = point, last.position > limit { break }

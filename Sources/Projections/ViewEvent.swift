@@ -49,7 +49,7 @@ public struct ViewEvent: Sendable {
 
     /// The event's place in the log.
     public let position: Int64
-    /// The acting user (the event's stream).
+    /// The acting user (the owner of the event's stream: ``UserStream/userID(ofStream:)``).
     public let userID: String
     /// When the store recorded it.
     public let recordedAt: Date
@@ -75,14 +75,14 @@ public struct ViewEvent: Sendable {
         guard let action = fastAction(type: lent.type, bytes: lent.data) ?? slowAction(type: lent.type, data: Data(lent.data)) else {
             return nil
         }
-        return ViewEvent(position: lent.position, userID: lent.streamID, recordedAt: lent.recordedAt, action: action)
+        return ViewEvent(position: lent.position, userID: UserStream.userID(ofStream: lent.streamID), recordedAt: lent.recordedAt, action: action)
     }
 
     public static func decode(_ recorded: RecordedEvent) -> ViewEvent? {
         guard let action = fastAction(type: recorded.type, data: recorded.data) ?? slowAction(type: recorded.type, data: recorded.data) else {
             return nil
         }
-        return ViewEvent(position: recorded.position, userID: recorded.streamID, recordedAt: recorded.recordedAt, action: action)
+        return ViewEvent(position: recorded.position, userID: UserStream.userID(ofStream: recorded.streamID), recordedAt: recorded.recordedAt, action: action)
     }
 
     /// The action through the domain's own (Codable) decoder, with upcasting.

@@ -17,7 +17,6 @@ enum Evtool {
         TransferCommands.export, TransferCommands.import, TransferCommands.migrate,
         AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, RolesCommand.spec,
         AppendCommand.spec,
-        BenchCommand.spec,
     ]
 
     static var overview: String {

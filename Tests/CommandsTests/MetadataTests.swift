@@ -18,17 +18,6 @@ struct MetadataTests {
         #expect(throws: DomainEventError.self) { try EventMetadata.decode(Data(#"{"userID":"u"}"#.utf8)) }
     }
 
-    @Test("SHA-256 matches the FIPS 180-4 test vectors")
-    func sha256() {
-        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-        #expect(hex(SHA256.digest("".utf8)) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(hex(SHA256.digest("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(hex(SHA256.digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(hex(SHA256.digest(Array(repeating: UInt8(ascii: "a"), count: 1_000)))
-            == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
-    }
-
     @Test("event ids derived from a request are stable, version 8, and differ by user, request and index")
     func requestIDs() {
         let id = RequestIdentity.eventID(user: "user-1", requestID: "req-1", index: 0)

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Simulation
 import Testing
 
 /// The behaviour every event store must have. Each test runs, unchanged, against every

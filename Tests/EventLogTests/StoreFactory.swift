@@ -38,3 +38,42 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+
+/// A store that keeps views, under test: how to open another handle to the same store (as a
+/// second projector process would) and how to dispose of it.
+struct ViewStoreUnderTest {
+    let store: any EventStore & ProjectionStore
+    let open: () throws -> any EventStore & ProjectionStore
+    let cleanup: () -> Void
+}
+
+/// Every kind of ``ProjectionStore`` the projection-store conformance suite runs against,
+/// unchanged. (There is no in-memory projection store; SQLite's in-memory database is the
+/// nearest, and its "other handle" is the same store object, shared between threads.)
+enum ViewStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqliteFile
+    case sqliteMemory
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// Opens a fresh, empty store of this kind.
+    func make() throws -> ViewStoreUnderTest {
+        switch self {
+        case .sqliteMemory:
+            let store = try SQLiteEventStore.inMemory()
+            return ViewStoreUnderTest(store: store, open: { store }, cleanup: {})
+        case .sqliteFile:
+            let sqlite = try TestStores.sqliteFile()
+            return ViewStoreUnderTest(store: sqlite.store, open: { try sqlite.open() }, cleanup: sqlite.cleanup)
+        case .postgres:
+            // The server comes from scripts/test.sh; without it the test fails, never skips.
+            let postgres = try TestStores.postgres()
+            return ViewStoreUnderTest(store: postgres.store, open: { try postgres.open() }, cleanup: postgres.cleanup)
+        }
+    }
+
+    /// The kinds whose stores grant projection leases (``ProjectionLeasing``): PostgreSQL,
+    /// where many app servers run projectors. (A conformance test checks this list.)
+    static let leasing: [ViewStoreKind] = [.postgres]
+}

@@ -28,6 +28,7 @@
 import Commands
 import EventLog
 import Foundation
+import Simulation
 import StorePostgres
 import StoreSQLite
 import Synchronization

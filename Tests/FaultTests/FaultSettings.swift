@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Simulation
 import TestSupport
 
 /// How hard the fault suite pushes: quick by default (inside `swift test`), heavier through

@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import Simulation
 import Testing
 
 @Suite("Projections: the same log gives the same views on every store")

@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import Simulation
 import Testing
 
 /// The views' fast decoder must read exactly what the domain's Codable decoder reads.

@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import Simulation
 import StoreSQLite
 import Testing
 

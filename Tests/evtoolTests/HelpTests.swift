@@ -6,7 +6,7 @@ import Testing
 struct HelpTests {
     @Test("--help, help CMD and CMD --help print the same help to stdout and exit 0")
     func helpIsTheSameEverywhere() throws {
-        for command in ["search", "favorite", "favorites", "history", "export", "import", "migrate", "rebuild", "stats", "demo", "log", "bench"] {
+        for command in ["search", "favorite", "favorites", "history", "export", "import", "migrate", "rebuild", "stats", "demo", "log"] {
             let viaHelp = try CLI.bare("help", command)
             let viaFlag = try CLI.bare(command, "--help")
             #expect(viaHelp.status == 0 && viaFlag.status == 0)

@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import Foundation
 import Projections
@@ -123,7 +124,7 @@ enum AuditCommands {
             guard let auditable = store as? any AuditableEventStore else {
                 throw CLIError(message: "the store \(location) cannot erase users", code: .unavailable)
             }
-            let outcome = try auditable.erase(Erasure.Request(stream: user, reason: reason, operatorName: by))
+            let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: user), reason: reason, operatorName: by))
             try Projector(store: store).rebuild()
             var compacted = ""
             if let file = store as? SQLiteEventStore {

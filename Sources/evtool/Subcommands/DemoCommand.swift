@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import Simulation
 
 /// `evtool demo`: realistic activity through the real command path, then a tour of the views.
 enum DemoCommand {

@@ -142,7 +142,7 @@ enum OperateCommands {
             console.output("events     \(String(events).groupedThousands)")
             console.output("streams    \(String(streams.count).groupedThousands) (one per user)")
             console.output("head       position \(head)")
-            if let size { console.output("size       \(Measurement.mebibytes(size))") }
+            if let size { console.output("size       \(String(format: "%.1f MiB", Double(size) / 1_048_576))") }
             console.output("")
             var table = TextTable("TYPE", "EVENTS")
             for type in types.keys.sorted() { table.add(type, String(types[type]!).groupedThousands) }

@@ -1,5 +1,5 @@
-import Commands
 import EventLog
+@testable import evtool_bench
 import Testing
 
 @Suite("Command benchmark")

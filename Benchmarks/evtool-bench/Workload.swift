@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import Simulation
 
 /// User-activity-shaped rows for the benchmarks: ~1,000 user streams; searches (~300 bytes),
 /// favorites, unfavorites, and details views (~1 KB), each with ~200 bytes of audit metadata.

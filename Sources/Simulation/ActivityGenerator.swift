@@ -1,4 +1,4 @@
-import EventLog
+import Commands
 import Foundation
 
 /// Realistic, reproducible user activity: people search, open details, favorite and sometimes
@@ -8,11 +8,15 @@ import Foundation
 public struct ActivityGenerator: Sendable {
     /// One simulated action.
     public struct Action: Sendable, Hashable {
+        /// Who acts (see ``ActivityGenerator/userID(_:)``).
         public var userID: String
+        /// What they do.
         public var command: UserCommand
     }
 
+    /// How many users act.
     public let users: Int
+    /// How many listings exist.
     public let listings: Int
     private var random: SplitMix64
     private let cumulative: [Double]

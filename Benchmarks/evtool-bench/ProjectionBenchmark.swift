@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import Simulation
 import StoreSQLite
 
 /// Rebuild throughput of every view over a user-activity log, against a raw read of the same

@@ -1,0 +1,191 @@
+import CSQLite
+import EventLog
+import Foundation
+
+/// `evtool-bench`: measures the stores against same-run baselines of the raw libraries.
+enum BenchCommand {
+    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL]"
+
+    static let options: [BenchArguments.Option] = [
+        .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
+        .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
+        .init(name: "batch", value: "N", help: "Events per batched append (default 1,000)"),
+        .init(name: "runs", value: "R", help: "Timed runs of each measurement; the median is reported (default 3)"),
+        .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
+        .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
+        .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000)"),
+        .init(name: "postgres", value: "URL", help: "The database for the postgres suite (without it, the suite uses the PG* variables)"),
+        .init(name: "help", value: nil, help: "Show this help"),
+    ]
+
+    static var help: String {
+        var text = """
+            OVERVIEW: Measure append and read speed against same-run raw-library baselines
+
+            Build in release mode: swift run -c release evtool-bench. Each figure is the median of R
+            runs, beside a baseline measured in the same run on the same machine: the best plain use
+            of the same library (a prepared statement, the same rows, the same schema and pragmas).
+
+            USAGE: evtool-bench \(usage)
+
+            ARGUMENTS:
+              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres)
+
+            OPTIONS:
+
+            """
+        for option in options {
+            let label = "--\(option.name)" + (option.value.map { " \($0)" } ?? "")
+            text += "  " + label.padded(to: 26) + option.help + "\n"
+        }
+        text += """
+
+            EXAMPLES:
+              swift run -c release evtool-bench
+              swift run -c release evtool-bench --quick
+              swift run -c release evtool-bench projections
+
+            EXIT CODES:
+              0   every benchmark ran
+              1   a benchmark failed (store error, wrong number of events read back)
+              64  usage error (unknown suite or option, missing or malformed value)
+
+            """
+        return text
+    }
+
+    /// Runs the benchmarks `arguments` (without the program name) ask for; returns the exit code.
+    static func main(_ arguments: [String], console: inout Console) -> ExitCode {
+        defer { console.flush() }
+        do {
+            let parsed = try BenchArguments(arguments, options: options)
+            if parsed.flag("help") {
+                console.output(help)
+                return .ok
+            }
+            try run(parsed, console: &console)
+            return .ok
+        } catch let error as CLIError {
+            console.message("Error: " + error.message)
+            if error.code == .usage {
+                console.message("Usage: evtool-bench \(usage)")
+                console.message("See 'evtool-bench --help'.")
+            }
+            return error.code
+        } catch {
+            console.message("Error: \(error)")
+            return .failure
+        }
+    }
+
+    static func run(_ arguments: BenchArguments, console: inout Console) throws {
+        let postgresURL = arguments.value("postgres")
+        let suites = arguments.positional.isEmpty ? allSuites.filter { $0 != "postgres" || postgresURL != nil } : arguments.positional
+        for suite in suites where !allSuites.contains(suite) {
+            throw CLIError.usage("no benchmark suite '\(suite)'; suites: \(allSuites.joined(separator: ", "))")
+        }
+        let quick = arguments.flag("quick")
+        let events = try arguments.integer("events", default: quick ? 100_000 : 1_000_000, in: 1_000...100_000_000)
+        let single = try arguments.integer("single", default: quick ? 10_000 : 100_000, in: 100...10_000_000)
+        let batch = try arguments.integer("batch", default: 1_000, in: 1...100_000)
+        let runs = try arguments.integer("runs", default: quick ? 1 : 3, in: 1...50)
+        let users = try arguments.integer("users", default: 10_000, in: 1...10_000_000)
+        let directory = arguments.value("dir") ?? (NSTemporaryDirectory() + "evtool-bench-\(getpid())")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { if arguments.value("dir") == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        if suites.contains("sqlite") {
+            try runSQLite(events: events, single: single, batch: batch, runs: runs, directory: directory, console: &console)
+        }
+        if suites.contains("commands") {
+            try CommandsBenchmark.run(runs: runs, quick: quick, directory: directory, console: &console)
+        }
+        if suites.contains("projections") {
+            try ProjectionBenchmark.run(events: events, users: users, runs: runs, directory: directory, console: &console)
+            try ProjectionBenchmark.favoritesLatency(users: quick ? 10_000 : 100_000, directory: directory, console: &console)
+        }
+        if suites.contains("audit") {
+            try AuditBenchmark.run(events: events, batch: batch, runs: runs, directory: directory, console: &console)
+        }
+        if suites.contains("postgres") {
+            try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
+        }
+    }
+
+    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres"]
+
+    static func preamble(_ console: inout Console, _ description: String) {
+        #if DEBUG
+        console.message("WARNING: this is a DEBUG build; figures are meaningless. Run: swift run -c release evtool-bench")
+        #endif
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824
+        console.output("evtool-bench: \(description)")
+        console.output("machine: \(cores) cores, \(String(format: "%.0f", memory)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString); SQLite \(String(cString: sqlite3_libversion()))")
+    }
+
+    static func runSQLite(events: Int, single: Int, batch: Int, runs: Int, directory: String, console: inout Console) throws {
+        preamble(&console, "SQLite store, N = \(String(events).groupedThousands) batched (\(batch)/append) and read, \(String(single).groupedThousands) one per call; ~1,000 user streams; median of \(runs) run(s)")
+        var bench = SQLiteBenchmark(directory: directory)
+        var figures: [BenchFigure] = []
+
+        // Batched append, and the raw single-transaction insert of the same rows.
+        var batchedRows = Workload.rows(count: events, batchSize: batch)
+        let payloadBytes = batchedRows.reduce(0) { $0 + $1.event.data.count + $1.event.metadata.count }
+        console.output("rows: \(String(events).groupedThousands), average data+metadata \(payloadBytes / events) bytes")
+        var ours: [Double] = [], raw: [Double] = []
+        var readPath = ""
+        for run in 0..<runs {
+            let rawPath = bench.freshPath("raw-batched")
+            raw.append(bench.rawInsert(batchedRows, path: rawPath, oneTransaction: true))
+            if run < runs - 1 { bench.remove(rawPath) } else { readPath = rawPath }
+            let ourPath = bench.freshPath("evtool-batched")
+            ours.append(try bench.ourAppend(batchedRows, batchSize: batch, path: ourPath))
+            if run < runs - 1 { bench.remove(ourPath) } else { bench.remove(readPath); readPath = ourPath }
+        }
+        figures.append(BenchFigure(operation: "append, batches of \(batch)", ours: Double(events) / Measurement.median(ours),
+                                   baseline: Double(events) / Measurement.median(raw), baselineName: "one transaction, prepared INSERT", target: 0.7))
+        console.output(figures.last!.line); console.flush()
+        batchedRows = []
+
+        // One event per append call, and raw one-row-per-transaction inserts.
+        let singleRows = Workload.rows(count: single, batchSize: 1, seed: 11)
+        ours = []; raw = []
+        for _ in 0..<runs {
+            let rawPath = bench.freshPath("raw-single")
+            raw.append(bench.rawInsert(singleRows, path: rawPath, oneTransaction: false))
+            bench.remove(rawPath)
+            let ourPath = bench.freshPath("evtool-single")
+            ours.append(try bench.ourAppend(singleRows, batchSize: 1, path: ourPath))
+            bench.remove(ourPath)
+        }
+        figures.append(BenchFigure(operation: "append, one event per call", ours: Double(single) / Measurement.median(ours),
+                                   baseline: Double(single) / Measurement.median(raw), baselineName: "prepared INSERT, one transaction per row", target: 0.5))
+        console.output(figures.last!.line); console.flush()
+
+        // Full read of the log the last batched run wrote.
+        ours = []; raw = []
+        for _ in 0..<runs {
+            let rawRead = bench.rawRead(path: readPath)
+            let ourRead = try bench.ourRead(path: readPath)
+            guard rawRead.count == events, ourRead.count == events else {
+                throw CLIError(message: "benchmark read \(ourRead.count) events (raw \(rawRead.count)), expected \(events)", code: .failure)
+            }
+            raw.append(rawRead.seconds)
+            ours.append(ourRead.seconds)
+        }
+        figures.append(BenchFigure(operation: "read whole log (batches of 1,000)", ours: Double(events) / Measurement.median(ours),
+                                   baseline: Double(events) / Measurement.median(raw), baselineName: "prepared SELECT, every column", target: 0.5))
+        console.output(figures.last!.line); console.flush()
+
+        // Peak memory while reading a tenth of the log, then all of it.
+        Measurement.resetPeak()
+        let before = Measurement.residentMemory().current
+        _ = try bench.ourRead(path: readPath, limit: Int64(events / 10))
+        let tenth = Measurement.residentMemory().peak - before
+        Measurement.resetPeak()
+        _ = try bench.ourRead(path: readPath)
+        let whole = Measurement.residentMemory().peak - before
+        console.output("peak memory growth while reading: \(Measurement.mebibytes(max(tenth, 0))) for \(String(events / 10).groupedThousands) events, \(Measurement.mebibytes(max(whole, 0))) for \(String(events).groupedThousands) (resident before: \(Measurement.mebibytes(before)))")
+        bench.remove(readPath)
+    }
+}
