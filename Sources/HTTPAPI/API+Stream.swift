@@ -1,0 +1,66 @@
+import EventLog
+import EvtoolKit
+import Foundation
+import Synchronization
+
+extension API {
+    /// `GET /v1/log/stream`: the log as Server-Sent Events, one event per recorded event with
+    /// its position as `id:`, resuming after `Last-Event-ID` (or `after=`), and a `: heartbeat`
+    /// comment after each quiet interval.
+    func logStream(_ match: RouteMatch) throws -> HTTPResponse {
+        var start = try match.integer("after", default: 0, in: 0...Int64.max)
+        if let last = match.request.header("last-event-id") {
+            guard let position = Int64(last.trimmingCharacters(in: .whitespaces)), position >= 0 else {
+                throw Problem(.malformedRequest, "Last-Event-ID must be a log position (a whole number), not '\(last)'", field: "Last-Event-ID")
+            }
+            start = position
+        }
+        _ = try application.headPosition()   // a store that is down is a 503 now, not a broken stream
+        let application = self.application
+        let heartbeat = Duration.milliseconds(Int64(limits.heartbeatSeconds * 1_000))
+        let cursor = Mutex(start)
+        let stream = EventStream { stream in
+            var position = cursor.withLock { $0 }
+            do {
+                var events = try application.log(after: position, limit: 100)
+                let quietSince = ContinuousClock.now
+                while events.isEmpty {
+                    // Wait in short slices, so that a server that stops ends the stream promptly.
+                    if stream.isStopped { return nil }
+                    if ContinuousClock.now - quietSince >= heartbeat { return Array(": heartbeat\n\n".utf8) }
+                    if try application.waitForEvents(after: position, timeout: min(heartbeat, .milliseconds(250))) {
+                        events = try application.log(after: position, limit: 100)
+                    }
+                }
+                var chunk: [UInt8] = []
+                for event in events {
+                    var writer = ResponseWriter()
+                    EventJSON.write(event, to: &writer)
+                    chunk += Array("id: \(event.position)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
+                    position = event.position
+                }
+                cursor.withLock { $0 = position }
+                return chunk
+            } catch {
+                // The store went away: end the stream; the client reconnects with Last-Event-ID.
+                return nil
+            }
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
+    }
+
+    func metricsText(_ match: RouteMatch) throws -> HTTPResponse {
+        var gauges: [(name: String, help: String, labels: String, value: Int64)] = []
+        if let head = try? application.headPosition(), let statuses = try? application.store.projectionStatuses() {
+            gauges.append(("evtool_log_head_position", "The log's head position.", "", head))
+            for status in statuses where status.isActive {
+                gauges.append(("evtool_projection_lag_events", "Events the view's checkpoint is behind the head.", "view=\"\(status.name)\"", head - status.position))
+            }
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text(gauges: gauges).utf8))
+    }
+
+    func openAPI(_ match: RouteMatch) throws -> HTTPResponse {
+        .json(200, Array(OpenAPIDocument.text.utf8))
+    }
+}
