@@ -74,7 +74,8 @@ let package = Package(
             name: "FaultTests",
             dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
         ),
-        .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"]),
+        .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
+                    exclude: ["Clients"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "TestSupport"]),

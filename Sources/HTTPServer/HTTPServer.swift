@@ -88,6 +88,9 @@ public final class HTTPServer: @unchecked Sendable {
     public func stop() -> Int {
         guard let daemon, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
         listenSocket = MHD_quiesce_daemon(daemon)
+        // The socket still listens (the kernel would finish handshakes no one accepts): shut it
+        // down so new connections are refused now; it is closed after the daemon stops.
+        if listenSocket >= 0 { shutdown(listenSocket, Int32(SHUT_RDWR)) }
         for stream in streams.withLock({ Array($0.values) }) { stream.stop() }
         let deadline = ContinuousClock.now + .milliseconds(Int64(configuration.shutdownGraceSeconds * 1_000))
         while inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {

@@ -20,6 +20,7 @@ enum ServeCommands {
             .init(name: "max-connections", value: "N", help: "Connections open at once (default 1000)"),
             .init(name: "timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)"),
             .init(name: "shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)"),
+            .init(name: "heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)"),
             .init(name: "log-format", value: "text|json", help: "One line per request on standard error, as text (default) or JSON"),
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
@@ -89,6 +90,7 @@ enum ServeCommands {
             let store = try location.openForViews(create: true)
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
+            limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
             let api = API(application: Application(store: store), tokens: tokens, limits: limits)
             let server = HTTPServer(api: api, configuration: configuration)
 
