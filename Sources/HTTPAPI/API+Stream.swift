@@ -19,33 +19,34 @@ extension API {
         let application = self.application
         let heartbeat = Duration.milliseconds(Int64(limits.heartbeatSeconds * 1_000))
         let cursor = Mutex(start)
-        let stream = EventStream { stream in
-            var position = cursor.withLock { $0 }
+        let lastSent = Mutex(ContinuousClock.now)
+        let stream = EventStream(produce: { _ in
+            let position = cursor.withLock { $0 }
+            let events: [RecordedEvent]
             do {
-                var events = try application.log(after: position, limit: 100)
-                let quietSince = ContinuousClock.now
-                while events.isEmpty {
-                    // Wait in short slices, so that a server that stops ends the stream promptly.
-                    if stream.isStopped { return nil }
-                    if ContinuousClock.now - quietSince >= heartbeat { return Array(": heartbeat\n\n".utf8) }
-                    if try application.waitForEvents(after: position, timeout: min(heartbeat, .milliseconds(250))) {
-                        events = try application.log(after: position, limit: 100)
-                    }
-                }
-                var chunk: [UInt8] = []
-                for event in events {
-                    var writer = ResponseWriter()
-                    EventJSON.write(event, to: &writer)
-                    chunk += Array("id: \(event.position)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
-                    position = event.position
-                }
-                cursor.withLock { $0 = position }
-                return chunk
+                events = try application.log(after: position, limit: 100)
             } catch {
-                // The store went away: end the stream; the client reconnects with Last-Event-ID.
-                return nil
+                return .end   // the store went away: the client resumes with Last-Event-ID
             }
-        }
+            guard let last = events.last else {
+                guard ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat else { return .wait }
+                lastSent.withLock { $0 = ContinuousClock.now }
+                return .chunk(Array(": heartbeat\n\n".utf8))
+            }
+            var chunk: [UInt8] = []
+            for event in events {
+                var writer = ResponseWriter()
+                EventJSON.write(event, to: &writer)
+                chunk += Array("id: \(event.position)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
+            }
+            cursor.withLock { $0 = last.position }
+            lastSent.withLock { $0 = ContinuousClock.now }
+            return .chunk(chunk)
+        }, isDue: { _ in
+            if ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat { return true }
+            guard let head = try? application.headPosition() else { return true }   // poll() ends the stream then
+            return head > cursor.withLock { $0 }
+        })
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
     }
 

@@ -21,6 +21,10 @@ public final class HTTPServer: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
+    /// Event streams parked (suspended connections) until they have something to send.
+    private let parked = Mutex<[ObjectIdentifier: StreamBox]>([:])
+    private let wakerStopped = Atomic<Bool>(false)
+    private let wakerDone = DispatchSemaphore(value: 0)
     private let requestCounter = Atomic<Int>(0)
 
     /// Makes a server; ``start()`` binds it.
@@ -41,6 +45,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         var storage = sockaddr_storage()
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue) | UInt32(MHD_USE_ITC.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         let isIPv6 = configuration.host.contains(":")
         let parsed: Int32 = withUnsafeMutableBytes(of: &storage) { raw in
             if isIPv6 {
@@ -77,6 +82,28 @@ public final class HTTPServer: @unchecked Sendable {
         }
         daemon = started
         port = evtool_mhd_port(started)
+        Thread.detachNewThread { [self] in wake() }
+    }
+
+    /// Resumes parked event streams that have something to send (new events, a heartbeat due,
+    /// the server stopping), every 50 ms, until ``stop()`` has resumed them all.
+    private func wake() {
+        while true {
+            let boxes = parked.withLock { Array($0.values) }
+            for box in boxes where box.state.stream.isDue() {
+                let removed = parked.withLock { $0.removeValue(forKey: ObjectIdentifier(box)) }
+                if removed != nil { MHD_resume_connection(box.connection) }
+            }
+            if wakerStopped.load(ordering: .acquiring), parked.withLock({ $0.isEmpty }) { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        wakerDone.signal()
+    }
+
+    /// Parks a stream's connection until it is due (called from its content reader).
+    fileprivate func park(_ box: StreamBox) {
+        MHD_suspend_connection(box.connection)
+        parked.withLock { $0[ObjectIdentifier(box)] = box }
     }
 
     /// Requests being handled now.
@@ -98,6 +125,10 @@ public final class HTTPServer: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let left = inFlight.load(ordering: .acquiring)
+        // Every parked connection must be resumed before the daemon stops (libmicrohttpd's rule):
+        // the streams are stopped, so the waker resumes each and ends.
+        wakerStopped.store(true, ordering: .releasing)
+        wakerDone.wait()
         MHD_stop_daemon(daemon)
         if listenSocket >= 0 { close(listenSocket) }
         self.daemon = nil
@@ -168,7 +199,8 @@ public final class HTTPServer: @unchecked Sendable {
         if let stream = response.eventStream {
             let box = StreamState(stream: stream)
             streams.withLock { $0[ObjectIdentifier(stream)] = stream }
-            handle = MHD_create_response_from_callback(UInt64.max, 4_096, streamReader, Unmanaged.passRetained(StreamBox(server: self, state: box)).toOpaque(), streamFreed)
+            handle = MHD_create_response_from_callback(UInt64.max, 4_096, streamReader,
+                                                       Unmanaged.passRetained(StreamBox(server: self, state: box, connection: connection)).toOpaque(), streamFreed)
         } else {
             handle = response.body.withUnsafeBytes { bytes in
                 evtool_mhd_response_copying(bytes.count, bytes.baseAddress)
@@ -234,12 +266,16 @@ public final class HTTPServer: @unchecked Sendable {
 }
 
 /// The server and stream state a content-reader callback works on.
-final class StreamBox {
+final class StreamBox: @unchecked Sendable {
+    // @unchecked: `state` is used only on the connection's thread in libmicrohttpd; the waker
+    // thread reads only the stream (Sendable) and the connection pointer (immutable).
     let server: HTTPServer
     let state: StreamState
-    init(server: HTTPServer, state: StreamState) {
+    let connection: OpaquePointer
+    init(server: HTTPServer, state: StreamState, connection: OpaquePointer) {
         self.server = server
         self.state = state
+        self.connection = connection
     }
 }
 
@@ -265,9 +301,17 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, maximum 
     let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
     let state = box.state
     if state.offset >= state.pending.count {
-        guard let chunk = state.stream.next() else { return evtool_mhd_end_of_stream() }
-        state.pending = chunk
-        state.offset = 0
+        switch state.stream.poll() {
+        case .chunk(let chunk):
+            state.pending = chunk
+            state.offset = 0
+        case .wait:
+            // Nothing yet: park the connection (no thread waits on it) until the waker resumes it.
+            box.server.park(box)
+            return 0
+        case .end:
+            return evtool_mhd_end_of_stream()
+        }
     }
     let count = min(maximum, state.pending.count - state.offset)
     state.pending.withUnsafeBytes { bytes in

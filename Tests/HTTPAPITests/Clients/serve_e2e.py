@@ -319,6 +319,39 @@ with httpx.stream("GET", BASE + "/v1/log/stream", headers={**auth("auditor"), "L
     check(ids == [start + 2, start + 3], f"the stream resumes after Last-Event-ID: {ids}")
     check(heartbeat, "a quiet stream sends a heartbeat")
 problem(client.get("/v1/log/stream", headers={**auth("auditor"), "Last-Event-ID": "soon"}), 400, "malformed-request", "Last-Event-ID")
+
+# More open streams than the server has threads: a waiting stream holds no thread, so other
+# requests are answered at once, and a new event reaches every stream.
+streams, seen, failures = [], [], []
+ready = threading.Barrier(9)
+mark = head()
+
+
+def follow():
+    try:
+        with httpx.stream("GET", BASE + "/v1/log/stream", headers={**auth("auditor"), "Last-Event-ID": str(mark)}, timeout=20) as stream:
+            ready.wait()
+            for line in stream.iter_lines():
+                if line.startswith("id: "):
+                    seen.append(int(line[4:]))
+                    return
+    except Exception as error:  # noqa: BLE001 - reported below
+        failures.append(repr(error))
+
+
+threads = [threading.Thread(target=follow) for _ in range(8)]
+for thread in threads:
+    thread.start()
+ready.wait(timeout=20)
+time.sleep(0.3)
+started = time.monotonic()
+r = client.get("/healthz")
+check(r.status_code == 200 and time.monotonic() - started < 1.0, f"with 8 streams open on 4 threads, other requests are answered at once ({time.monotonic() - started:.2f} s)")
+r = client.put(f"/v1/users/{sse_user}/favorites/S9", json=SUMMARY, headers=auth("app"))
+check(r.status_code == 201, "write while streams wait", r)
+for thread in threads:
+    thread.join(timeout=20)
+check(not failures and seen == [r.json()["position"]] * 8, f"the new event reached all 8 streams: {seen} {failures}")
 print("event stream ok", flush=True)
 
 # --- graceful shutdown with a request in flight ------------------------------------------------------
