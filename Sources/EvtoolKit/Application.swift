@@ -16,10 +16,22 @@ public final class Application: Sendable {
     /// Keeps the views current and answers reads after catching up.
     public let projector: Projector
 
+    /// Appends gathered into shared transactions, when group commit is on.
+    public let groupCommit: GroupCommitStore?
+
     /// Makes the application over an opened store.
-    public init(store: any EventStore & ProjectionStore) {
+    /// - Parameter groupCommit: commit concurrent writes of different users together (see
+    ///   ``GroupCommitStore``); needs a store that appends several streams in one transaction.
+    public init(store: any EventStore & ProjectionStore, groupCommit: Bool = false) {
         self.store = store
-        self.runner = CommandRunner(store: store)
+        if groupCommit, let multi = store as? any MultiStreamAppending {
+            let grouped = GroupCommitStore(base: multi)
+            self.groupCommit = grouped
+            self.runner = CommandRunner(store: grouped)
+        } else {
+            self.groupCommit = nil
+            self.runner = CommandRunner(store: store)
+        }
         self.projector = Projector(store: store)
     }
 

@@ -20,6 +20,7 @@ enum ServeCommands {
             .init(name: "max-connections", value: "N", help: "Connections open at once (default 1000)"),
             .init(name: "timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)"),
             .init(name: "shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)"),
+            .init(name: "group-commit", value: "on|off", help: "Commit concurrent writes of different users in one transaction (default: on for SQLite, off for PostgreSQL, which shares flushes itself)"),
             .init(name: "heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)"),
             .init(name: "log-format", value: "text|json", help: "One line per request on standard error, as text (default) or JSON"),
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
@@ -87,11 +88,19 @@ enum ServeCommands {
                 throw CLIError.usage("give either --tokens or --no-auth, not both", arguments.command)
             }
             let location = try StoreLocation.resolve(arguments)
+            let groupCommit: Bool
+            switch arguments.value("group-commit") {
+            case nil:
+                if case .sqlite = location { groupCommit = true } else { groupCommit = false }
+            case "on": groupCommit = true
+            case "off": groupCommit = false
+            case let other?: throw CLIError.usage("'--group-commit' must be on or off, not '\(other)'", arguments.command)
+            }
             let store = try location.openForViews(create: true)
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
-            let api = API(application: Application(store: store), tokens: tokens, limits: limits)
+            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits)
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
@@ -110,7 +119,7 @@ enum ServeCommands {
             }
             let scheme = configuration.tls == nil ? "http" : "https"
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            console.message("serve: \(location) with \(configuration.threads) threads")
+            console.message("serve: \(location) with \(configuration.threads) threads, group commit \(groupCommit ? "on" : "off")")
             console.output("listening on \(scheme)://\(host):\(server.port)")
             console.flush()
             var received: Int32 = 0
