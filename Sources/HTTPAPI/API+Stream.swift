@@ -58,6 +58,11 @@ extension API {
                 gauges.append(("evtool_projection_lag_events", "Events the view's checkpoint is behind the head.", "view=\"\(status.name)\"", head - status.position))
             }
         }
+        if let grouped = application.groupCommit {
+            let statistics = grouped.statistics
+            gauges.append(("evtool_group_commit_transactions", "Transactions group commit has committed.", "", Int64(statistics.commits)))
+            gauges.append(("evtool_group_commit_appends", "Appends those transactions carried.", "", Int64(statistics.appends)))
+        }
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text(gauges: gauges).utf8))
     }
 
