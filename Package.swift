@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "StorePostgres", targets: ["StorePostgres"]),
         .library(name: "Commands", targets: ["Commands"]),
         .library(name: "Projections", targets: ["Projections"]),
+        .library(name: "EvtoolKit", targets: ["EvtoolKit"]),
         .executable(name: "evtool", targets: ["evtool"]),
     ],
     targets: [
@@ -32,6 +33,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
 
         // MARK: - Core and domain (no I/O)
         .target(name: "EventLog", dependencies: ["CCrypto"]),
@@ -44,10 +51,15 @@ let package = Package(
         .target(name: "StoreSQLite", dependencies: ["EventLog", "CSQLite"]),
         .target(name: "StorePostgres", dependencies: ["EventLog", "CLibPQ"]),
 
+        // MARK: - Application library and the HTTP API
+        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections"]),
+        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"]),
+        .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
+
         // MARK: - Command line
         .executableTarget(
             name: "evtool",
-            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres"]
+            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer"]
         ),
 
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
@@ -71,6 +83,8 @@ let package = Package(
             name: "FaultTests",
             dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
         ),
+        .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
+                    exclude: ["Clients"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["EventLog", "TestSupport", "evtool", "evtool-bench"]),

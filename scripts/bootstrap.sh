@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages evtool builds and tests with, when they are missing:
-# libsqlite3-dev, libpq-dev, libssl-dev, pkg-config, the sqlite3 shell and PostgreSQL 15.
+# libsqlite3-dev, libpq-dev, libssl-dev, libmicrohttpd-dev, pkg-config, the sqlite3 shell,
+# PostgreSQL 15 and python3 with venv (the HTTP tests' client).
 # As root it uses apt-get; otherwise it names what to install and fails.
 set -euo pipefail
 
@@ -12,6 +13,9 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 have_pkg sqlite3 || missing+=(libsqlite3-dev)
 have_pkg libpq || missing+=(libpq-dev)
 have_pkg libcrypto || missing+=(libssl-dev)
+have_pkg libmicrohttpd || missing+=(libmicrohttpd-dev)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi

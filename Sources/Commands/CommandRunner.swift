@@ -51,8 +51,13 @@ public final class CommandRunner: Sendable {
     ///   ``CommandError/conflict(user:attempts:)`` when other writers kept winning,
     ///   ``EventStoreError/outcomeUnknown(_:)`` when the last try's outcome was lost too,
     ///   ``DomainEventError`` when the stream holds an event this release cannot read,
+    ///   ``EventStoreError/wrongExpectedVersion(stream:expected:actual:)`` when `requiredVersion`
+    ///   is given and the stream is at another version (nothing is retried then),
     ///   and the store's ``EventStoreError``s.
-    public func handle(_ command: UserCommand, context: CommandContext) throws -> CommandOutcome {
+    /// - Parameter requiredVersion: the stream version the client decided on (an HTTP
+    ///   `If-Match`); nil decides on whatever the stream holds and retries on a conflict.
+    ///   A request id already recorded answers `alreadyRecorded` whatever the version.
+    public func handle(_ command: UserCommand, context: CommandContext, requiredVersion: Int64? = nil) throws -> CommandOutcome {
         try context.validate()
         let user = context.userID
         let stream = UserStream.id(for: user)
@@ -69,6 +74,9 @@ public final class CommandRunner: Sendable {
             if let requestID = context.requestID,
                loaded.recentEventIDs.contains(RequestIdentity.eventID(user: user, requestID: requestID, index: 0)) {
                 return .unchanged(.alreadyRecorded(requestID: requestID))
+            }
+            if let requiredVersion, loaded.version != requiredVersion {
+                throw EventStoreError.wrongExpectedVersion(stream: stream, expected: .exactly(requiredVersion), actual: loaded.version)
             }
             let events: [DomainEvent]
             switch try UserDecider.decision(command, state: loaded.state) {
@@ -99,6 +107,10 @@ public final class CommandRunner: Sendable {
                 cache?.keep(loaded, stream: stream)
                 return .recorded(eventIDs: proposed.map(\.id), streamVersion: result.streamVersion, positions: result.positions)
             } catch EventStoreError.wrongExpectedVersion(_, _, let actual) {
+                if let requiredVersion {
+                    cache?.forget(stream: stream)
+                    throw EventStoreError.wrongExpectedVersion(stream: stream, expected: .exactly(requiredVersion), actual: actual)
+                }
                 if actual < loaded.version {   // the cache or snapshot is not of this log: read it whole
                     cache?.forget(stream: stream)
                     trustsSnapshot = false

@@ -1,0 +1,217 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// The one way in for every face of evtool (the HTTP API now, the command line next): holds an
+/// opened store, the command runner and the projector, records user actions and reads views.
+///
+/// Reads are read-your-writes: a view is caught up to the head of the log before it is read,
+/// so an action that was acknowledged before the read is in it. Safe to share between threads.
+public final class Application: Sendable {
+    /// The store: the log, the views and their checkpoints.
+    public let store: any EventStore & ProjectionStore
+    /// Records user actions (load, decide, append with the expected version, retry).
+    public let runner: CommandRunner
+    /// Keeps the views current and answers reads after catching up.
+    public let projector: Projector
+
+    /// Appends gathered into shared transactions, when group commit is on.
+    public let groupCommit: GroupCommitStore?
+
+    /// Makes the application over an opened store.
+    /// - Parameter groupCommit: commit concurrent writes of different users together (see
+    ///   ``GroupCommitStore``); needs a store that appends several streams in one transaction.
+    public init(store: any EventStore & ProjectionStore, groupCommit: Bool = false) {
+        self.store = store
+        if groupCommit, let multi = store as? any MultiStreamAppending {
+            let grouped = GroupCommitStore(base: multi)
+            self.groupCommit = grouped
+            self.runner = CommandRunner(store: grouped)
+        } else {
+            self.groupCommit = nil
+            self.runner = CommandRunner(store: store)
+        }
+        self.projector = Projector(store: store)
+    }
+
+    // MARK: - Recording
+
+    /// The event type a command records.
+    public static func eventType(of command: UserCommand) -> String {
+        switch command {
+        case .search: return Searched.typeName
+        case .favorite: return Favorited.typeName
+        case .unfavorite: return Unfavorited.typeName
+        case .viewDetails: return DetailsViewed.typeName
+        }
+    }
+
+    /// Records one user action.
+    ///
+    /// A request id that was already recorded answers with the first request's outcome (its
+    /// event ids, positions and version) and records nothing.
+    /// - Parameter requiredVersion: the user's stream version the client decided on; the
+    ///   action is recorded only at that version.
+    /// - Throws: ``ApplicationError/versionMismatch(expected:actual:)`` when the stream is at
+    ///   another version; ``ApplicationError/invalid(field:message:)`` for a broken rule;
+    ///   the other cases for the store's failures.
+    public func record(_ command: UserCommand, context: CommandContext, requiredVersion: Int64? = nil) throws(ApplicationError) -> RecordResult {
+        let type = Self.eventType(of: command)
+        let user = context.userID
+        do {
+            switch try runner.handle(command, context: context, requiredVersion: requiredVersion) {
+            case let .recorded(ids, version, positions):
+                return RecordResult(user: user, type: type, eventIDs: ids, positions: positions, streamVersion: version, unchanged: nil, isReplay: false)
+            case .unchanged(.alreadyRecorded(let requestID)):
+                if let first = try firstOutcome(user: user, requestID: requestID) { return first }
+                return RecordResult(user: user, type: type, eventIDs: [], positions: nil, streamVersion: try store.version(of: UserStream.id(for: user)),
+                                    unchanged: .alreadyRecorded(requestID: requestID), isReplay: true)
+            case .unchanged(let reason):
+                return RecordResult(user: user, type: type, eventIDs: [], positions: nil, streamVersion: try store.version(of: UserStream.id(for: user)),
+                                    unchanged: reason, isReplay: false)
+            }
+        } catch EventStoreError.wrongExpectedVersion(_, .exactly(let expected), let actual) where requiredVersion == expected {
+            throw .versionMismatch(expected: expected, actual: actual)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// The outcome of the request with `requestID`, read back from the user's stream; nil when
+    /// its events are no longer there (erased).
+    func firstOutcome(user: String, requestID: String) throws -> RecordResult? {
+        let stream = UserStream.id(for: user)
+        let first = RequestIdentity.eventID(user: user, requestID: requestID, index: 0)
+        var from = try store.version(of: stream)
+        while from >= 1 {
+            let batch = try store.read(stream: stream, from: from, direction: .backwards, limit: 1_000)
+            if let hit = batch.first(where: { $0.id == first }) {
+                var events = [hit]
+                for event in try store.read(stream: stream, from: hit.version + 1, direction: .forwards, limit: 100) {
+                    guard event.id == RequestIdentity.eventID(user: user, requestID: requestID, index: events.count) else { break }
+                    events.append(event)
+                }
+                let last = events[events.count - 1]
+                return RecordResult(user: user, type: hit.type, eventIDs: events.map(\.id), positions: hit.position...last.position,
+                                    streamVersion: last.version, unchanged: nil, isReplay: true)
+            }
+            guard let oldest = batch.last, batch.count == 1_000 else { break }
+            from = oldest.version - 1
+        }
+        return nil
+    }
+
+    // MARK: - Reading
+
+    /// A user-keyed view (favorites, recent searches, recently viewed) now, or as of a point.
+    public func view<P: Projection>(_ projection: P, user: String, asOf: AsOf? = nil) throws(ApplicationError) -> UserView<P.Document> {
+        do {
+            try Rules.checkIdentifier(user, field: "user id")
+            let version = try store.version(of: UserStream.id(for: user))
+            if let asOf {
+                return UserView(document: try TimeTravel.document(projection, key: user, asOf: asOf, in: store), streamVersion: version)
+            }
+            return UserView(document: try projector.document(projection, key: user), streamVersion: version)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// The cached details of a listing (the latest any user fetched), now or as of a point.
+    public func details(listing: String, asOf: AsOf? = nil) throws(ApplicationError) -> CachedDetailsProjection.Document? {
+        do {
+            try Rules.checkIdentifier(listing, field: "listing id")
+            if let asOf { return try TimeTravel.document(Views.cachedDetails, key: listing, asOf: asOf, in: store) }
+            return try projector.document(Views.cachedDetails, key: listing)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// A listing's details page as a user sees it: the cached details and whether the listing
+    /// is one of the user's favorites now.
+    public func listing(_ listing: String, for user: String) throws(ApplicationError) -> UserListing {
+        let favorites = try view(Views.favorites, user: user)
+        let details = try details(listing: listing)
+        let isFavorite = favorites.document?.items.contains { $0.listingID == listing } ?? false
+        return UserListing(listingID: listing, details: details, isFavorite: isFavorite, streamVersion: favorites.streamVersion)
+    }
+
+    /// One page of a user's history: the entries that pass `filter` with a position after
+    /// `after`, at most `limit` of them, oldest first.
+    public func history(user: String, filter: History.Filter = History.Filter(), after: Int64 = 0, limit: Int = 100) throws(ApplicationError) -> HistoryPage {
+        struct PageFull: Error {}
+        var entries: [History.Entry] = []
+        var more = false
+        do {
+            try Rules.checkIdentifier(user, field: "user id")
+            try History.forEachEntry(of: user, in: store, filter: filter) { entry in
+                guard entry.position > after else { return }
+                guard entries.count < limit else { more = true; throw PageFull() }
+                entries.append(entry)
+            }
+        } catch is PageFull {
+        } catch {
+            throw ApplicationError(error)
+        }
+        return HistoryPage(entries: entries, nextAfter: more ? entries.last?.position : nil)
+    }
+
+    /// Events of the whole log after `position`, in position order, at most `limit`.
+    public func log(after position: Int64, limit: Int) throws(ApplicationError) -> [RecordedEvent] {
+        do {
+            return try store.readAll(after: position, limit: limit)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// Waits up to `timeout` for an event after `position`; whether there is one.
+    public func waitForEvents(after position: Int64, timeout: Duration) throws(ApplicationError) -> Bool {
+        do {
+            return try store.waitForEvents(after: position, timeout: timeout)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// Counts the log (reads it whole) and lists the views' checkpoints.
+    public func statistics() throws(ApplicationError) -> StoreStatistics {
+        do {
+            var events = 0
+            var streams = Set<String>()
+            var types: [String: Int] = [:]
+            try store.forEachBatch { batch in
+                events += batch.count
+                for event in batch {
+                    streams.insert(event.streamID)
+                    types[event.type, default: 0] += 1
+                }
+            }
+            return StoreStatistics(events: events, streams: streams.count, head: try store.headPosition(), types: types,
+                                   projections: try store.projectionStatuses())
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// The version of a user's stream (0 when the user has no events).
+    public func streamVersion(user: String) throws(ApplicationError) -> Int64 {
+        do {
+            try Rules.checkIdentifier(user, field: "user id")
+            return try store.version(of: UserStream.id(for: user))
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// The head position: whether the store answers.
+    public func headPosition() throws(ApplicationError) -> Int64 {
+        do {
+            return try store.headPosition()
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// Why the application could not do what was asked, in words a user understands.
+///
+/// Every face maps these to its own signals (the HTTP API to status codes); the messages are
+/// the ones the command line prints, and never hold a payload, a SQL text or a password.
+public enum ApplicationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The request broke a rule: `field` names what was wrong (nil when no single field is).
+    case invalid(field: String?, message: String)
+    /// The user's stream was not at the version the client decided on; nothing was recorded.
+    case versionMismatch(expected: Int64, actual: Int64)
+    /// Other writers kept winning, or the store refused a duplicate; nothing was recorded.
+    case conflict(String)
+    /// The store cannot be reached, or a write's outcome was lost; trying again is safe
+    /// (with the same request id for a write).
+    case unavailable(String)
+    /// The store is damaged, newer than this release, or holds an event it cannot read.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .failed(message):
+            return message
+        case let .versionMismatch(expected, actual):
+            return "the user's events are at version \(actual), not \(expected) as the request expected; nothing was recorded"
+        }
+    }
+
+    /// The application error for any error the libraries throw.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as ApplicationError:
+            self = error
+        case let error as CommandError:
+            switch error {
+            case let .rejected(field, _): self = .invalid(field: field, message: error.description)
+            case .conflict: self = .conflict(error.description)
+            }
+        case let error as EventStoreError:
+            switch error {
+            case .unavailable, .outcomeUnknown: self = .unavailable(error.description)
+            case .invalidInput: self = .invalid(field: nil, message: error.description)
+            case .wrongExpectedVersion, .duplicateEventID: self = .conflict(error.description)
+            case .corrupt, .newerSchema: self = .failed(error.description)
+            }
+        case let error as ProjectionStoreError:
+            self = .conflict(error.description)
+        case let error as DomainEventError:
+            self = .failed(error.description)
+        default:
+            self = .failed("the request failed: \(type(of: error))")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import EventLog
+import EvtoolKit
+import Foundation
+import Projections
+
+extension API {
+    func favorites(_ match: RouteMatch) throws -> HTTPResponse { try userView(Views.favorites, match) }
+    func recentSearches(_ match: RouteMatch) throws -> HTTPResponse { try userView(Views.recentSearches, match) }
+    func recentlyViewed(_ match: RouteMatch) throws -> HTTPResponse { try userView(Views.recentlyViewed, match) }
+
+    /// A user's view document (`{"items":[…]}`, empty when the user has none), with the
+    /// stream version as its ETag; `as-of` computes it as it was then, from the log.
+    func userView<P: Projection>(_ projection: P, _ match: RouteMatch) throws -> HTTPResponse {
+        let view = try application.view(projection, user: match.parameter("user"), asOf: try asOf(match))
+        let body = view.document.map { Array($0.jsonData) } ?? Array(#"{"items":[]}"#.utf8)
+        return .json(200, body, headers: [("ETag", ETag.text(view.streamVersion))])
+    }
+
+    func listingDetails(_ match: RouteMatch) throws -> HTTPResponse {
+        let listing = match.parameter("listing")
+        guard let document = try application.details(listing: listing, asOf: try asOf(match)) else {
+            throw Problem(.notFound, "no cached details for listing '\(listing)': no user has opened it yet")
+        }
+        return .json(200, Array(document.jsonData))
+    }
+
+    func userListing(_ match: RouteMatch) throws -> HTTPResponse {
+        let page = try application.listing(match.parameter("listing"), for: match.parameter("user"))
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("listingID"); writer.string(page.listingID)
+        writer.key("favorite"); writer.bool(page.isFavorite)
+        writer.key("details")
+        if let details = page.details { writer.raw(details.jsonData) } else { writer.null() }
+        writer.endObject()
+        return .json(200, writer.bytes, headers: [("ETag", ETag.text(page.streamVersion))])
+    }
+
+    func history(_ match: RouteMatch) throws -> HTTPResponse {
+        let user = match.parameter("user")
+        let types = Set(try match.queryValues("type"))
+        let filter = History.Filter(types: types, since: try time(match, "since"), until: try time(match, "until"), asOf: try asOf(match))
+        let after = try match.integer("after", default: 0, in: 0...Int64.max)
+        let limit = try match.integer("limit", default: 100, in: 1...limits.maximumPageSize)
+        let page = try application.history(user: user, filter: filter, after: after, limit: Int(limit))
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("items"); writer.beginArray()
+        for entry in page.entries { writer.raw(try EntryJSON.encode(entry)) }
+        writer.endArray()
+        writer.key("nextAfter")
+        if let next = page.nextAfter { writer.number(next) } else { writer.null() }
+        writer.endObject()
+        return .json(200, writer.bytes, headers: [("ETag", ETag.text(try application.streamVersion(user: user)))])
+    }
+
+    func log(_ match: RouteMatch) throws -> HTTPResponse {
+        let after = try match.integer("after", default: 0, in: 0...Int64.max)
+        let limit = try match.integer("limit", default: 100, in: 1...limits.maximumPageSize)
+        let events = try application.log(after: after, limit: Int(limit))
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("events"); writer.beginArray()
+        for event in events { EventJSON.write(event, to: &writer) }
+        writer.endArray()
+        writer.key("nextAfter"); writer.number(events.last?.position ?? after)
+        writer.endObject()
+        return .json(200, writer.bytes)
+    }
+
+    func stats(_ match: RouteMatch) throws -> HTTPResponse {
+        let statistics = try application.statistics()
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("events"); writer.number(statistics.events)
+        writer.key("streams"); writer.number(statistics.streams)
+        writer.key("users"); writer.number(statistics.streams)
+        writer.key("head"); writer.number(statistics.head)
+        writer.key("types"); writer.beginObject()
+        for type in statistics.types.keys.sorted() { writer.key(type); writer.number(statistics.types[type] ?? 0) }
+        writer.endObject()
+        writer.key("projections"); writer.beginArray()
+        for status in statistics.projections {
+            writer.beginObject()
+            writer.key("name"); writer.string(status.name)
+            writer.key("generation"); writer.number(status.generation)
+            writer.key("version"); writer.number(status.version)
+            writer.key("position"); writer.number(status.position)
+            writer.key("active"); writer.bool(status.isActive)
+            writer.key("lag"); writer.number(statistics.head - status.position)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return .json(200, writer.bytes)
+    }
+
+    func health(_ match: RouteMatch) throws -> HTTPResponse {
+        .json(200, Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    func ready(_ match: RouteMatch) throws -> HTTPResponse {
+        let head = try application.headPosition()
+        return .json(200, Array(#"{"status":"ready","head":\#(head)}"#.utf8))
+    }
+
+    /// `as-of=POSITION|TIME`, or nil.
+    func asOf(_ match: RouteMatch) throws(Problem) -> AsOf? {
+        guard let text = try match.query("as-of") else { return nil }
+        guard let point = TimeText.asOf(text) else {
+            throw Problem(.malformedRequest, "'as-of' must be a position (a whole number) or a time like 2026-03-01T10:00:00Z, not '\(text)'", field: "as-of")
+        }
+        return point
+    }
+
+    /// A time query parameter, or nil.
+    func time(_ match: RouteMatch, _ name: String) throws(Problem) -> Date? {
+        guard let text = try match.query(name) else { return nil }
+        guard let date = TimeText.parse(text) else {
+            throw Problem(.malformedRequest, "'\(name)' must be a time like 2026-03-01 or 2026-03-01T10:00:00Z, not '\(text)'", field: name)
+        }
+        return date
+    }
+}
+
+/// History entries as JSON, as `evtool history --json` prints them (sorted keys, RFC 3339 times).
+enum EntryJSON {
+    static func encode(_ entry: History.Entry) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.format(date))
+        }
+        return try encoder.encode(entry)
+    }
+}
+
+/// Recorded events as JSON, with the fields of `evtool export`'s JSON Lines: position,
+/// stream, version, id, type, recordedAt, hash, and the stored data and metadata as they are.
+enum EventJSON {
+    static func write(_ event: RecordedEvent, to writer: inout ResponseWriter) {
+        writer.beginObject()
+        writer.key("position"); writer.number(event.position)
+        writer.key("stream"); writer.string(event.streamID)
+        writer.key("version"); writer.number(event.version)
+        writer.key("id"); writer.string(event.id.lowercaseString)
+        writer.key("type"); writer.string(event.type)
+        writer.key("recordedAt"); writer.date(event.recordedAt)
+        writer.key("hash"); writer.string(event.hash)
+        writer.key("data"); writer.raw(event.data)
+        writer.key("metadata"); writer.raw(event.metadata)
+        writer.endObject()
+    }
+}

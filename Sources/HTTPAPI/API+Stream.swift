@@ -1,0 +1,72 @@
+import EventLog
+import EvtoolKit
+import Foundation
+import Synchronization
+
+extension API {
+    /// `GET /v1/log/stream`: the log as Server-Sent Events, one event per recorded event with
+    /// its position as `id:`, resuming after `Last-Event-ID` (or `after=`), and a `: heartbeat`
+    /// comment after each quiet interval.
+    func logStream(_ match: RouteMatch) throws -> HTTPResponse {
+        var start = try match.integer("after", default: 0, in: 0...Int64.max)
+        if let last = match.request.header("last-event-id") {
+            guard let position = Int64(last.trimmingCharacters(in: .whitespaces)), position >= 0 else {
+                throw Problem(.malformedRequest, "Last-Event-ID must be a log position (a whole number), not '\(last)'", field: "Last-Event-ID")
+            }
+            start = position
+        }
+        _ = try application.headPosition()   // a store that is down is a 503 now, not a broken stream
+        let application = self.application
+        let heartbeat = Duration.milliseconds(Int64(limits.heartbeatSeconds * 1_000))
+        let cursor = Mutex(start)
+        let lastSent = Mutex(ContinuousClock.now)
+        let stream = EventStream(produce: { _ in
+            let position = cursor.withLock { $0 }
+            let events: [RecordedEvent]
+            do {
+                events = try application.log(after: position, limit: 100)
+            } catch {
+                return .end   // the store went away: the client resumes with Last-Event-ID
+            }
+            guard let last = events.last else {
+                guard ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat else { return .wait }
+                lastSent.withLock { $0 = ContinuousClock.now }
+                return .chunk(Array(": heartbeat\n\n".utf8))
+            }
+            var chunk: [UInt8] = []
+            for event in events {
+                var writer = ResponseWriter()
+                EventJSON.write(event, to: &writer)
+                chunk += Array("id: \(event.position)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
+            }
+            cursor.withLock { $0 = last.position }
+            lastSent.withLock { $0 = ContinuousClock.now }
+            return .chunk(chunk)
+        }, isDue: { _ in
+            if ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat { return true }
+            guard let head = try? application.headPosition() else { return true }   // poll() ends the stream then
+            return head > cursor.withLock { $0 }
+        })
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
+    }
+
+    func metricsText(_ match: RouteMatch) throws -> HTTPResponse {
+        var gauges: [(name: String, help: String, labels: String, value: Int64)] = []
+        if let head = try? application.headPosition(), let statuses = try? application.store.projectionStatuses() {
+            gauges.append(("evtool_log_head_position", "The log's head position.", "", head))
+            for status in statuses where status.isActive {
+                gauges.append(("evtool_projection_lag_events", "Events the view's checkpoint is behind the head.", "view=\"\(status.name)\"", head - status.position))
+            }
+        }
+        if let grouped = application.groupCommit {
+            let statistics = grouped.statistics
+            gauges.append(("evtool_group_commit_transactions", "Transactions group commit has committed.", "", Int64(statistics.commits)))
+            gauges.append(("evtool_group_commit_appends", "Appends those transactions carried.", "", Int64(statistics.appends)))
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text(gauges: gauges).utf8))
+    }
+
+    func openAPI(_ match: RouteMatch) throws -> HTTPResponse {
+        .json(200, Array(OpenAPIDocument.text.utf8))
+    }
+}

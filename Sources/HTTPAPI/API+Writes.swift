@@ -1,0 +1,75 @@
+import Commands
+import EventLog
+import EvtoolKit
+import Foundation
+
+extension API {
+    func recordSearch(_ match: RouteMatch) throws -> HTTPResponse {
+        let body = try RequestBodies.decode(RequestBodies.Search.self, from: match.request, what: "search")
+        return try record(.search(try body.searched()), match)
+    }
+
+    func addFavorite(_ match: RouteMatch) throws -> HTTPResponse {
+        let summary = try RequestBodies.decode(ListingSummary.self, from: match.request, what: "summary")
+        return try record(.favorite(listingID: match.parameter("listing"), summary: summary), match)
+    }
+
+    func removeFavorite(_ match: RouteMatch) throws -> HTTPResponse {
+        try record(.unfavorite(listingID: match.parameter("listing")), match)
+    }
+
+    func recordView(_ match: RouteMatch) throws -> HTTPResponse {
+        let details = try RequestBodies.decode(ListingDetails.self, from: match.request, what: "details")
+        return try record(.viewDetails(listingID: details.listingID, details: details), match)
+    }
+
+    /// Records a command for the path's user: `Idempotency-Key` is its request id, `If-Match`
+    /// the version it must be appended at; 201 when events were recorded, 200 when nothing changed.
+    func record(_ command: UserCommand, _ match: RouteMatch) throws -> HTTPResponse {
+        let request = match.request
+        let user = match.parameter("user")
+        var occurredAt = Timestamp.now()
+        if let text = request.header("x-occurred-at") {
+            guard let date = TimeText.parse(text) else {
+                throw Problem(.validation, "X-Occurred-At must be a time like 2026-03-01T10:00:00Z, not '\(text)'", field: "occurred at")
+            }
+            occurredAt = date
+        }
+        let context = CommandContext(userID: user, source: request.header("x-source") ?? "evtool-http", occurredAt: occurredAt,
+                                     requestID: request.header("idempotency-key"), correlationID: request.header("x-correlation-id"))
+        var required: Int64?
+        if let ifMatch = request.header("if-match") {
+            switch ETag.precondition(ifMatch: ifMatch) {
+            case .version(let version): required = version
+            case .never: throw Problem(.preconditionFailed, "If-Match '\(ifMatch)' names no version of this user's events (send the ETag of a read, e.g. \"3\")")
+            case .exists:
+                try Rules.checkIdentifier(user, field: "user id")
+                let version = try application.streamVersion(user: user)
+                guard version > 0 else { throw Problem(.preconditionFailed, "If-Match '*' but the user has no events yet", headers: [("ETag", ETag.text(0))]) }
+                required = version
+            }
+        }
+        let result = try application.record(command, context: context, requiredVersion: required)
+        if result.isRecorded { metrics.count(result.isReplay ? .idempotentReplay : .append) }
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("outcome"); writer.string(result.isRecorded ? "recorded" : "unchanged")
+        writer.key("user"); writer.string(user)
+        writer.key("type"); writer.string(result.type)
+        writer.key("version"); writer.number(result.streamVersion)
+        if let positions = result.positions {
+            writer.key("position"); writer.number(positions.lowerBound)
+            writer.key("positions"); writer.beginArray(); writer.number(positions.lowerBound); writer.number(positions.upperBound); writer.endArray()
+            writer.key("eventIDs"); writer.beginArray(); result.eventIDs.forEach { writer.string($0.lowercaseString) }; writer.endArray()
+        }
+        if let reason = result.unchanged { writer.key("reason"); writer.string(reason.description) }
+        writer.key("replayed"); writer.bool(result.isReplay)
+        writer.endObject()
+        var headers = [(name: "ETag", value: ETag.text(result.streamVersion))]
+        if result.isReplay { headers.append(("Idempotent-Replayed", "true")) }
+        if let positions = result.positions {
+            headers.append(("Location", "/v1/log?after=\(positions.lowerBound - 1)&limit=\(positions.count)"))
+        }
+        return .json(result.isRecorded ? 201 : 200, writer.bytes, headers: headers)
+    }
+}

@@ -1,0 +1,133 @@
+import EvtoolKit
+import Foundation
+
+/// The HTTP API as pure functions: routes a decoded request to its handler, checks the bearer
+/// token and its role, and turns every failure into a problem document. No socket here: the
+/// server edge (``HTTPServer``) hands requests in and sends the responses out.
+public final class API: Sendable {
+    /// Limits the API enforces (the server edge enforces them earlier where it can).
+    public struct Limits: Sendable, Hashable {
+        /// The largest request body accepted, in bytes (413 beyond).
+        public var maximumBodyBytes: Int = 1 << 20
+        /// The most entries one page of history or the log holds.
+        public var maximumPageSize: Int64 = 1_000
+        /// Seconds between heartbeat comments on an idle event stream.
+        public var heartbeatSeconds: Double = 15
+
+        /// The defaults: 1 MiB bodies, pages of 1,000, a heartbeat every 15 s.
+        public init() {}
+    }
+
+    /// The application every handler calls.
+    public let application: Application
+    /// The accepted tokens; nil when authentication is off (`--no-auth`: every caller is admin).
+    public let tokens: TokenFile?
+    /// The limits.
+    public let limits: Limits
+    /// The counters `/metrics` shows.
+    public let metrics: Metrics
+
+    /// Makes the API over an application.
+    public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics()) {
+        self.application = application
+        self.tokens = tokens
+        self.limits = limits
+        self.metrics = metrics
+    }
+
+    /// Every route, in the order the OpenAPI document lists them.
+    public static let routes: [Route] = [
+        Route(method: "POST", template: "/v1/users/{user}/searches", roles: [.app, .admin], name: "recordSearch", handler: { try $0.recordSearch($1) }),
+        Route(method: "PUT", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .admin], name: "addFavorite", handler: { try $0.addFavorite($1) }),
+        Route(method: "DELETE", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .admin], name: "removeFavorite", handler: { try $0.removeFavorite($1) }),
+        Route(method: "POST", template: "/v1/users/{user}/views", roles: [.app, .admin], name: "recordView", handler: { try $0.recordView($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/favorites", roles: [.app, .auditor, .admin], name: "getFavorites", handler: { try $0.favorites($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/recent-searches", roles: [.app, .auditor, .admin], name: "getRecentSearches", handler: { try $0.recentSearches($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/recently-viewed", roles: [.app, .auditor, .admin], name: "getRecentlyViewed", handler: { try $0.recentlyViewed($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/listings/{listing}", roles: [.app, .auditor, .admin], name: "getUserListing", handler: { try $0.userListing($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/history", roles: [.auditor, .admin], name: "getHistory", handler: { try $0.history($1) }),
+        Route(method: "GET", template: "/v1/listings/{listing}/details", roles: [.app, .auditor, .admin], name: "getListingDetails", handler: { try $0.listingDetails($1) }),
+        Route(method: "GET", template: "/v1/log", roles: [.auditor, .admin], name: "getLog", handler: { try $0.log($1) }),
+        Route(method: "GET", template: "/v1/log/stream", roles: [.auditor, .admin], name: "streamLog", handler: { try $0.logStream($1) }),
+        Route(method: "GET", template: "/v1/stats", roles: [.auditor, .admin], name: "getStats", handler: { try $0.stats($1) }),
+        Route(method: "GET", template: "/healthz", roles: nil, name: "health", handler: { try $0.health($1) }),
+        Route(method: "GET", template: "/readyz", roles: nil, name: "ready", handler: { try $0.ready($1) }),
+        Route(method: "GET", template: "/metrics", roles: [.auditor, .admin], name: "metrics", handler: { try $0.metricsText($1) }),
+        Route(method: "GET", template: "/openapi.json", roles: nil, name: "openapi", handler: { try $0.openAPI($1) }),
+    ]
+
+    /// Answers one request; never throws: every failure is a problem document.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let started = ContinuousClock.now
+        var routeName = "unmatched"
+        let response: HTTPResponse
+        do {
+            let (route, match) = try self.match(request)
+            routeName = route.name
+            response = try route.handler(self, match)
+        } catch {
+            response = Self.problem(for: error).response
+        }
+        metrics.observe(route: routeName, status: response.status, duration: ContinuousClock.now - started)
+        return response
+    }
+
+    /// The route and match for a request, after the path, method, token and role checks.
+    func match(_ request: HTTPRequest) throws -> (Route, RouteMatch) {
+        let path = try PathSegments.decode(request.path)
+        let candidates = Self.routes.compactMap { route in route.parameters(for: path).map { (route, $0) } }
+        guard !candidates.isEmpty else { throw Problem(.notFound, "no resource at this path") }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let (route, parameters) = candidates.first(where: { $0.0.method == method }) else {
+            let allowed = candidates.map(\.0.method).joined(separator: ", ")
+            throw Problem(.methodNotAllowed, "\(request.method) is not allowed here; allowed: \(allowed)", headers: [("Allow", allowed)])
+        }
+        var role = Role.admin
+        if let roles = route.roles {
+            role = try authenticate(request)
+            guard roles.contains(role) else {
+                throw Problem(.forbidden, "the role '\(role.rawValue)' may not \(route.method) \(route.template); roles that may: \(Role.allCases.filter { roles.contains($0) }.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        if request.body.count > limits.maximumBodyBytes {
+            throw Problem(.bodyTooLarge, "the body has \(request.body.count) bytes; at most \(limits.maximumBodyBytes) are accepted")
+        }
+        return (route, RouteMatch(request: request, parameters: parameters, role: role))
+    }
+
+    /// The caller's role from `Authorization: Bearer TOKEN`.
+    func authenticate(_ request: HTTPRequest) throws(Problem) -> Role {
+        guard let tokens else { return .admin }
+        let challenge = [(name: "WWW-Authenticate", value: "Bearer realm=\"evtool\"")]
+        guard let header = request.header("authorization") else {
+            throw Problem(.unauthorized, "send 'Authorization: Bearer TOKEN' (make a token with 'evtool token create')", headers: challenge)
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Problem(.unauthorized, "the Authorization header must be 'Bearer TOKEN'", headers: challenge)
+        }
+        guard let role = tokens.role(of: parts[1].trimmingCharacters(in: .whitespaces)) else {
+            throw Problem(.unauthorized, "the bearer token is not one this server accepts", headers: challenge)
+        }
+        return role
+    }
+
+    /// The problem document for any error a handler threw.
+    static func problem(for error: any Error) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as ApplicationError:
+            switch error {
+            case let .invalid(field, message): return Problem(.validation, message, field: field)
+            case let .versionMismatch(_, actual): return Problem(.preconditionFailed, error.description, headers: [("ETag", ETag.text(actual))])
+            case let .conflict(message): return Problem(.conflict, message)
+            case let .unavailable(message): return Problem(.unavailable, message, headers: [("Retry-After", "1")])
+            case let .failed(message): return Problem(.serverError, message)
+            }
+        default:
+            // The libraries' own errors (a broken rule, the store's failures) as the application words them.
+            return problem(for: ApplicationError(error))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What the server sends back: a status, headers and a body, or a stream of events.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The headers, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+    /// For a Server-Sent Events response: what produces the stream (the body is then empty).
+    public var eventStream: EventStream?
+
+    /// Makes a response.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], eventStream: EventStream? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.eventStream = eventStream
+    }
+
+    /// A JSON response.
+    public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+
+    /// The first value of a header by name (any case).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The body as text (for tests and logs of errors).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

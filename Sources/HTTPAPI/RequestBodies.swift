@@ -1,0 +1,69 @@
+import Commands
+import Foundation
+
+/// The JSON bodies of the write operations, and how they are read.
+enum RequestBodies {
+    /// `POST /v1/users/{user}/searches`: the fields and rules of `evtool search`.
+    struct Search: Decodable {
+        /// `here`: the user's detected location.
+        struct Coordinates: Decodable {
+            var latitude: Double
+            var longitude: Double
+        }
+        var keyword: String
+        var category: String?
+        var distance: Double?
+        var units: String?
+        var here: Coordinates?
+        var location: String?
+        var results: SearchResults?
+
+        /// The search, with the CLI's rules for the words and the location.
+        func searched() throws -> Searched {
+            let category = try self.category.map { try SearchCategory(validating: $0) } ?? .all
+            let units = try self.units.map { try DistanceUnit(validating: $0) } ?? .miles
+            let place: SearchLocation
+            switch (here, location) {
+            case let (here?, nil): place = .current(latitude: here.latitude, longitude: here.longitude)
+            case let (nil, text?): place = .custom(text: text)
+            case (nil, nil): throw CommandError.rejected(field: "location", rule: "must be given: 'here' {latitude, longitude} or 'location' text")
+            default: throw CommandError.rejected(field: "location", rule: "must be one of 'here' or 'location', not both")
+            }
+            return Searched(keyword: keyword, category: category, distance: distance ?? Searched.defaultDistance, units: units, location: place, results: results)
+        }
+    }
+
+    /// Decodes a JSON body of type `T`, after checking its media type.
+    /// - Throws: 415 for another media type, 400 for text that is not JSON, 422 naming the
+    ///   member that is missing or of the wrong type.
+    static func decode<T: Decodable>(_: T.Type, from request: HTTPRequest, what: String) throws(Problem) -> T {
+        let type = request.header("content-type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            throw Problem(.unsupportedMediaType, "the \(what) must be sent as 'Content-Type: application/json'" + (type.map { ", not '\($0)'" } ?? ""))
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(request.body))
+        } catch let error as DecodingError {
+            switch error {
+            case let .dataCorrupted(context) where context.codingPath.isEmpty:
+                throw Problem(.malformedRequest, "the \(what) is not valid JSON")
+            case let .keyNotFound(key, context):
+                let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")
+                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)' is missing", field: path)
+            case let .typeMismatch(type, context):
+                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)' is not a \(type)", field: path)
+            case let .valueNotFound(_, context):
+                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)' is null", field: path)
+            case let .dataCorrupted(context):
+                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)': \(context.debugDescription)", field: path)
+            @unknown default:
+                throw Problem(.malformedRequest, "the \(what) JSON is not usable")
+            }
+        } catch {
+            throw Problem(.malformedRequest, "the \(what) is not valid JSON")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One operation of the API: a method, a path template and who may call it.
+public struct Route: Sendable {
+    /// The method, e.g. `PUT`.
+    public var method: String
+    /// The path template, e.g. `/v1/users/{user}/favorites/{listing}`.
+    public var template: String
+    /// The roles that may call it; nil for an operation open to anyone (health, the OpenAPI document).
+    public var roles: Set<Role>?
+    /// The OpenAPI operation id, also the route's name in metrics.
+    public var name: String
+    let handler: @Sendable (API, RouteMatch) throws -> HTTPResponse
+
+    var segments: [String] { template.split(separator: "/").map(String.init) }
+
+    /// The parameters of a path when it fits this route's template, else nil.
+    func parameters(for path: [String]) -> [String: String]? {
+        let pattern = segments
+        guard pattern.count == path.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(pattern, path) {
+            if expected.hasPrefix("{") {
+                parameters[String(expected.dropFirst().dropLast())] = actual
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
+
+/// A request matched to a route, with its path parameters decoded.
+public struct RouteMatch: Sendable {
+    /// The request.
+    public var request: HTTPRequest
+    /// The path parameters by name (`user`, `listing`).
+    public var parameters: [String: String]
+    /// The caller's role (admin when authentication is off).
+    public var role: Role
+
+    /// A path parameter.
+    func parameter(_ name: String) -> String { parameters[name] ?? "" }
+
+    /// The decoded values of a query parameter, in order.
+    func queryValues(_ name: String) throws(Problem) -> [String] {
+        var values: [String] = []
+        for pair in request.query {
+            if try PathSegments.decodeQuery(pair.name, name: pair.name) == name {
+                values.append(try PathSegments.decodeQuery(pair.value, name: name))
+            }
+        }
+        return values
+    }
+
+    /// A query parameter given at most once.
+    func query(_ name: String) throws(Problem) -> String? {
+        let values = try queryValues(name)
+        guard values.count <= 1 else { throw Problem(.malformedRequest, "query parameter '\(name)' is given more than once", field: name) }
+        return values.first
+    }
+
+    /// A whole-number query parameter within `range`, or `defaultValue` when absent.
+    func integer(_ name: String, default defaultValue: Int64, in range: ClosedRange<Int64>) throws(Problem) -> Int64 {
+        guard let text = try query(name) else { return defaultValue }
+        guard let value = Int64(text), range.contains(value) else {
+            throw Problem(.malformedRequest, "query parameter '\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", field: name)
+        }
+        return value
+    }
+}

@@ -1,0 +1,334 @@
+import CMicroHTTPD
+import Foundation
+import HTTPAPI
+import Synchronization
+
+/// The libmicrohttpd edge: a daemon with an internal thread pool on epoll that accumulates each
+/// request's body, hands the request to the ``API`` and sends its response (a buffer, or a
+/// Server-Sent Events stream through a content-reader callback), logging one line per request.
+///
+/// ``stop()`` stops accepting connections, lets the requests in flight finish (bounded by the
+/// configured grace), ends event streams, and stops the daemon.
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `daemon` is set once by start() before any callback runs and read after;
+    // everything else shared between threads is atomic or behind a mutex.
+    /// The API every request goes to.
+    public let api: API
+    /// The configuration it was started with.
+    public let configuration: ServerConfiguration
+    private var daemon: OpaquePointer?
+    private var listenSocket: Int32 = -1
+    private let inFlight = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
+    /// Event streams parked (suspended connections) until they have something to send.
+    private let parked = Mutex<[ObjectIdentifier: StreamBox]>([:])
+    private let wakerStopped = Atomic<Bool>(false)
+    private let wakerDone = DispatchSemaphore(value: 0)
+    private let requestCounter = Atomic<Int>(0)
+
+    /// Makes a server; ``start()`` binds it.
+    public init(api: API, configuration: ServerConfiguration) {
+        self.api = api
+        self.configuration = configuration
+    }
+
+    /// The port it listens on (after ``start()``).
+    public private(set) var port: UInt16 = 0
+
+    /// Binds the address and starts the thread pool.
+    /// - Throws: ``ServerError`` when the address is not one, the port is taken, or TLS is
+    ///   asked for from a libmicrohttpd built without it.
+    public func start() throws(ServerError) {
+        if configuration.tls != nil, evtool_mhd_has_tls() == 0 {
+            throw ServerError("this libmicrohttpd was built without TLS support; terminate TLS in front of the server or install a build with it")
+        }
+        var storage = sockaddr_storage()
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue) | UInt32(MHD_USE_ITC.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        let isIPv6 = configuration.host.contains(":")
+        let parsed: Int32 = withUnsafeMutableBytes(of: &storage) { raw in
+            if isIPv6 {
+                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                address.pointee.sin6_family = sa_family_t(AF_INET6)
+                address.pointee.sin6_port = configuration.port.bigEndian
+                return inet_pton(AF_INET6, configuration.host, &address.pointee.sin6_addr)
+            }
+            let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+            address.pointee.sin_family = sa_family_t(AF_INET)
+            address.pointee.sin_port = configuration.port.bigEndian
+            return inet_pton(AF_INET, configuration.host, &address.pointee.sin_addr)
+        }
+        guard parsed == 1 else { throw ServerError("'\(configuration.host)' is not an IPv4 or IPv6 address (give e.g. --listen 127.0.0.1:8080 or [::1]:8080)") }
+        if isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        let certificate = configuration.tls.map { strdup($0.certificate) } ?? nil
+        let key = configuration.tls.map { strdup($0.key) } ?? nil
+        defer { free(certificate); free(key) }
+        let started: OpaquePointer? = withUnsafePointer(to: &storage) { address in
+            address.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                var settings = evtool_mhd_settings(
+                    flags: flags, address: socketAddress, threads: UInt32(max(1, configuration.threads)),
+                    connection_limit: UInt32(max(1, configuration.connectionLimit)),
+                    connection_timeout: UInt32(max(1, configuration.connectionTimeoutSeconds)),
+                    connection_memory_limit: max(4_096, configuration.headerMemoryBytes), listen_backlog: 1_024,
+                    handler: accessHandler, handler_cls: Unmanaged.passUnretained(self).toOpaque(),
+                    completed: completedHandler, completed_cls: Unmanaged.passUnretained(self).toOpaque(),
+                    unescape: keepEscapes, tls_certificate: certificate, tls_key: key)
+                return evtool_mhd_start(&settings)
+            }
+        }
+        guard let started else {
+            throw ServerError("cannot listen on \(configuration.host):\(configuration.port)" + (configuration.tls != nil ? " (or the TLS certificate or key is not usable PEM)" : "") + ": \(String(cString: strerror(errno)))")
+        }
+        daemon = started
+        port = evtool_mhd_port(started)
+        Thread.detachNewThread { [self] in wake() }
+    }
+
+    /// Resumes parked event streams that have something to send (new events, a heartbeat due,
+    /// the server stopping), every 50 ms, until ``stop()`` has resumed them all.
+    private func wake() {
+        while true {
+            let boxes = parked.withLock { Array($0.values) }
+            for box in boxes where box.state.stream.isDue() {
+                let removed = parked.withLock { $0.removeValue(forKey: ObjectIdentifier(box)) }
+                if removed != nil { MHD_resume_connection(box.connection) }
+            }
+            if wakerStopped.load(ordering: .acquiring), parked.withLock({ $0.isEmpty }) { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        wakerDone.signal()
+    }
+
+    /// Parks a stream's connection until it is due (called from its content reader).
+    fileprivate func park(_ box: StreamBox) {
+        MHD_suspend_connection(box.connection)
+        parked.withLock { $0[ObjectIdentifier(box)] = box }
+    }
+
+    /// Requests being handled now.
+    public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+
+    /// Stops accepting, waits up to the grace for requests in flight, ends event streams and
+    /// stops the daemon. Returns how many requests were still in flight when it stopped.
+    @discardableResult
+    public func stop() -> Int {
+        guard let daemon, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
+        listenSocket = MHD_quiesce_daemon(daemon)
+        // The socket still listens (the kernel would finish handshakes no one accepts): shut it
+        // down so new connections are refused now; it is closed after the daemon stops.
+        if listenSocket >= 0 { shutdown(listenSocket, Int32(SHUT_RDWR)) }
+        for stream in streams.withLock({ Array($0.values) }) { stream.stop() }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(configuration.shutdownGraceSeconds * 1_000))
+        while inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
+            for stream in streams.withLock({ Array($0.values) }) { stream.stop() }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let left = inFlight.load(ordering: .acquiring)
+        // Every parked connection must be resumed before the daemon stops (libmicrohttpd's rule):
+        // the streams are stopped, so the waker resumes each and ends.
+        wakerStopped.store(true, ordering: .releasing)
+        wakerDone.wait()
+        MHD_stop_daemon(daemon)
+        if listenSocket >= 0 { close(listenSocket) }
+        self.daemon = nil
+        return left
+    }
+
+    // MARK: - Callbacks
+
+    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+                            uploadSize: UnsafeMutablePointer<Int>, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let raw = context.pointee else {
+            let state = RequestState()
+            context.pointee = Unmanaged.passRetained(state).toOpaque()
+            inFlight.add(1, ordering: .acquiringAndReleasing)
+            if stopping.load(ordering: .acquiring) {
+                return answer(connection, state: state, method: method, url: url,
+                              Problem(.unavailable, "the server is shutting down", headers: [("Retry-After", "1"), ("Connection", "close")]).response)
+            }
+            if let length = value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int($0) }), length > configuration.maximumBodyBytes {
+                state.tooLarge = true
+                return answer(connection, state: state, method: method, url: url, tooLarge(length))
+            }
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
+        if state.answered { uploadSize.pointee = 0; return .YES }
+        if uploadSize.pointee > 0 {
+            if !state.tooLarge, let upload {
+                if state.body.count + uploadSize.pointee > configuration.maximumBodyBytes {
+                    state.tooLarge = true
+                    state.body = []
+                } else {
+                    upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                        state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        if state.tooLarge { return answer(connection, state: state, method: method, url: url, tooLarge(nil)) }
+        var headers: [String: String] = [:]
+        forEachValue(connection, .HEADER_KIND) { name, value in
+            let key = name.lowercased()
+            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        }
+        let request = HTTPRequest(method: method, path: url, query: queryPairs(connection), headers: headers, body: state.body)
+        state.body = []
+        return answer(connection, state: state, method: method, url: url, api.respond(to: request), requestID: headers["x-request-id"])
+    }
+
+    fileprivate func completed(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let context, let raw = context.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(raw).release()
+        context.pointee = nil
+        inFlight.subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    private func tooLarge(_ length: Int?) -> HTTPResponse {
+        let size = length.map { "has \($0) bytes" } ?? "is larger than that"
+        return Problem(.bodyTooLarge, "the body \(size); at most \(configuration.maximumBodyBytes) bytes are accepted (--max-body)", headers: [("Connection", "close")]).response
+    }
+
+    private func answer(_ connection: OpaquePointer, state: RequestState, method: String, url: String, _ response: HTTPResponse, requestID: String? = nil) -> MHD_Result {
+        state.answered = true
+        let id = Self.acceptableRequestID(requestID) ?? String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36).leftPadded(6)
+        let handle: OpaquePointer?
+        if let stream = response.eventStream {
+            let box = StreamState(stream: stream)
+            streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+            handle = MHD_create_response_from_callback(UInt64.max, 4_096, streamReader,
+                                                       Unmanaged.passRetained(StreamBox(server: self, state: box, connection: connection)).toOpaque(), streamFreed)
+        } else {
+            handle = response.body.withUnsafeBytes { bytes in
+                evtool_mhd_response_copying(bytes.count, bytes.baseAddress)
+            }
+        }
+        guard let handle else { return .NO }
+        defer { MHD_destroy_response(handle) }
+        for header in response.headers { MHD_add_response_header(handle, header.name, header.value) }
+        MHD_add_response_header(handle, "X-Request-ID", id)
+        let result = MHD_queue_response(connection, UInt32(response.status), handle)
+        log(method: method, path: url, status: response.status, started: state.started, requestID: id)
+        return result
+    }
+
+    fileprivate func streamEnded(_ stream: EventStream) {
+        _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    private func log(method: String, path: String, status: Int, started: ContinuousClock.Instant, requestID: String) {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+        let shownPath = RequestLog.printable(path)
+        let line: String
+        if configuration.jsonLog {
+            line = RequestLog.jsonLine(method: RequestLog.printable(method), path: shownPath, status: status, milliseconds: milliseconds, requestID: requestID)
+        } else {
+            line = "\(RequestLog.printable(method)) \(shownPath) \(status) \(String(format: "%.1f", milliseconds))ms \(requestID)\n"
+        }
+        RequestLog.write(line)
+    }
+
+    /// A client's `X-Request-ID` when it is short and plain (letters, digits, `-_.:`), else nil.
+    static func acceptableRequestID(_ text: String?) -> String? {
+        guard let text, !text.isEmpty, text.utf8.count <= 64,
+              text.utf8.allSatisfy({ $0 < 0x80 && (isalnum(Int32($0)) != 0 || "-_.:".utf8.contains($0)) }) else { return nil }
+        return text
+    }
+
+    private func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+    }
+
+    private func forEachValue(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ body: (String, String) -> Void) {
+        withoutActuallyEscaping(body) { body in
+            var box = body
+            withUnsafeMutablePointer(to: &box) { pointer in
+                _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+                    guard let cls, let key else { return .YES }
+                    let body = cls.assumingMemoryBound(to: ((String, String) -> Void).self).pointee
+                    body(String(cString: key), value.map { String(cString: $0) } ?? "")
+                    return .YES
+                }, pointer)
+            }
+        }
+    }
+
+    /// The query parameters of the request on `connection`, still percent-encoded, in order.
+    func queryPairs(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        var pairs: [(name: String, value: String)] = []
+        forEachValue(connection, .GET_ARGUMENT_KIND) { pairs.append(($0, $1)) }
+        return pairs
+    }
+}
+
+/// The server and stream state a content-reader callback works on.
+final class StreamBox: @unchecked Sendable {
+    // @unchecked: `state` is used only on the connection's thread in libmicrohttpd; the waker
+    // thread reads only the stream (Sendable) and the connection pointer (immutable).
+    let server: HTTPServer
+    let state: StreamState
+    let connection: OpaquePointer
+    init(server: HTTPServer, state: StreamState, connection: OpaquePointer) {
+        self.server = server
+        self.state = state
+        self.connection = connection
+    }
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, context in
+    guard let cls, let connection, let uploadSize, let context else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.handle(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
+                         upload: upload, uploadSize: uploadSize, context: context)
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { cls, _, context, _ in
+    guard let cls else { return }
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(context)
+}
+
+/// Leaves `%HH` escapes as they are: paths and queries are decoded by ``PathSegments``.
+private let keepEscapes: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+    text.map { strlen($0) } ?? 0
+}
+
+private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, maximum in
+    guard let cls, let buffer else { return evtool_mhd_end_with_error() }
+    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+    let state = box.state
+    if state.offset >= state.pending.count {
+        switch state.stream.poll() {
+        case .chunk(let chunk):
+            state.pending = chunk
+            state.offset = 0
+        case .wait:
+            // Nothing yet: park the connection (no thread waits on it) until the waker resumes it.
+            box.server.park(box)
+            return 0
+        case .end:
+            return evtool_mhd_end_of_stream()
+        }
+    }
+    let count = min(maximum, state.pending.count - state.offset)
+    state.pending.withUnsafeBytes { bytes in
+        UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + state.offset, byteCount: count)
+    }
+    state.offset += count
+    return count
+}
+
+private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeRetainedValue()
+    box.server.streamEnded(box.state.stream)
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,40 @@
+import EventLog
+import Foundation
+
+/// The one line per request on standard error: method, path, status, duration, request id.
+/// Never a token, a header's value or a body.
+enum RequestLog {
+    /// The text with control characters and non-ASCII bytes shown as `%HH`, so a hostile path
+    /// cannot forge log lines or drive a terminal.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: " ") {
+                out += String(format: "%%%02X", byte)
+            } else {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return out
+    }
+
+    /// Writes a line to standard error in one call (lines of concurrent requests do not mix);
+    /// a closed standard error drops it (never FileHandle.write, which traps then).
+    static func write(_ line: String) {
+        let bytes = Array(line.utf8)
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { if errno == EINTR { continue }; break }
+                offset += written
+            }
+        }
+    }
+
+    /// The line as JSON (`--log-format json`).
+    static func jsonLine(method: String, path: String, status: Int, milliseconds: Double, requestID: String) -> String {
+        "{\"time\":\"\(Timestamp.format(Timestamp.now()))\",\"method\":\(JSONSyntax.quoted(method)),\"path\":\(JSONSyntax.quoted(path)),"
+            + "\"status\":\(status),\"durationMs\":\(String(format: "%.3f", milliseconds)),\"requestID\":\(JSONSyntax.quoted(requestID))}\n"
+    }
+}

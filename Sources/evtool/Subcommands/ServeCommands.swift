@@ -1,0 +1,166 @@
+import EventLog
+import EvtoolKit
+import Foundation
+import HTTPAPI
+import HTTPServer
+
+/// `evtool serve`: the HTTP API over a store; `evtool token create`: a bearer token for it.
+enum ServeCommands {
+    static let serve = CommandSpec(
+        name: "serve",
+        summary: "Serve the HTTP API (see docs/HTTP.md) until SIGTERM or Ctrl-C",
+        usage: "(--tokens FILE | --no-auth) [--listen HOST:PORT] [--threads N] [limits] [--tls-cert FILE --tls-key FILE] [--store STORE]",
+        options: [
+            .init(name: "listen", value: "HOST:PORT", help: "Address and port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"),
+            .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
+            .init(name: "no-auth", value: nil, help: "Accept every request as admin: for local development only"),
+            .init(name: "threads", value: "N", help: "Threads serving connections (default 4)"),
+            .init(name: "max-body", value: "BYTES", help: "Largest request body accepted (default 1048576; larger gets 413)"),
+            .init(name: "max-header-bytes", value: "BYTES", help: "Memory per connection for the request line and headers (default 32768; larger gets 431)"),
+            .init(name: "max-connections", value: "N", help: "Connections open at once (default 1000)"),
+            .init(name: "timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)"),
+            .init(name: "shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)"),
+            .init(name: "group-commit", value: "on|off", help: "Commit concurrent writes of different users in one transaction (default: on for SQLite, off for PostgreSQL, which shares flushes itself)"),
+            .init(name: "heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)"),
+            .init(name: "log-format", value: "text|json", help: "One line per request on standard error, as text (default) or JSON"),
+            .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
+            .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
+            CommandSpec.storeOption,
+        ],
+        discussion: """
+            Prints 'listening on http://HOST:PORT' when ready. SIGTERM and Ctrl-C stop accepting \
+            connections, let the requests in flight finish (up to --shutdown-grace), end event \
+            streams and exit 0.
+            """,
+        examples: [
+            "evtool token create --role app --tokens tokens.txt",
+            "evtool serve --tokens tokens.txt --listen 127.0.0.1:8080 --store postgres://evtool@db/evtool",
+        ],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            var configuration = ServerConfiguration()
+            if let listen = arguments.value("listen") {
+                guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
+                    throw CLIError.usage("'--listen' must be HOST:PORT, e.g. 127.0.0.1:8080, not '\(listen)'", arguments.command)
+                }
+                var host = String(listen[..<colon])
+                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                configuration.host = host
+                configuration.port = port
+            }
+            configuration.threads = try arguments.integer("threads", default: 4, in: 1...256)
+            configuration.maximumBodyBytes = try arguments.integer("max-body", default: configuration.maximumBodyBytes, in: 1...(1 << 30))
+            configuration.headerMemoryBytes = try arguments.integer("max-header-bytes", default: configuration.headerMemoryBytes, in: 4_096...(1 << 24))
+            configuration.connectionLimit = try arguments.integer("max-connections", default: configuration.connectionLimit, in: 1...1_000_000)
+            configuration.connectionTimeoutSeconds = try arguments.integer("timeout", default: configuration.connectionTimeoutSeconds, in: 1...86_400)
+            configuration.shutdownGraceSeconds = Double(try arguments.integer("shutdown-grace", default: 10, in: 0...3_600))
+            switch arguments.value("log-format") {
+            case nil, "text": break
+            case "json": configuration.jsonLog = true
+            case let other?: throw CLIError.usage("'--log-format' must be text or json, not '\(other)'", arguments.command)
+            }
+            switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+            case (nil, nil): break
+            case let (certificate?, key?):
+                guard let certificateText = FileManager.default.contents(atPath: certificate) else {
+                    throw CLIError(message: "cannot read the TLS certificate '\(certificate)'", code: .invalidData)
+                }
+                guard let keyText = FileManager.default.contents(atPath: key) else {
+                    throw CLIError(message: "cannot read the TLS key '\(key)'", code: .invalidData)
+                }
+                configuration.tls = (String(decoding: certificateText, as: UTF8.self), String(decoding: keyText, as: UTF8.self))
+            default:
+                throw CLIError.usage("give both --tls-cert and --tls-key, or neither", arguments.command)
+            }
+            let tokens: TokenFile?
+            switch (arguments.value("tokens"), arguments.flag("no-auth")) {
+            case let (path?, false):
+                do {
+                    tokens = try TokenFile.load(path: path)
+                } catch {
+                    throw CLIError(message: "\(error)", code: .invalidData)
+                }
+            case (nil, true):
+                tokens = nil
+            case (nil, false):
+                throw CLIError.usage("give --tokens FILE (make one with 'evtool token create') or --no-auth for local development", arguments.command)
+            default:
+                throw CLIError.usage("give either --tokens or --no-auth, not both", arguments.command)
+            }
+            let location = try StoreLocation.resolve(arguments)
+            let groupCommit: Bool
+            switch arguments.value("group-commit") {
+            case nil:
+                if case .sqlite = location { groupCommit = true } else { groupCommit = false }
+            case "on": groupCommit = true
+            case "off": groupCommit = false
+            case let other?: throw CLIError.usage("'--group-commit' must be on or off, not '\(other)'", arguments.command)
+            }
+            let store = try location.openForViews(create: true)
+            var limits = API.Limits()
+            limits.maximumBodyBytes = configuration.maximumBodyBytes
+            limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
+            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits)
+            let server = HTTPServer(api: api, configuration: configuration)
+
+            // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGINT)
+            sigaddset(&signals, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
+            do {
+                try server.start()
+            } catch {
+                throw CLIError(message: "\(error)", code: .unavailable)
+            }
+            if tokens == nil {
+                console.message("serve: authentication is OFF (--no-auth): every caller is admin; for local development only")
+            }
+            let scheme = configuration.tls == nil ? "http" : "https"
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            console.message("serve: \(location) with \(configuration.threads) threads, group commit \(groupCommit ? "on" : "off")")
+            console.output("listening on \(scheme)://\(host):\(server.port)")
+            console.flush()
+            var received: Int32 = 0
+            sigwait(&signals, &received)
+            console.message("serve: \(received == SIGTERM ? "SIGTERM" : "interrupt"): finishing \(server.requestsInFlight) requests in flight")
+            let left = server.stop()
+            console.message(left == 0 ? "serve: stopped" : "serve: stopped with \(left) requests unfinished after \(Int(configuration.shutdownGraceSeconds)) s")
+        })
+
+    static let token = CommandSpec(
+        name: "token",
+        summary: "Make a bearer token for 'evtool serve': prints it once, stores only its SHA-256",
+        usage: "create --role app|auditor|admin --tokens FILE [--name NAME]",
+        arguments: [("create", "Make a new token")],
+        options: [
+            .init(name: "role", value: "ROLE", help: "app (record, read views), auditor (read everything, write nothing) or admin (everything)"),
+            .init(name: "tokens", value: "FILE", help: "The tokens file to add it to (created with mode 0600)"),
+            .init(name: "name", value: "NAME", help: "Who holds it (kept beside the hash, for people)"),
+        ],
+        examples: ["evtool token create --role app --tokens tokens.txt --name ios-app"],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 1)
+            guard arguments.positional.first == "create" else {
+                throw CLIError.usage("the only token action is 'create'", arguments.command)
+            }
+            let roleText = try arguments.required("role")
+            guard let role = Role(rawValue: roleText) else {
+                throw CLIError.usage("'--role' must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")), not '\(roleText)'", arguments.command)
+            }
+            let path = try arguments.required("tokens")
+            let name = arguments.value("name") ?? ""
+            guard !name.contains("\n"), !name.contains("\r") else {
+                throw CLIError.usage("'--name' must be one line", arguments.command)
+            }
+            let token = TokenFile.newToken()
+            do {
+                try TokenFile.append(token: token, role: role, name: name, to: path)
+            } catch {
+                throw CLIError(message: "\(error)", code: .failure)
+            }
+            console.output(token)
+            console.message("token: added a token with role \(role.rawValue) to \(path); it is shown only now")
+        })
+}

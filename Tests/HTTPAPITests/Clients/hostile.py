@@ -1,0 +1,100 @@
+"""Hostile clients against `evtool serve` started with --timeout 2 --max-connections 200.
+
+  EVTOOL_BASE   the server's base URL
+Checks that a client sending one byte every half second does not hold up others, that idle
+connections are closed after the timeout, and that a flood of idle connections (more than the
+connection limit) leaves the server serving again once they time out.
+Prints 'N passed, 0 failed' at the end; exits 1 at the first failed check.
+"""
+import os
+import resource
+import socket
+import sys
+import threading
+import time
+
+import httpx
+
+BASE = os.environ["EVTOOL_BASE"]
+HOST, PORT = BASE.split("//")[1].split(":")
+PORT = int(PORT)
+passed = 0
+
+
+def check(condition, what):
+    global passed
+    if not condition:
+        print(f"FAILED: {what}", flush=True)
+        print(f"{passed} passed, 1 failed", flush=True)
+        sys.exit(1)
+    passed += 1
+
+
+def quick_health():
+    started = time.monotonic()
+    try:
+        r = httpx.get(BASE + "/healthz", timeout=5)
+        return r.status_code == 200, time.monotonic() - started
+    except httpx.HTTPError:
+        return False, time.monotonic() - started
+
+
+# A slow client: one byte every half second; meanwhile others are served at once.
+slow = socket.create_connection((HOST, PORT), timeout=30)
+request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+answers = []
+
+
+def trickle():
+    try:
+        for byte in request[:6]:
+            slow.sendall(bytes([byte]))
+            time.sleep(0.5)
+        slow.sendall(request[6:])
+        answers.append(slow.recv(100))
+    except OSError as error:
+        answers.append(repr(error).encode())
+
+
+thread = threading.Thread(target=trickle)
+thread.start()
+for _ in range(5):
+    ok, seconds = quick_health()
+    check(ok and seconds < 1.0, f"with a client trickling bytes, others are answered at once ({seconds:.2f} s)")
+    time.sleep(0.3)
+thread.join()
+slow.close()
+check(answers and answers[0].startswith(b"HTTP/1.1 200"), f"the slow client is answered too: {answers[:1]!r}")
+print("slow client ok", flush=True)
+
+# An idle connection is closed after --timeout (2 s).
+idle = socket.create_connection((HOST, PORT), timeout=10)
+started = time.monotonic()
+try:
+    data = idle.recv(1)
+except OSError:
+    data = b""
+elapsed = time.monotonic() - started
+check(data == b"" and 1.5 <= elapsed <= 6, f"an idle connection is closed after the timeout ({elapsed:.1f} s)")
+idle.close()
+print("idle timeout ok", flush=True)
+
+# A flood of idle connections beyond --max-connections: the server stays up, and serves again
+# once they time out.
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+flood = []
+for _ in range(600):
+    try:
+        flood.append(socket.create_connection((HOST, PORT), timeout=2))
+    except OSError:
+        break
+check(len(flood) >= 200, f"opened {len(flood)} idle connections")
+time.sleep(4)   # past the 2 s timeout
+for s in flood:
+    s.close()
+time.sleep(0.5)
+ok, seconds = quick_health()
+check(ok, "after the flood of idle connections the server answers again")
+print("idle flood ok", flush=True)
+print(f"{passed} passed, 0 failed", flush=True)

@@ -1,0 +1,380 @@
+"""End-to-end checks of `evtool serve` with a real HTTP client (httpx).
+
+Run by ServeEndToEndTests with:
+  EVTOOL_BASE      the server's base URL, e.g. http://127.0.0.1:40123
+  EVTOOL_TOKENS    JSON {"app": TOKEN, "auditor": TOKEN, "admin": TOKEN}
+  EVTOOL_PID       the server's process id (the last check sends it SIGTERM)
+  EVTOOL_MAX_BODY  the server's --max-body
+Prints one line per group of checks and 'N passed, 0 failed' at the end; the first failed
+check stops it with a message naming what was expected and what came back (exit 1).
+"""
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import uuid
+
+import httpx
+
+BASE = os.environ["EVTOOL_BASE"]
+TOKENS = json.loads(os.environ["EVTOOL_TOKENS"])
+PID = int(os.environ["EVTOOL_PID"])
+MAX_BODY = int(os.environ["EVTOOL_MAX_BODY"])
+HOST, PORT = BASE.split("//")[1].split(":")
+PORT = int(PORT)
+RUN = os.environ.get("EVTOOL_RUN") or uuid.uuid4().hex[:8]
+passed = 0
+
+
+def check(condition, what, response=None):
+    global passed
+    if not condition:
+        extra = ""
+        if response is not None:
+            extra = f"\n  got {response.status_code} {dict(response.headers)}\n  {response.text[:500]}"
+        print(f"FAILED: {what}{extra}", flush=True)
+        print(f"{passed} passed, 1 failed", flush=True)
+        sys.exit(1)
+    passed += 1
+
+
+def auth(role):
+    return {"Authorization": f"Bearer {TOKENS[role]}"}
+
+
+client = httpx.Client(base_url=BASE, timeout=20)
+SUMMARY = {"name": "Hamilton", "venue": "Pantages Theatre", "localDateTime": "2026-12-05 19:30:00", "category": "Arts & Theatre"}
+DETAILS = {"listingID": "L7", "info": {"name": "Hamilton", "artistsOrTeams": [], "venue": "Pantages Theatre",
+                                       "localDateTime": "2026-12-05 19:30:00", "category": "Arts & Theatre", "genres": ["Musical"]},
+           "upcomingEvents": []}
+SEARCH = {"keyword": "jazz", "category": "Music", "location": "Los Angeles"}
+
+
+def problem(response, status, kind, field=None):
+    check(response.status_code == status, f"status {status} ({kind})", response)
+    check(response.headers.get("content-type", "").startswith("application/problem+json"), f"{status} is application/problem+json", response)
+    body = response.json()
+    check(body.get("type") == f"/problems/{kind}" and body.get("status") == status and body.get("title") and body.get("detail"),
+          f"problem document of kind {kind}", response)
+    if field is not None:
+        check(body.get("field") == field, f"problem names field {field!r}", response)
+    return body
+
+
+def head():
+    response = client.get("/v1/log", params={"after": 0, "limit": 1}, headers=auth("auditor"))
+    check(response.status_code == 200, "log readable", response)
+    return client.get("/v1/stats", headers=auth("auditor")).json()["head"]
+
+
+# --- open routes -------------------------------------------------------------------------
+r = client.get("/healthz")
+check(r.status_code == 200 and r.json() == {"status": "ok"}, "healthz 200", r)
+r = client.get("/readyz")
+check(r.status_code == 200 and r.json()["status"] == "ready", "readyz 200", r)
+r = client.get("/openapi.json")
+check(r.status_code == 200 and r.json()["openapi"].startswith("3.1"), "openapi.json is OpenAPI 3.1", r)
+print("open routes ok", flush=True)
+
+# --- 401 ------------------------------------------------------------------------------------
+for headers in ({}, {"Authorization": "Basic YTpi"}, {"Authorization": "Bearer evt_" + "0" * 64}, {"Authorization": "Bearer"}):
+    r = client.get("/v1/users/ada/favorites", headers=headers)
+    problem(r, 401, "unauthorized")
+    check(r.headers.get("www-authenticate", "").startswith("Bearer"), "401 carries WWW-Authenticate: Bearer", r)
+r = client.get("/metrics")
+problem(r, 401, "unauthorized")
+print("401 ok", flush=True)
+
+# --- role matrix: each role against each route ----------------------------------------------
+user = f"matrix-{RUN}"
+routes = [
+    ("POST", f"/v1/users/{user}/searches", SEARCH, {"app", "admin"}),
+    ("PUT", f"/v1/users/{user}/favorites/L1", SUMMARY, {"app", "admin"}),
+    ("DELETE", f"/v1/users/{user}/favorites/L1", None, {"app", "admin"}),
+    ("POST", f"/v1/users/{user}/views", DETAILS, {"app", "admin"}),
+    ("GET", f"/v1/users/{user}/favorites", None, {"app", "auditor", "admin"}),
+    ("GET", f"/v1/users/{user}/recent-searches", None, {"app", "auditor", "admin"}),
+    ("GET", f"/v1/users/{user}/recently-viewed", None, {"app", "auditor", "admin"}),
+    ("GET", f"/v1/users/{user}/listings/L7", None, {"app", "auditor", "admin"}),
+    ("GET", f"/v1/users/{user}/history", None, {"auditor", "admin"}),
+    ("GET", "/v1/listings/L7/details", None, {"app", "auditor", "admin"}),
+    ("GET", "/v1/log", None, {"auditor", "admin"}),
+    ("GET", "/v1/stats", None, {"auditor", "admin"}),
+    ("GET", "/metrics", None, {"auditor", "admin"}),
+]
+for method, path, body, allowed in routes:
+    for role in ("app", "auditor", "admin"):
+        before = head()
+        r = client.request(method, path, json=body, headers=auth(role))
+        if role in allowed:
+            check(r.status_code in (200, 201), f"{role} may {method} {path}", r)
+        else:
+            problem(r, 403, "forbidden")
+            check(head() == before, f"a refused {method} by {role} records nothing")
+print("role matrix ok", flush=True)
+
+# --- writes: recorded (201) and unchanged (200) ----------------------------------------------
+user = f"ada-{RUN}"
+r = client.put(f"/v1/users/{user}/favorites/L42", json=SUMMARY, headers=auth("app"))
+check(r.status_code == 201 and r.json()["outcome"] == "recorded" and r.json()["version"] == 1, "favorite recorded: 201, version 1", r)
+check(r.headers["etag"] == '"1"' and r.headers["location"].startswith("/v1/log?after="), "201 has ETag and Location", r)
+event_id = r.json()["eventIDs"][0]
+r = client.put(f"/v1/users/{user}/favorites/L42", json=SUMMARY, headers=auth("app"))
+check(r.status_code == 200 and r.json()["outcome"] == "unchanged" and "already a favorite" in r.json()["reason"], "repeated favorite: 200 unchanged", r)
+r = client.get(f"/v1/users/{user}/listings/L42", headers=auth("app"))
+check(r.status_code == 200 and r.json()["favorite"] is True, "details page says it is a favorite", r)
+r = client.delete(f"/v1/users/{user}/favorites/L42", headers=auth("app"))
+check(r.status_code == 201 and r.json()["type"] == "Unfavorited", "removal recorded: 201", r)
+r = client.get(f"/v1/users/{user}/listings/L42", headers=auth("app"))
+check(r.status_code == 200 and r.json()["favorite"] is False, "the moment it is removed, the page shows Save Event again", r)
+r = client.delete(f"/v1/users/{user}/favorites/L42", headers=auth("app"))
+check(r.status_code == 200 and "not a favorite" in r.json()["reason"], "removing a non-favorite: 200 unchanged", r)
+r = client.post(f"/v1/users/{user}/searches", json={**SEARCH, "here": None, "results": {"count": 2, "listingIDs": ["L1", "L2"]}}, headers=auth("app"))
+check(r.status_code == 201 and r.json()["type"] == "Searched", "search recorded", r)
+r = client.post(f"/v1/users/{user}/views", json=DETAILS, headers=auth("app"))
+check(r.status_code == 201 and r.json()["type"] == "DetailsViewed", "details view recorded", r)
+r = client.get("/v1/listings/L7/details", headers=auth("app"))
+check(r.status_code == 200 and "Hamilton" in r.text, "cached details readable", r)
+r = client.get(f"/v1/users/{user}/recently-viewed", headers=auth("app"))
+check(r.status_code == 200 and r.json()["items"][0]["listingID"] == "L7", "recently viewed has it", r)
+r = client.get(f"/v1/users/{user}/recent-searches", headers=auth("app"))
+check(r.status_code == 200 and r.json()["items"][0]["keyword"] == "jazz", "recent searches has it", r)
+print("writes ok", flush=True)
+
+# --- read-your-writes, many times --------------------------------------------------------------
+ryw = f"ryw-{RUN}"
+for index in range(25):
+    listing = f"R{index}"
+    r = client.put(f"/v1/users/{ryw}/favorites/{listing}", json=SUMMARY, headers=auth("app"))
+    check(r.status_code == 201, "favorite recorded", r)
+    r = client.get(f"/v1/users/{ryw}/favorites", headers=auth("app"))
+    check(listing in [item["listingID"] for item in r.json()["items"]], f"a read right after the write sees {listing}", r)
+    check(r.headers["etag"] == f'"{index * 2 + 1}"', "the ETag is the stream version", r)
+    r = client.delete(f"/v1/users/{ryw}/favorites/{listing}", headers=auth("app"))
+    r = client.get(f"/v1/users/{ryw}/listings/{listing}", headers=auth("app"))
+    check(r.json()["favorite"] is False, "a read right after the removal sees it gone", r)
+print("read-your-writes ok", flush=True)
+
+# --- ETag / If-Match -> 412 ----------------------------------------------------------------------
+etag_user = f"etag-{RUN}"
+r = client.put(f"/v1/users/{etag_user}/favorites/E1", json=SUMMARY, headers={**auth("app"), "If-Match": "*"})
+problem(r, 412, "precondition-failed")
+r = client.put(f"/v1/users/{etag_user}/favorites/E1", json=SUMMARY, headers={**auth("app"), "If-Match": '"0"'})
+check(r.status_code == 201, "If-Match \"0\" on a new user appends", r)
+r = client.get(f"/v1/users/{etag_user}/favorites", headers=auth("app"))
+etag = r.headers["etag"]
+check(etag == '"1"', "ETag after one event", r)
+before = head()
+for stale in ('"0"', 'W/"1"', '"x"', '"7"'):
+    r = client.put(f"/v1/users/{etag_user}/favorites/E2", json=SUMMARY, headers={**auth("app"), "If-Match": stale})
+    problem(r, 412, "precondition-failed")
+check(head() == before, "a 412 records nothing")
+r = client.put(f"/v1/users/{etag_user}/favorites/E2", json=SUMMARY, headers={**auth("app"), "If-Match": etag})
+check(r.status_code == 201 and r.headers["etag"] == '"2"', "If-Match with the current ETag appends", r)
+r = client.delete(f"/v1/users/{etag_user}/favorites/E2", headers={**auth("app"), "If-Match": etag})
+problem(r, 412, "precondition-failed")
+check(r.headers.get("etag") == '"2"', "a 412 carries the current ETag", r)
+r = client.put(f"/v1/users/{etag_user}/favorites/E3", json=SUMMARY, headers={**auth("app"), "If-Match": "*"})
+check(r.status_code == 201, "If-Match * on an existing user appends", r)
+print("etag ok", flush=True)
+
+# --- Idempotency-Key ------------------------------------------------------------------------------
+key = f"key-{RUN}"
+idem_user = f"idem-{RUN}"
+first = client.post(f"/v1/users/{idem_user}/searches", json=SEARCH, headers={**auth("app"), "Idempotency-Key": key})
+check(first.status_code == 201 and first.json()["replayed"] is False, "first request recorded", first)
+before = head()
+for _ in range(3):
+    again = client.post(f"/v1/users/{idem_user}/searches", json=SEARCH, headers={**auth("app"), "Idempotency-Key": key})
+    check(again.status_code == 201 and again.headers.get("idempotent-replayed") == "true", "a replay answers 201 with Idempotent-Replayed", again)
+    check(again.json()["eventIDs"] == first.json()["eventIDs"] and again.json()["position"] == first.json()["position"]
+          and again.json()["version"] == first.json()["version"], "a replay returns the first outcome", again)
+check(head() == before, "replays record nothing new")
+r = client.post(f"/v1/users/{idem_user}/searches", json=SEARCH, headers={**auth("app"), "If-Match": '"0"', "Idempotency-Key": key})
+check(r.status_code == 201 and r.headers.get("idempotent-replayed") == "true", "a replay wins over a stale If-Match (the first outcome)", r)
+r = client.post(f"/v1/users/{idem_user}/searches", json=SEARCH, headers={**auth("app"), "Idempotency-Key": "x" * 201})
+problem(r, 422, "validation", "request id")
+print("idempotency ok", flush=True)
+
+# --- history, log, stats, as-of ---------------------------------------------------------------------
+r = client.get(f"/v1/users/{user}/history", headers=auth("auditor"))
+items = r.json()["items"]
+check(r.status_code == 200 and [i["type"] for i in items] == ["Favorited", "Unfavorited", "Searched", "DetailsViewed"], "history in order", r)
+pages, after = [], 0
+while True:
+    r = client.get(f"/v1/users/{user}/history", params={"limit": 1, "after": after}, headers=auth("auditor"))
+    check(r.status_code == 200, "history page", r)
+    pages += r.json()["items"]
+    if r.json()["nextAfter"] is None:
+        break
+    after = r.json()["nextAfter"]
+check([p["position"] for p in pages] == [i["position"] for i in items], "paging with limit=1 visits every entry once")
+r = client.get(f"/v1/users/{user}/history", params=[("type", "Favorited"), ("type", "Unfavorited")], headers=auth("auditor"))
+check([i["type"] for i in r.json()["items"]] == ["Favorited", "Unfavorited"], "history filtered by type (repeatable)", r)
+r = client.get(f"/v1/users/{user}/history", params={"since": "2999-01-01"}, headers=auth("auditor"))
+check(r.json()["items"] == [], "since in the future: nothing", r)
+r = client.get(f"/v1/users/{user}/history", params={"until": "2000-01-01"}, headers=auth("auditor"))
+check(r.json()["items"] == [], "until in the past: nothing", r)
+r = client.get(f"/v1/users/{user}/favorites", params={"as-of": items[0]["position"]}, headers=auth("app"))
+check([i["listingID"] for i in r.json()["items"]] == ["L42"], "favorites as of the first event hold L42", r)
+r = client.get(f"/v1/users/{user}/favorites", headers=auth("app"))
+check(r.json()["items"] == [], "favorites now are empty", r)
+r = client.get("/v1/log", params={"after": items[0]["position"] - 1, "limit": 2}, headers=auth("auditor"))
+events = r.json()["events"]
+check(len(events) == 2 and events[0]["position"] == items[0]["position"] and events[0]["id"] == event_id
+      and r.json()["nextAfter"] == events[1]["position"], "log page after a position", r)
+stats = client.get("/v1/stats", headers=auth("auditor")).json()
+total, after = 0, 0
+while True:
+    page = client.get("/v1/log", params={"after": after, "limit": 1000}, headers=auth("admin")).json()
+    total += len(page["events"])
+    if not page["events"]:
+        break
+    after = page["nextAfter"]
+check(stats["events"] == total and stats["head"] >= total, "stats count the log")
+r = client.get("/metrics", headers=auth("auditor"))
+check(r.status_code == 200 and "evtool_http_requests_total{route=\"addFavorite\",status=\"201\"}" in r.text
+      and "evtool_idempotent_replays_total 4" in r.text, "metrics count routes and replays", r)
+print("reads ok", flush=True)
+
+# --- 400 404 405 413 415 422 -----------------------------------------------------------------------
+problem(client.post(f"/v1/users/{user}/searches", content=b'{"keyword":', headers={**auth("app"), "Content-Type": "application/json"}), 400, "malformed-request")
+problem(client.post(f"/v1/users/{user}/searches", content=b'\xff\xfe', headers={**auth("app"), "Content-Type": "application/json"}), 400, "malformed-request")
+problem(client.get("/v1/users/a%2Fb/favorites", headers=auth("app")), 400, "invalid-path")
+problem(client.get("/v1/users/%FF/favorites", headers=auth("app")), 400, "invalid-path")
+problem(client.get("/v1/users/%2E%2E/favorites", headers=auth("app")), 400, "invalid-path")
+problem(client.get("/v1/users/ada/history", params={"limit": "0"}, headers=auth("auditor")), 400, "malformed-request", "limit")
+problem(client.get("/v1/users/ada/favorites", params={"as-of": "yesterday"}, headers=auth("app")), 400, "malformed-request", "as-of")
+problem(client.get("/v1/nothing", headers=auth("app")), 404, "not-found")
+problem(client.get("/v1/listings/NO-SUCH/details", headers=auth("app")), 404, "not-found")
+r = client.patch(f"/v1/users/{user}/favorites/L1", headers=auth("app"))
+problem(r, 405, "method-not-allowed")
+check(r.headers.get("allow") == "PUT, DELETE", "405 names the allowed methods", r)
+before = head()
+r = client.put(f"/v1/users/{user}/favorites/L9", content=b"x" * (MAX_BODY + 1), headers={**auth("app"), "Content-Type": "application/json"})
+problem(r, 413, "body-too-large")
+problem(client.put(f"/v1/users/{user}/favorites/L9", content=b"{}", headers={**auth("app"), "Content-Type": "text/plain"}), 415, "unsupported-media-type")
+problem(client.put(f"/v1/users/{user}/favorites/L9", content=b"{}", headers=auth("app")), 415, "unsupported-media-type")
+problem(client.post(f"/v1/users/{user}/searches", json={**SEARCH, "keyword": "   "}, headers=auth("app")), 422, "validation", "keyword")
+problem(client.post(f"/v1/users/{user}/searches", json={"keyword": "x"}, headers=auth("app")), 422, "validation", "location")
+problem(client.post(f"/v1/users/{user}/searches", json={**SEARCH, "category": "Opera"}, headers=auth("app")), 422, "validation", "category")
+problem(client.post(f"/v1/users/{user}/searches", json={**SEARCH, "distance": -1}, headers=auth("app")), 422, "validation")
+problem(client.put(f"/v1/users/{user}/favorites/L9", json={"name": "x"}, headers=auth("app")), 422, "validation", "venue")
+problem(client.put(f"/v1/users/{'u' * 201}/favorites/L9", json=SUMMARY, headers=auth("app")), 422, "validation", "user id")
+problem(client.put(f"/v1/users/{user}/favorites/L%09", json=SUMMARY, headers=auth("app")), 422, "validation", "listing id")
+problem(client.get(f"/v1/users/{'u' * 201}/favorites", headers=auth("app")), 422, "validation", "user id")
+check(head() == before, "refused requests record nothing")
+print("error statuses ok", flush=True)
+
+
+# --- raw sockets: what a library client would not send ---------------------------------------------
+def raw(data, read=True):
+    with socket.create_connection((HOST, PORT), timeout=10) as s:
+        s.sendall(data)
+        if not read:
+            return b""
+        chunks = []
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except (ConnectionResetError, socket.timeout):
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+token = TOKENS["app"].encode()
+answer = raw(b"GET /v1/users/../favorites HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token + b"\r\nConnection: close\r\n\r\n")
+check(answer.startswith(b"HTTP/1.1 400"), f"a literal '..' segment is 400: {answer[:80]!r}")
+answer = raw(b"GARBAGE\r\n\r\n")
+check(answer.startswith(b"HTTP/1.1 400") or answer == b"", f"a malformed request line gets 400 or a closed connection: {answer[:80]!r}")
+answer = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\nConnection: close\r\n\r\n")
+check(answer.startswith(b"HTTP/1.1 431") or answer.startswith(b"HTTP/1.1 413") or answer == b"", f"huge headers are refused: {answer[:80]!r}")
+answer = raw(b"PUT /v1/users/ada/favorites/L1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token
+             + b"\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n" + b"x" * 65536)
+check(answer.startswith(b"HTTP/1.1 413"), f"a 100 MB body is 413 before it is read: {answer[:80]!r}")
+r = client.get("/healthz")
+check(r.status_code == 200, "the server keeps serving after hostile clients", r)
+print("hostile clients ok", flush=True)
+
+# --- SSE: Last-Event-ID resume and heartbeat ------------------------------------------------------
+sse_user = f"sse-{RUN}"
+start = head()
+for index in range(3):
+    client.put(f"/v1/users/{sse_user}/favorites/S{index}", json=SUMMARY, headers=auth("app"))
+with httpx.stream("GET", BASE + "/v1/log/stream", headers={**auth("auditor"), "Last-Event-ID": str(start + 1)}, timeout=20) as stream:
+    check(stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream"), "stream opens")
+    ids, heartbeat = [], False
+    for line in stream.iter_lines():
+        if line.startswith("id: "):
+            ids.append(int(line[4:]))
+        if line.startswith(": heartbeat"):
+            heartbeat = True
+            break
+    check(ids == [start + 2, start + 3], f"the stream resumes after Last-Event-ID: {ids}")
+    check(heartbeat, "a quiet stream sends a heartbeat")
+problem(client.get("/v1/log/stream", headers={**auth("auditor"), "Last-Event-ID": "soon"}), 400, "malformed-request", "Last-Event-ID")
+
+# More open streams than the server has threads: a waiting stream holds no thread, so other
+# requests are answered at once, and a new event reaches every stream.
+streams, seen, failures = [], [], []
+ready = threading.Barrier(9)
+mark = head()
+
+
+def follow():
+    try:
+        with httpx.stream("GET", BASE + "/v1/log/stream", headers={**auth("auditor"), "Last-Event-ID": str(mark)}, timeout=20) as stream:
+            ready.wait()
+            for line in stream.iter_lines():
+                if line.startswith("id: "):
+                    seen.append(int(line[4:]))
+                    return
+    except Exception as error:  # noqa: BLE001 - reported below
+        failures.append(repr(error))
+
+
+threads = [threading.Thread(target=follow) for _ in range(8)]
+for thread in threads:
+    thread.start()
+ready.wait(timeout=20)
+time.sleep(0.3)
+started = time.monotonic()
+r = client.get("/healthz")
+check(r.status_code == 200 and time.monotonic() - started < 1.0, f"with 8 streams open on 4 threads, other requests are answered at once ({time.monotonic() - started:.2f} s)")
+r = client.put(f"/v1/users/{sse_user}/favorites/S9", json=SUMMARY, headers=auth("app"))
+check(r.status_code == 201, "write while streams wait", r)
+for thread in threads:
+    thread.join(timeout=20)
+check(not failures and seen == [r.json()["position"]] * 8, f"the new event reached all 8 streams: {seen} {failures}")
+print("event stream ok", flush=True)
+
+# --- graceful shutdown with a request in flight ------------------------------------------------------
+body = json.dumps(SUMMARY).encode()
+in_flight = socket.create_connection((HOST, PORT), timeout=10)
+in_flight.sendall(b"PUT /v1/users/" + f"last-{RUN}".encode() + b"/favorites/Z1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token
+                  + b"\r\nContent-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body[:10])
+time.sleep(0.3)
+os.kill(PID, signal.SIGTERM)
+time.sleep(0.5)
+refused = False
+try:
+    socket.create_connection((HOST, PORT), timeout=2).close()
+except OSError:
+    refused = True
+check(refused, "after SIGTERM new connections are refused")
+in_flight.sendall(body[10:])
+answer = b""
+while b"\r\n\r\n" not in answer:
+    chunk = in_flight.recv(65536)
+    if not chunk:
+        break
+    answer += chunk
+check(answer.startswith(b"HTTP/1.1 201"), f"the request in flight when SIGTERM came is finished: {answer[:80]!r}")
+in_flight.close()
+print(f"{passed} passed, 0 failed", flush=True)

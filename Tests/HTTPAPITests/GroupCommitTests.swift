@@ -1,0 +1,96 @@
+import EventLog
+import EvtoolKit
+import Foundation
+import StoreSQLite
+import Synchronization
+import Testing
+import TestSupport
+
+/// Group commit on a real SQLite file: appends that arrive while a commit is in flight go into
+/// the next transaction together, each with its own version check and its own outcome.
+struct GroupCommitTests {
+    /// A store whose first multi-stream commit takes a second, so that the other writers queue up.
+    final class SlowFirstCommit: MultiStreamAppending, @unchecked Sendable {
+        let base: SQLiteEventStore
+        let calls = Atomic<Int>(0)
+        init(_ base: SQLiteEventStore) { self.base = base }
+        func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+            if calls.add(1, ordering: .acquiringAndReleasing).oldValue == 0 { Thread.sleep(forTimeInterval: 1) }
+            return try base.append(parts)
+        }
+        func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
+            try base.append(events, to: stream, expectedVersion: expectedVersion)
+        }
+        func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
+            try base.read(stream: stream, from: version, direction: direction, limit: limit)
+        }
+        func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
+        func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int { try base.scanAll(after: position, limit: limit, body) }
+        func headPosition() throws -> Int64 { try base.headPosition() }
+        func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
+        func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool { try base.waitForEvents(after: position, timeout: timeout) }
+    }
+
+    static func event(_ id: UUID = UUID.timeOrdered()) -> ProposedEvent {
+        ProposedEvent(id: id, type: "Test", data: Data(#"{"n":1}"#.utf8), metadata: Data("{}".utf8))
+    }
+
+    /// Starts the first append (which holds the commit for a second), then `others` at once.
+    static func race(_ store: GroupCommitStore, first: StreamAppend, others: [StreamAppend]) -> [Result<AppendResult, any Error>] {
+        let results = Mutex([Int: Result<AppendResult, any Error>]())
+        let group = DispatchGroup()
+        for (index, part) in ([first] + others).enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                let result = Result { try store.append(part.events, to: part.stream, expectedVersion: part.expectedVersion) }
+                results.withLock { $0[index] = result }
+                group.leave()
+            }
+            if index == 0 { Thread.sleep(forTimeInterval: 0.2) }   // the first one leads and holds the commit
+        }
+        group.wait()
+        return results.withLock { dictionary in (0...others.count).map { dictionary[$0]! } }
+    }
+
+    @Test func concurrentAppendsShareOneTransaction() throws {
+        let file = try TestStores.sqliteFile()
+        defer { file.cleanup() }
+        let grouped = GroupCommitStore(base: SlowFirstCommit(file.store))
+        let others = (1...15).map { StreamAppend(stream: "user-\($0)", expectedVersion: .noStream, events: [Self.event()]) }
+        let results = Self.race(grouped, first: StreamAppend(stream: "user-0", expectedVersion: .noStream, events: [Self.event()]), others: others)
+        let positions = try results.map { try $0.get().positions.lowerBound }
+        #expect(Set(positions).count == 16)
+        #expect(try file.store.headPosition() == 16)
+        let statistics = grouped.statistics
+        #expect(statistics.appends == 16 && statistics.commits == 2, "the 15 that queued behind the first went in one transaction: \(statistics)")
+    }
+
+    @Test func oneAppendsConflictOrDuplicateFailsOnlyItself() throws {
+        let file = try TestStores.sqliteFile()
+        defer { file.cleanup() }
+        let taken = UUID.timeOrdered()
+        try file.store.append([Self.event(taken)], to: "earlier", expectedVersion: .noStream)
+        let grouped = GroupCommitStore(base: SlowFirstCommit(file.store))
+        var others = (1...6).map { StreamAppend(stream: "user-\($0)", expectedVersion: .noStream, events: [Self.event()]) }
+        others.insert(StreamAppend(stream: "earlier", expectedVersion: .exactly(7), events: [Self.event()]), at: 2)
+        others.insert(StreamAppend(stream: "dup", expectedVersion: .noStream, events: [Self.event(taken)]), at: 4)
+        let results = Self.race(grouped, first: StreamAppend(stream: "user-0", expectedVersion: .noStream, events: [Self.event()]), others: others)
+        for (index, result) in results.enumerated() {
+            switch (index, result) {
+            case (3, .failure(EventStoreError.wrongExpectedVersion(let stream, _, let actual))):
+                #expect(stream == "earlier" && actual == 1)
+            case (5, .failure(EventStoreError.duplicateEventID(let id))):
+                #expect(id == taken)
+            case (3, _), (5, _):
+                Issue.record("append \(index) should have failed on its own: \(result)")
+            case (_, .failure(let error)):
+                Issue.record("append \(index) failed with its neighbour's error: \(error)")
+            case (_, .success):
+                break
+            }
+        }
+        #expect(try file.store.headPosition() == 1 + 7, "the seven good appends are in, the two bad ones not")
+        #expect(try file.store.version(of: "earlier") == 1)
+        #expect(try file.store.version(of: "dup") == 0)
+    }
+}

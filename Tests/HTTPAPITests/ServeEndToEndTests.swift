@@ -1,0 +1,132 @@
+import Foundation
+import StorePostgres
+import Testing
+import TestSupport
+
+/// `evtool serve` as a process on each store, driven by a real HTTP client (Python httpx, in the
+/// venv scripts/http-venv.sh makes): every status code, the role matrix, ETag/If-Match,
+/// idempotency keys, read-your-writes, the event stream, hostile clients, and a SIGTERM with a
+/// request in flight (Clients/serve_e2e.py holds the checks).
+@Suite(.serialized)
+struct ServeEndToEndTests {
+    @Test func everyResourceOnSQLite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try ServeScenario(store: "sqlite:\(directory.path)/serve.sqlite", directory: directory.path).run()
+    }
+
+    @Test func everyResourceOnPostgres() throws {
+        let url = try TestStores.postgresURL()
+        let schema = TestStores.freshSchema()
+        defer { TestStores.dropPostgres(url: url, schema: schema) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try ServeScenario(store: url + (url.contains("?") ? "&" : "?") + "schema=" + schema, directory: directory.path).run()
+    }
+}
+
+/// Starts a server, runs the client's checks against it, and checks how the server ended.
+struct ServeScenario {
+    let store: String
+    let directory: String
+
+    func run() throws {
+        let tokensFile = directory + "/tokens.txt"
+        var tokens: [String: String] = [:]
+        for role in ["app", "auditor", "admin"] {
+            let made = try Processes.run(Processes.evtool, ["token", "create", "--role", role, "--tokens", tokensFile, "--name", "e2e-\(role)"])
+            #expect(made.status == 0, "\(made)")
+            tokens[role] = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let stored = try String(contentsOfFile: tokensFile, encoding: .utf8)
+        for token in tokens.values { #expect(!stored.contains(token), "the tokens file keeps only hashes") }
+
+        let port = try FreePort.find()
+        let maximumBody = 65_536
+        let server = try Processes.start(Processes.evtool, [
+            "serve", "--tokens", tokensFile, "--listen", "127.0.0.1:\(port)", "--store", store,
+            "--max-body", String(maximumBody), "--heartbeat", "1", "--threads", "4",
+        ])
+        try FreePort.waitUntilListening(port, process: server)
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let client = try Processes.run(try HTTPClient.python(), [HTTPClient.script("serve_e2e.py")], environment: [
+            "EVTOOL_BASE": "http://127.0.0.1:\(port)",
+            "EVTOOL_TOKENS": "{" + tokens.map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",") + "}",
+            "EVTOOL_PID": String(server.pid), "EVTOOL_MAX_BODY": String(maximumBody), "EVTOOL_RUN": run,
+        ])
+        if server.isRunning, client.status != 0 { server.send(SIGKILL) }
+        let ended = try server.finish()
+        #expect(client.status == 0, "\(client)\nserver: \(ended.errors.suffix(3_000))")
+        #expect(client.output.contains("passed, 0 failed"), "\(client.output)")
+        #expect(ended.status == 0 && !ended.wasSignaled, "SIGTERM ends the server with exit 0: \(ended)")
+        #expect(ended.errors.contains("serve: stopped\n"), "\(ended.errors.suffix(2_000))")
+        #expect(ended.errors.contains("PUT /v1/users/last-\(run)/favorites/Z1 201 "), "the request in flight was answered and logged")
+        for token in tokens.values { #expect(!ended.errors.contains(token), "no token in the log") }
+        #expect(!ended.errors.contains("Pantages"), "no body in the log")
+
+        // The request that was in flight at SIGTERM is in the store, once.
+        let favorites = try Processes.run(Processes.evtool, ["history", "--user", "last-\(run)", "--store", store])
+        #expect(favorites.status == 0 && favorites.output.components(separatedBy: "Favorited").count == 2, "\(favorites)")
+    }
+}
+
+/// The Python that has httpx (made by scripts/http-venv.sh, or `$EVTOOL_TEST_PYTHON`).
+enum HTTPClient {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func python() throws -> String {
+        if let python = ProcessInfo.processInfo.environment["EVTOOL_TEST_PYTHON"], !python.isEmpty { return python }
+        let made = try Processes.run("/bin/bash", [root.appendingPathComponent("scripts/http-venv.sh").path])
+        guard made.status == 0 else { throw ScenarioError("scripts/http-venv.sh failed: \(made)") }
+        return made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/" + name).path
+    }
+}
+
+struct ScenarioError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Ports for test servers.
+enum FreePort {
+    /// A port nothing listens on now (bound to 0 and released).
+    static func find() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ScenarioError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw ScenarioError("bind() failed") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Waits (up to 20 s) until something accepts connections on `port`.
+    static func waitUntilListening(_ port: UInt16, process: Processes.Running) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            guard process.isRunning else { throw ScenarioError("the server exited before listening: \(try process.finish())") }
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(descriptor)
+            if connected { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.send(SIGKILL)
+        throw ScenarioError("the server did not listen on port \(port) within 20 s: \(try process.finish())")
+    }
+}
