@@ -64,6 +64,12 @@ struct EventCopier {
             if item.version == current, let existing { heads[StreamKey(item.stream)] = [UInt8](hexadecimal: existing.hash) ?? EventChain.genesis }
             return
         }
+        // A new event: its stream id must be one the stores accept now (NFC, no invisible
+        // character), named by this line rather than by the batch that would refuse it.
+        do { try AppendValidation.validateAppendedStreamID(item.stream) } catch {
+            try flush(through: source - 1)
+            throw CopyError(source: source, reason: "\(error) (nothing from this line on was imported; \(appended) events were)", underlying: error)
+        }
         guard item.version == current + 1 else {
             throw CopyError(source: source, reason: "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
         }
@@ -78,7 +84,7 @@ struct EventCopier {
         if erased, item.hash != nil { rechained += 1 }
         heads[StreamKey(item.stream)] = hash
         if pending.isEmpty { pendingFirstSource = source }
-        if let last = pending.last, last.stream == item.stream {
+        if let last = pending.last, StreamKey(last.stream) == StreamKey(item.stream) {   // bytes: Swift's == would merge canonically equal ids
             pending[pending.count - 1].events.append(item.event)
         } else {
             pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event]))
