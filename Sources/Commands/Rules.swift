@@ -17,6 +17,7 @@ public enum Rules {
             throw CommandError.rejected(field: field, rule: "must not be empty")
         }
         try checkLength(value, field: field, maximum: maximumIdentifierLength)
+        try checkNoControlCharacters(value, field: field)
         if let rule = Identifier.invisibleCharacterRule(in: value) {
             throw CommandError.rejected(field: field, rule: rule)
         }

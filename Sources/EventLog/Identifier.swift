@@ -15,14 +15,30 @@ import Foundation
 public enum Identifier {
     /// The first character `value` must not hold as an id, if any: control (Cc), format (Cf:
     /// U+200B ZERO WIDTH SPACE, U+FEFF the byte-order mark, U+202E RIGHT-TO-LEFT OVERRIDE …),
-    /// line separator (Zl) or paragraph separator (Zp).
+    /// line separator (Zl) or paragraph separator (Zp). U+200D ZERO WIDTH JOINER is accepted
+    /// only between two emoji (`👩‍👩‍👧`), where it joins them into one picture.
     /// Cost: O(bytes); ids below U+0080 need no property lookup.
     public static func invisibleCharacter(in value: String) -> Unicode.Scalar? {
-        value.unicodeScalars.first(where: isInvisible)
+        var previous: Unicode.Scalar?
+        var joinerPending = false
+        for scalar in value.unicodeScalars {
+            if joinerPending {
+                if !isEmoji(scalar) { return joiner }
+                joinerPending = false
+            }
+            if scalar == joiner, let previous, isEmoji(previous) {
+                joinerPending = true
+            } else if isInvisible(scalar) {
+                return scalar
+            }
+            previous = scalar
+        }
+        return joinerPending ? joiner : nil
     }
 
     /// Whether a character is one ids refuse and terminal output escapes: control (Cc),
-    /// format (Cf), line separator (Zl) or paragraph separator (Zp).
+    /// format (Cf), line separator (Zl) or paragraph separator (Zp). See
+    /// ``invisibleCharacter(in:)`` for the one joiner accepted in context.
     @inline(__always)
     public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.value < 0x20 || scalar.value == 0x7F { return true }
@@ -31,6 +47,15 @@ public enum Identifier {
         case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate: return true
         default: return false
         }
+    }
+
+    /// U+200D ZERO WIDTH JOINER.
+    public static let joiner: Unicode.Scalar = "\u{200D}"
+
+    /// Whether a character can stand on either side of an emoji joiner: an emoji beyond ASCII
+    /// (digits, `#` and `*` are emoji too, for keycaps), or the emoji presentation selector.
+    public static func isEmoji(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value >= 0x80 && (scalar.properties.isEmoji || scalar.value == 0xFE0F)
     }
 
     /// A character named for an error line: `U+202E (RIGHT-TO-LEFT OVERRIDE)`.

@@ -47,7 +47,15 @@ struct IdentityRuleTests {
             #expect(message?.hasPrefix(character == "\u{85}" ? "stream id contains a control character" : "stream id must not contain \(named)") == true,
                     "\(named): \(message ?? "accepted")")
         }
+        // A zero width joiner is refused except between two emoji, where it joins them.
+        for id in ["a\u{200D}b", "\u{1F469}\u{200D}", "\u{200D}\u{1F469}", "1\u{200D}2", "\u{1F469}\u{200D}x"] {
+            #expect(Self.refusal { try store.append(Fixtures.event(), to: id, expectedVersion: .any) }?.hasPrefix("stream id must not contain U+200D (ZERO WIDTH JOINER)") == true,
+                    "\(Array(id.unicodeScalars))")
+        }
         #expect(try store.headPosition() == 0)
+        try store.append(Fixtures.event(), to: "family-\u{1F469}\u{200D}\u{1F469}\u{200D}\u{1F467}", expectedVersion: .noStream)
+        try store.append(Fixtures.event(), to: "rainbow-\u{1F3F3}\u{FE0F}\u{200D}\u{1F308}", expectedVersion: .noStream)
+        #expect(try store.headPosition() == 2)
     }
 
     @Test("streams are told apart by the bytes of their ids: reading the NFD spelling of an NFC stream finds nothing", arguments: StoreKind.allCases)

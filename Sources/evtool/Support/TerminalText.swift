@@ -5,24 +5,27 @@ import EventLog
 enum TerminalText {
     /// `text` with line breaks and tabs as `\n`, `\r`, `\t`, and every other control, format
     /// (zero-width, byte-order mark, bidirectional controls), line or paragraph separator
-    /// character as `\u{202E}`, so that what a table or an error line shows is what is stored,
-    /// and no stored text can reorder, hide or recolour what follows it.
+    /// character as `\u{202E}` (``Identifier/isInvisible(_:)``; a zero width joiner between two
+    /// emoji stays), so that what a table or an error line shows is what is stored, and no
+    /// stored text can reorder, hide or recolour what follows it.
     /// Cost: O(characters); text without such characters comes back as it is.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        guard text.unicodeScalars.contains(where: Identifier.isInvisible) else { return text }
+        let scalars = Array(text.unicodeScalars)
         var line = ""
-        for scalar in text.unicodeScalars {
+        for (index, scalar) in scalars.enumerated() {
             switch scalar {
             case "\n": line += "\\n"
             case "\r": line += "\\r"
             case "\t": line += "\\t"
-            case _ where needsEscape(scalar):
+            case Identifier.joiner where index > 0 && index + 1 < scalars.count
+                && Identifier.isEmoji(scalars[index - 1]) && Identifier.isEmoji(scalars[index + 1]):
+                line.unicodeScalars.append(scalar)
+            case _ where Identifier.isInvisible(scalar):
                 line += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: line.unicodeScalars.append(scalar)
             }
         }
         return line
     }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool { Identifier.isInvisible(scalar) }
 }
