@@ -79,7 +79,11 @@ public enum Identifier {
         // Text whose characters are all below U+0300 is NFC (none of them decomposes, and
         // the combining marks start at U+0300); UTF-8 lead bytes below 0xCC encode exactly
         // U+0000–U+02FF, so one byte scan decides the common case.
-        if !value.utf8.contains(where: { $0 >= 0xCC }) { return true }
+        let belowU0300 = value.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte >= 0xCC { return false }
+            return true
+        } ?? !value.utf8.contains(where: { $0 >= 0xCC })
+        if belowU0300 { return true }
         return value.precomposedStringWithCanonicalMapping.utf8.elementsEqual(value.utf8)
     }
 
