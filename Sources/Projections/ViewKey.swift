@@ -17,3 +17,12 @@ public enum ViewKey {
     @inline(__always)
     public static func listing(_ listingID: String) -> String { Identifier.nfc(listingID) }
 }
+
+extension Projection {
+    /// The key this view files the document of `id` under: ``ViewKey/user(_:)`` of a stream id
+    /// for views keyed by user, ``ViewKey/listing(_:)`` otherwise. Both are idempotent, so a
+    /// key that already is a document key comes back unchanged.
+    public func documentKey(_ id: String) -> String {
+        isKeyedByUser ? ViewKey.user(id) : ViewKey.listing(id)
+    }
+}

@@ -132,6 +132,18 @@ struct IdentityTests {
         #expect(try cli.run("seal").status == 0)
         result = try cli.run("verify")
         #expect(result.status == 0 && result.output == "OK: 4 events in 1 streams, 1 seals verified\n", "\(result)")
+
+        // Export and import carry the one NFC stream as it is.
+        let exported = try cli.run("export")
+        #expect(exported.status == 0, "\(exported)")
+        let target = try store.sibling(directory); defer { target.cleanup() }
+        result = try target.cli.run("import", "-", input: exported.output)
+        #expect(result.status == 0 && result.output.hasPrefix("imported 4 events, skipped 0"), "\(result)")
+        func withoutPositions(_ text: String) -> String { text.replacing(/"position":\d+,/, with: "") }
+        #expect(Data(withoutPositions(try target.cli.run("export").output).utf8) == Data(withoutPositions(exported.output).utf8), "byte for byte")
+        #expect(try target.cli.run("favorites", "--user", Self.nfd).output == "No favorites\n")
+        result = try target.cli.run("verify")
+        #expect(result.status == 0 && result.output.hasPrefix("OK: 4 events in 1 streams"), "\(result)")
     }
 
     @Test("a listing id typed in NFC and in NFD is one listing: recorded in NFC, unfavorited and looked up under either", arguments: Kind.allCases)

@@ -73,9 +73,9 @@ enum QueryCommands {
             let store = try StoreLocation.resolve(arguments).openForViews()
             let document: CachedDetailsProjection.Document?
             if let point = try TimeArgument.asOf(in: arguments) {
-                document = try TimeTravel.document(Views.cachedDetails, key: ViewKey.listing(listing), asOf: point, in: store)
+                document = try TimeTravel.document(Views.cachedDetails, key: listing, asOf: point, in: store)
             } else {
-                document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: ViewKey.listing(listing))
+                document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
             }
             if arguments.flag("json") { return console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
             guard let document else { return console.output("No cached details for listing \(TerminalText.escaped(listing))") }
@@ -137,7 +137,7 @@ enum QueryCommands {
         if let point = try TimeArgument.asOf(in: arguments) {
             return try TimeTravel.document(projection, key: user, asOf: point, in: store)
         }
-        return try Projector(store: store, projections: [projection]).document(projection, key: ViewKey.user(user))
+        return try Projector(store: store, projections: [projection]).document(projection, key: user)
     }
 }
 
