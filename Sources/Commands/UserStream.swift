@@ -27,8 +27,9 @@ extension UserStream {
         do {
             id = try Rules.identifier(user, field: "user id")
         } catch let refused as CommandError {
-            guard let character = Identifier.invisibleCharacter(in: user), character.properties.generalCategory != .control,
-                  user.utf8.count <= AppendValidation.maximumStreamIDLength,
+            // Control characters were always refused, so only a format or separator character
+            // can be in an id recorded before.
+            guard Identifier.invisibleCharacter(in: user) != nil, user.utf8.count <= AppendValidation.maximumStreamIDLength,
                   !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
                   try store.version(of: user) > 0 else { throw refused }
             return user
