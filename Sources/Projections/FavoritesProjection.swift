@@ -59,7 +59,7 @@ public struct FavoritesProjection: Projection {
 
     public func key(for event: ViewEvent) -> String? {
         switch event.action {
-        case .favorited, .unfavorited: return ViewKey.user(event.userID)
+        case .favorited, .unfavorited: return event.userKey
         default: return nil
         }
     }

@@ -109,7 +109,7 @@ public struct RecentSearchesProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .searched = event.action { return ViewKey.user(event.userID) }
+        if case .searched = event.action { return event.userKey }
         return nil
     }
 

@@ -52,7 +52,7 @@ public struct RecentlyViewedProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .detailsViewed = event.action { return ViewKey.user(event.userID) }
+        if case .detailsViewed = event.action { return event.userKey }
         return nil
     }
 
