@@ -35,7 +35,16 @@ public struct CommandContext: Sendable, Hashable {
     /// Checks the ids and the time.
     /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
     public func validate() throws {
-        try Rules.checkIdentifier(userID, field: "user id")
+        _ = try normalized()
+    }
+
+    /// The context as it is recorded: checked as ``validate()`` does, with the user id in
+    /// Unicode normalization form C (``Rules/identifier(_:field:)``), so that one user is one
+    /// stream however the id was typed.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
+    public func normalized() throws -> CommandContext {
+        var context = self
+        context.userID = try Rules.identifier(userID, field: "user id")
         try Rules.checkIdentifier(source, field: "source")
         if let requestID { try Rules.checkIdentifier(requestID, field: "request id") }
         if let correlationID { try Rules.checkIdentifier(correlationID, field: "correlation id") }
@@ -43,5 +52,6 @@ public struct CommandContext: Sendable, Hashable {
         guard Self.acceptedTimes.contains(occurredAt) else {
             throw CommandError.rejected(field: "occurred at", rule: "must be a time from 1970 to 9999")
         }
+        return context
     }
 }

@@ -58,7 +58,9 @@ public final class CommandRunner: Sendable {
     ///   `If-Match`); nil decides on whatever the stream holds and retries on a conflict.
     ///   A request id already recorded answers `alreadyRecorded` whatever the version.
     public func handle(_ command: UserCommand, context: CommandContext, requiredVersion: Int64? = nil) throws -> CommandOutcome {
-        try context.validate()
+        // The one boundary where ids take their recorded form (NFC): every face of evtool
+        // (command line, app servers, simulator) comes through here.
+        let context = try context.normalized()
         let user = context.userID
         let stream = UserStream.id(for: user)
         let commandID = context.requestID.map { RequestIdentity.commandID(user: user, requestID: $0) } ?? UUID.timeOrdered()
@@ -133,8 +135,7 @@ public final class CommandRunner: Sendable {
     /// Cost: O(events since the cached version or the latest snapshot); the whole stream when neither.
     /// - Throws: ``DomainEventError`` for an event this release cannot read; the store's errors.
     public func load(user: String) throws -> LoadedUser {
-        try Rules.checkIdentifier(user, field: "user id")
-        return try load(stream: UserStream.id(for: user))
+        try load(stream: UserStream.id(for: Rules.identifier(user, field: "user id")))
     }
 
     private func load(stream: String, trustsSnapshot: Bool = true) throws -> LoadedUser {

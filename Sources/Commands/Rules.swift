@@ -1,3 +1,5 @@
+import EventLog
+
 /// The input rules shared by the commands: identifiers, text, numbers, coordinates.
 ///
 /// Each check throws ``CommandError/rejected(field:rule:)`` naming the field and the rule.
@@ -7,13 +9,29 @@ public enum Rules {
     /// The longest free text (keyword, custom location, names, links), in UTF-8 bytes.
     public static let maximumTextLength = 2_000
 
-    /// Checks an identifier: non-empty, at most ``maximumIdentifierLength`` bytes, no control characters.
+    /// Checks an identifier: non-empty, at most ``maximumIdentifierLength`` bytes, no invisible
+    /// character (control, format — zero-width, byte-order mark, bidirectional controls — or
+    /// line separator; the error names the code point).
     public static func checkIdentifier(_ value: String, field: String) throws {
         if value.isEmpty {
             throw CommandError.rejected(field: field, rule: "must not be empty")
         }
         try checkLength(value, field: field, maximum: maximumIdentifierLength)
         try checkNoControlCharacters(value, field: field)
+        if let rule = Identifier.invisibleCharacterRule(in: value) {
+            throw CommandError.rejected(field: field, rule: rule)
+        }
+    }
+
+    /// A user or listing id as evtool records it: checked as ``checkIdentifier(_:field:)``
+    /// does, then in Unicode normalization form C, so that every way of typing the same text
+    /// (a macOS keyboard produces decomposed accents) names the same user or listing.
+    /// The length limit applies to the normalized form.
+    public static func identifier(_ value: String, field: String) throws -> String {
+        try checkIdentifier(value, field: field)
+        let normalized = Identifier.nfc(value)
+        try checkLength(normalized, field: field, maximum: maximumIdentifierLength)
+        return normalized
     }
 
     /// Checks required free text: not empty or only spaces, bounded, no control characters.

@@ -18,25 +18,33 @@ public enum UserDecider {
     /// Like ``decide(_:state:)``, but says why nothing is recorded when nothing is.
     /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
     public static func decision(_ command: UserCommand, state: UserState) throws -> Decision {
+        // Listing ids are recorded in NFC (``Rules/identifier(_:field:)``): the state's set and
+        // the views compare them by canonical equivalence, which is byte equality between NFC
+        // strings, so a listing favorited under one spelling is removed under another.
         switch command {
-        case .search(let search):
+        case .search(var search):
+            if var results = search.results {
+                results.listingIDs = try results.listingIDs.map { try Rules.identifier($0, field: "results listing id") }
+                search.results = results
+            }
             try check(search)
             return .record([.searched(search)])
         case let .favorite(listingID, summary):
-            try Rules.checkIdentifier(listingID, field: "listing id")
+            let listingID = try Rules.identifier(listingID, field: "listing id")
             try check(summary)
             if state.favorites.contains(listingID) {
                 return .unchanged(.alreadyFavorite(listingID: listingID))
             }
             return .record([.favorited(Favorited(listingID: listingID, summary: summary))])
         case let .unfavorite(listingID):
-            try Rules.checkIdentifier(listingID, field: "listing id")
+            let listingID = try Rules.identifier(listingID, field: "listing id")
             if !state.favorites.contains(listingID) {
                 return .unchanged(.notFavorite(listingID: listingID))
             }
             return .record([.unfavorited(Unfavorited(listingID: listingID))])
-        case let .viewDetails(listingID, details):
-            try Rules.checkIdentifier(listingID, field: "listing id")
+        case .viewDetails(let listingID, var details):
+            let listingID = try Rules.identifier(listingID, field: "listing id")
+            details.listingID = try Rules.identifier(details.listingID, field: "details listing id")
             try check(details, listingID: listingID)
             return .record([.detailsViewed(DetailsViewed(listingID: listingID, details: details))])
         }

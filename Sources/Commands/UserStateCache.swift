@@ -1,3 +1,4 @@
+import EventLog
 import Synchronization
 
 /// Users' decision states kept between commands, so a command reads only the events
@@ -8,7 +9,8 @@ import Synchronization
 /// process keeps its own cache; other app servers' appends are read as new events.
 /// Safe to share between threads.
 public final class UserStateCache: Sendable {
-    private let entries: Mutex<[String: LoadedUser]>
+    /// By the stream id's bytes, as the stores tell streams apart (``StreamKey``).
+    private let entries: Mutex<[StreamKey: LoadedUser]>
     /// The most users kept; past it an arbitrary entry is dropped.
     public let capacity: Int
 
@@ -21,22 +23,23 @@ public final class UserStateCache: Sendable {
 
     /// The cached state of a stream, if any.
     public func loaded(stream: String) -> LoadedUser? {
-        entries.withLock { $0[stream] }
+        entries.withLock { $0[StreamKey(stream)] }
     }
 
     /// Keeps a stream's state unless a newer one is already kept.
     public func keep(_ loaded: LoadedUser, stream: String) {
+        let key = StreamKey(stream)
         entries.withLock { entries in
-            if let existing = entries[stream], existing.version >= loaded.version { return }
-            if entries[stream] == nil, entries.count >= capacity, let victim = entries.keys.first {
+            if let existing = entries[key], existing.version >= loaded.version { return }
+            if entries[key] == nil, entries.count >= capacity, let victim = entries.keys.first {
                 entries.removeValue(forKey: victim)
             }
-            entries[stream] = loaded
+            entries[key] = loaded
         }
     }
 
     /// Forgets a stream's state.
     public func forget(stream: String) {
-        _ = entries.withLock { $0.removeValue(forKey: stream) }
+        _ = entries.withLock { $0.removeValue(forKey: StreamKey(stream)) }
     }
 }

@@ -1,3 +1,5 @@
+import EventLog
+
 /// Where a user's events live: one stream per user, named by the user id.
 ///
 /// Keeping the mapping in one place lets a later release prefix or hash stream ids
@@ -14,5 +16,33 @@ public enum UserStream {
     @inlinable
     public static func userID(ofStream stream: String) -> String {
         stream
+    }
+}
+
+extension UserStream {
+    /// The stream a query or an erasure names by a typed user id: the id as recorded now (NFC,
+    /// ``Rules/identifier(_:field:)``). Streams recorded before that rule stay reachable: when
+    /// no stream has the NFC id but one has the id exactly as typed (not NFC), that one; an id
+    /// the rules now refuse for an invisible format character names the stream of exactly
+    /// those bytes when there is one.
+    ///
+    /// Cost: nothing for an id typed in NFC; otherwise one or two version lookups.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` for an id that breaks the rules and
+    ///   names no stream; the store's errors.
+    public static func existing(typed user: String, in store: any EventStore) throws -> String {
+        let id: String
+        do {
+            id = try Rules.identifier(user, field: "user id")
+        } catch let refused as CommandError {
+            // Control characters were always refused, so only a format or separator character
+            // can be in an id recorded before.
+            guard Identifier.invisibleCharacter(in: user) != nil, user.utf8.count <= AppendValidation.maximumStreamIDLength,
+                  !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                  try store.version(of: user) > 0 else { throw refused }
+            return user
+        }
+        if id.utf8.elementsEqual(user.utf8) { return id }
+        if try store.version(of: id) == 0, try store.version(of: user) > 0 { return user }
+        return id
     }
 }

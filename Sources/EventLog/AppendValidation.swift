@@ -14,7 +14,7 @@ public enum AppendValidation {
         if events.isEmpty {
             throw EventStoreError.invalidInput("an append needs at least one event (the batch is empty)")
         }
-        try validateStreamID(stream)
+        try validateAppendedStreamID(stream)
         var ids = Set<UUID>(minimumCapacity: events.count)
         for index in events.indices {
             // Named only when something is wrong: building the words for every event costs.
@@ -35,9 +35,24 @@ public enum AppendValidation {
         }
     }
 
-    /// Checks a stream id: 1…512 bytes of UTF-8, no control characters.
+    /// Checks a stream id to read or erase: 1…512 bytes of UTF-8, no control characters.
+    /// Streams written before the identity rule (``validateAppendedStreamID(_:)``) stay readable.
     public static func validateStreamID(_ stream: String) throws {
         try validateName(stream, field: "stream id", maximumLength: maximumStreamIDLength)
+    }
+
+    /// Checks a stream id to append to: what ``validateStreamID(_:)`` checks, no invisible
+    /// character (format characters — zero-width, byte-order mark, bidirectional controls —
+    /// and line separators, besides control characters), and Unicode normalization form C,
+    /// so that two canonically equal ids can never name two streams (see ``Identifier``).
+    public static func validateAppendedStreamID(_ stream: String) throws {
+        try validateStreamID(stream)
+        if let rule = Identifier.invisibleCharacterRule(in: stream) {
+            throw EventStoreError.invalidInput("stream id \(rule)")
+        }
+        if !Identifier.isNFC(stream) {
+            throw EventStoreError.invalidInput("stream id is not in Unicode normalization form C (NFC): ids are recorded in NFC so that one id names one stream (normalize it first)")
+        }
     }
 
     private static func validateName(_ value: String, field: String, maximumLength: Int) throws {

@@ -6,7 +6,7 @@ import Synchronization
 public final class InMemoryEventStore: MultiStreamAppending {
     private struct State {
         var log: [RecordedEvent] = []
-        var streams: [String: [Int]] = [:]   // stream id → indexes into `log`
+        var streams: [StreamKey: [Int]] = [:]   // stream id (its bytes, as every store) → indexes into `log`
         var ids: Set<UUID> = []
     }
 
@@ -30,7 +30,7 @@ public final class InMemoryEventStore: MultiStreamAppending {
             var scratch = state
             var results: [AppendResult] = []
             for part in parts {
-                let actual = Int64(scratch.streams[part.stream]?.count ?? 0)
+                let actual = Int64(scratch.streams[StreamKey(part.stream)]?.count ?? 0)
                 guard part.expectedVersion.isSatisfied(by: actual) else {
                     throw EventStoreError.wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
                 }
@@ -38,10 +38,10 @@ public final class InMemoryEventStore: MultiStreamAppending {
                     throw EventStoreError.duplicateEventID(duplicate.id)
                 }
                 let first = Int64(scratch.log.count + 1)
-                var previous = scratch.streams[part.stream]?.last.flatMap { [UInt8](hexadecimal: scratch.log[$0].hash) } ?? EventChain.genesis
+                var previous = scratch.streams[StreamKey(part.stream)]?.last.flatMap { [UInt8](hexadecimal: scratch.log[$0].hash) } ?? EventChain.genesis
                 for (offset, event) in part.events.enumerated() {
                     scratch.ids.insert(event.id)
-                    scratch.streams[part.stream, default: []].append(scratch.log.count)
+                    scratch.streams[StreamKey(part.stream), default: []].append(scratch.log.count)
                     let recordedAt = event.recordedAt.map { Timestamp.date(microseconds: Timestamp.microseconds($0)) } ?? now
                     let version = actual + Int64(offset) + 1
                     previous = hasher.hash(previous: previous, stream: part.stream, version: version, id: event.id, type: event.type,
@@ -62,7 +62,7 @@ public final class InMemoryEventStore: MultiStreamAppending {
         try AppendValidation.validateStreamID(stream)
         guard limit > 0 else { return [] }
         return state.withLock { state in
-            guard let indexes = state.streams[stream] else { return [] }
+            guard let indexes = state.streams[StreamKey(stream)] else { return [] }
             switch direction {
             case .forwards:
                 let start = Int(max(version, 1) - 1)
@@ -91,6 +91,6 @@ public final class InMemoryEventStore: MultiStreamAppending {
 
     public func version(of stream: String) throws -> Int64 {
         try AppendValidation.validateStreamID(stream)
-        return state.withLock { Int64($0.streams[stream]?.count ?? 0) }
+        return state.withLock { Int64($0.streams[StreamKey(stream)]?.count ?? 0) }
     }
 }

@@ -47,13 +47,13 @@ public struct CachedDetailsProjection: Projection {
     }
 
     public let name = "cached-details"
-    public let version = 1
+    public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = false
 
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case let .detailsViewed(listing, _, _) = event.action { return listing }
+        if case let .detailsViewed(listing, _, _) = event.action { return ViewKey.listing(listing) }
         return nil
     }
 

@@ -52,14 +52,14 @@ public struct FavoritesProjection: Projection {
     }
 
     public let name = "favorites"
-    public let version = 1
+    public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
         switch event.action {
-        case .favorited, .unfavorited: return event.userID
+        case .favorited, .unfavorited: return event.userKey
         default: return nil
         }
     }

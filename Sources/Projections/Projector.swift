@@ -195,11 +195,13 @@ public final class Projector: @unchecked Sendable {
 
     /// The current document of a view for `key`, after catching that view up to the head of the
     /// log, so a command that returned before this call is included.
+    /// - Parameter key: a user's stream id for views keyed by user, a listing id otherwise
+    ///   (filed under ``Projection/documentKey(_:)``, by the identity rule of ``ViewKey``).
     public func document<P: Projection>(_ projection: P, key: String) throws -> P.Document? {
         try catchUp([projection.name])
         return try lock.withLock {
             guard let worker = workers[projection.name] as? ProjectionWorker<P> else { return nil }
-            return try worker.document(for: key)
+            return try worker.document(for: projection.documentKey(key))
         }
     }
 

@@ -103,13 +103,13 @@ public struct RecentSearchesProjection: Projection {
 
     public let name = "recent-searches"
     /// 2: documents no longer store each search's identity (it is computed when read).
-    public let version = 2
+    public let version = 3   // 3: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .searched = event.action { return event.userID }
+        if case .searched = event.action { return event.userKey }
         return nil
     }
 

@@ -46,13 +46,13 @@ public struct RecentlyViewedProjection: Projection {
     }
 
     public let name = "recently-viewed"
-    public let version = 1
+    public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .detailsViewed = event.action { return event.userID }
+        if case .detailsViewed = event.action { return event.userKey }
         return nil
     }
 

@@ -8,13 +8,16 @@ import Foundation
 public enum TimeTravel {
     /// A view's document for `key` as of `point`.
     ///
+    /// - Parameter key: for views keyed by user, the user's stream id as recorded; otherwise the
+    ///   listing id (``Projection/documentKey(_:)`` gives the document's key).
     /// Cost: for views keyed by user, one read of that user's stream; otherwise one streaming
     /// pass over the log up to `point`, in bounded memory.
     public static func document<P: Projection>(_ projection: P, key: String, asOf point: AsOf, in store: any EventStore) throws -> P.Document? {
         var document: P.Document?
+        let documentKey = projection.documentKey(key)
         let apply = { (recorded: RecordedEvent) in
             guard point.includes(position: recorded.position, recordedAt: recorded.recordedAt),
-                  let event = ViewEvent.decode(recorded), projection.key(for: event) == key else { return }
+                  let event = ViewEvent.decode(recorded), projection.key(for: event) == documentKey else { return }
             projection.evolve(&document, with: event)
         }
         if projection.isKeyedByUser {

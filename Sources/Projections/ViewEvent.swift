@@ -51,6 +51,9 @@ public struct ViewEvent: Sendable {
     public let position: Int64
     /// The acting user (the owner of the event's stream: ``UserStream/userID(ofStream:)``).
     public let userID: String
+    /// The key of the user's documents in the views keyed by user (``ViewKey/user(_:)``),
+    /// computed once per event (on the reading thread during a catch-up) for all of them.
+    public let userKey: String
     /// When the store recorded it.
     public let recordedAt: Date
     /// What the user did.
@@ -59,6 +62,7 @@ public struct ViewEvent: Sendable {
     public init(position: Int64, userID: String, recordedAt: Date, action: Action) {
         self.position = position
         self.userID = userID
+        self.userKey = ViewKey.user(userID)
         self.recordedAt = recordedAt
         self.action = action
     }

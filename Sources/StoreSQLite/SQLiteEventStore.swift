@@ -130,7 +130,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
         let select = try connection.statement("SELECT \(columns) FROM events WHERE position > ?1 ORDER BY position LIMIT 1000")
         let update = try connection.statement("UPDATE events SET hash = ?1 WHERE position = ?2")
         let hasher = EventChain.Hasher()
-        var heads: [String: [UInt8]] = [:]
+        var heads: [StreamKey: [UInt8]] = [:]   // by the ids' bytes, as the table's index
         var cursor: Int64 = 0
         while true {
             try select.bind(cursor, at: 1)
@@ -139,10 +139,10 @@ public final class SQLiteEventStore: MultiStreamAppending {
             guard let last = batch.last else { return }
             cursor = last.position
             for event in batch {
-                let previous = heads[event.streamID] ?? EventChain.genesis
+                let previous = heads[StreamKey(event.streamID)] ?? EventChain.genesis
                 let hash = hasher.hash(previous: previous, stream: event.streamID, version: event.version, id: event.id, type: event.type,
                                        recordedAt: Timestamp.format(event.recordedAt), data: event.data, metadata: event.metadata)
-                heads[event.streamID] = hash
+                heads[StreamKey(event.streamID)] = hash
                 try update.bind(hash.hexString, at: 1)
                 try update.bind(event.position, at: 2)
                 try update.run()

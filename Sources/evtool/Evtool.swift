@@ -80,21 +80,12 @@ enum Evtool {
     /// The longest error line printed; longer messages keep their start and end.
     static let maximumErrorLength = 600
 
-    /// A message as one bounded line: control characters (line breaks, escapes that would
-    /// drive a terminal) are shown as `\n`, `\u{1B}` …, and a message that quotes a huge
+    /// A message as one bounded line: control and invisible characters (line breaks, escapes
+    /// that would drive a terminal, zero-width and bidirectional controls) are shown as `\n`,
+    /// `\u{1B}`, `\u{202E}` … (``TerminalText/escaped(_:)``), and a message that quotes a huge
     /// value keeps its first 300 and last 200 characters, so the error stays readable.
     static func errorLine(_ message: String) -> String {
-        var line = ""
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
-                line += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
+        let line = TerminalText.escaped(message)
         guard line.count > maximumErrorLength else { return line }
         let omitted = line.count - 500
         return String(line.prefix(300)) + "…(\(omitted) characters left out)…" + String(line.suffix(200))

@@ -12,7 +12,7 @@ enum ArgumentCorpus {
 
     /// What an option holds, which decides the values it must refuse.
     enum Kind {
-        case identifier, text, optionalText, distance, coordinates, choice, time, asOf, clientTime, integer, json, jsonFile, uuid, viewName
+        case identifier, typeName, text, optionalText, distance, coordinates, choice, time, asOf, clientTime, integer, json, jsonFile, uuid, viewName
     }
 
     static let details = """
@@ -27,14 +27,18 @@ enum ArgumentCorpus {
     static let sql = ["'; DROP TABLE events; --", "\" OR \"1\"=\"1", "Robert'); DROP TABLE projections;--", "%_\\"]
     static let numbers = ["-1", "0", "-0", "NaN", "nan", "inf", "-inf", "1e309", "1e308", "12abc", "99999999999999999999", "0x10"]
     static let dates = ["2026-13-45", "yesterday", "0000-00-00", "9999-12-31T23:59:60Z", "1969-12-31T23:59:59Z", "2026-02-30T10:00:00Z", "2026-03-01T25:00:00Z"]
-    static let values = ["", "   "] + controls + [long] + sql + numbers + dates
+    /// Invisible characters (zero-width, byte-order mark, bidirectional controls, separators)
+    /// and a decomposed accent: ids must refuse the first (issue 12), free text takes them.
+    static let invisible = ["zw\u{200B}sp", "\u{FEFF}bom", "rtl\u{202E}lre", "iso\u{2066}x", "ls\u{2028}x", "jose\u{301}"]
+    static let values = ["", "   "] + controls + invisible + [long] + sql + numbers + dates
 
     /// Whether an option of `kind` must refuse `value`.
     static func mustRefuse(_ kind: Kind, _ value: String) -> Bool {
         let blank = value.trimmingCharacters(in: .whitespaces).isEmpty
         let hasControl = value.unicodeScalars.contains { $0.properties.generalCategory == .control }
         switch kind {
-        case .identifier: return value.isEmpty || hasControl || value.utf8.count > 200
+        case .identifier: return value.isEmpty || hasControl || hasInvisible(value) || value.utf8.count > 200
+        case .typeName: return value.isEmpty || hasControl || value.utf8.count > 256
         case .text: return blank || hasControl || value.utf8.count > 2_000
         case .optionalText: return hasControl || value.utf8.count > 2_000
         case .distance: return !(Double(value).map { $0.isFinite && $0 > 0 } ?? false)
@@ -46,6 +50,17 @@ enum ArgumentCorpus {
         case .json: return (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) == nil && !["1e309"].contains(value)
         case .uuid: return UUID(uuidString: value) == nil
         }
+    }
+
+    /// Whether `value` holds a format, line or paragraph separator character (control
+    /// characters are counted apart).
+    static func hasInvisible(_ value: String) -> Bool {
+        value.unicodeScalars.contains { [.format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }
+    }
+
+    /// Whether a character must never reach a terminal raw: control, format or separator.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        [.control, .format, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
     }
 
     /// Coordinates to try for `--here`.
@@ -68,7 +83,7 @@ enum ArgumentCorpus {
             (["0": "details", "listing": "L7"], [], [("listing", .identifier), ("as-of", .asOf)]),
             (["0": "history", "user": "ada"], [], [("user", .identifier), ("since", .time), ("until", .time), ("as-of", .asOf)]),
             (["0": "append", "stream": "notes", "type": "Note", "data": "{}"], [],
-             [("stream", .identifier), ("type", .identifier), ("data", .json), ("metadata", .json), ("expected-version", .integer), ("id", .uuid)]),
+             [("stream", .identifier), ("type", .typeName), ("data", .json), ("metadata", .json), ("expected-version", .integer), ("id", .uuid)]),
             (["0": "export"], [], [("from", .integer), ("to", .integer), ("format", .choice)]),
             (["0": "import"], [importFile], [("batch", .integer)]),
             (["0": "demo", "users": "2", "actions": "3"], [], [("users", .integer), ("actions", .integer), ("listings", .integer)]),

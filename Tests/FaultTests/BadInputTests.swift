@@ -164,6 +164,8 @@ struct BadInputTests {
             if result.status != 0 {
                 refused += 1
                 #expect(result.errors.hasPrefix("Error: "), "\(label)")
+                #expect(!result.errors.unicodeScalars.contains { $0 != "\n" && ArgumentCorpus.isInvisible($0) },
+                        "\(label): the error shows an invisible character raw")
                 #expect(result.output.isEmpty, "\(label)")
                 let lines = result.errors.split(separator: "\n")
                 // A usage error adds the usage line (for a known command) and the help pointer.

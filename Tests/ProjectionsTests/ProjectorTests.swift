@@ -79,7 +79,7 @@ struct ProjectorTests {
         let changed = ShorterRecentlyViewed()
         try Projector(store: fixture.store, projections: [changed]).catchUp()
         let statuses = try fixture.store.projectionStatuses().filter { $0.name == "recently-viewed" }
-        #expect(statuses.map(\.version) == [2])
+        #expect(statuses.map(\.version) == [changed.version])
         let stored = try storedView("recently-viewed", in: fixture.store)
         #expect(stored == (try foldedView(changed, from: fixture.store)))
         #expect(stored.values.allSatisfy { (try? JSONDecoder().decode(Shape.self, from: $0))?.items.count ?? 99 <= 3 })
@@ -87,10 +87,10 @@ struct ProjectorTests {
 
     struct Shape: Decodable { var items: [Item]; struct Item: Decodable {} }
 
-    /// Version 2 of recently viewed keeps only three listings.
+    /// The next version of recently viewed keeps only three listings.
     struct ShorterRecentlyViewed: Projection {
         let name = "recently-viewed"
-        let version = 2
+        let version = RecentlyViewedProjection().version + 1
         let isKeyedByUser = true
         func key(for event: ViewEvent) -> String? { RecentlyViewedProjection().key(for: event) }
         func evolve(_ document: inout RecentlyViewedProjection.Document?, with event: ViewEvent) {

@@ -13,8 +13,9 @@ public struct LogVerifier {
     private let audit: (any AuditableEventStore)?
     private let hasher = EventChain.Hasher()
     private var heads = StreamHeads()
-    /// Per erased stream, the `UserErased` events that cover it: (event id, through position).
-    private var coverage: [String: [(id: UUID, through: Int64)]] = [:]
+    /// Per erased stream (by the id's bytes, as the stores tell streams apart), the `UserErased`
+    /// events that cover it: (event id, through position).
+    private var coverage: [StreamKey: [(id: UUID, through: Int64)]] = [:]
     private var events: Int64 = 0
     private var erased: Int64 = 0
 
@@ -24,7 +25,7 @@ public struct LogVerifier {
         self.audit = store as? any AuditableEventStore
         for event in try store.read(stream: Erasure.stream) where event.type == Erasure.eventType {
             if let covered = Erasure.coverage(of: event.data) {
-                coverage[covered.stream, default: []].append((event.id, covered.throughPosition))
+                coverage[StreamKey(covered.stream), default: []].append((event.id, covered.throughPosition))
             }
         }
     }
@@ -177,7 +178,7 @@ public struct LogVerifier {
     /// The kept digests of an erased event, when a `UserErased` event in the log covers it.
     private func coveredDigests(_ event: RecordedEvent, _ digests: ErasedDigests?) -> ErasedDigests? {
         guard let digests, Self.isTombstone(event), digests.eventID == event.id,
-              coverage[event.streamID]?.contains(where: { $0.id == digests.erasureEventID && event.position <= $0.through }) == true
+              coverage[StreamKey(event.streamID)]?.contains(where: { $0.id == digests.erasureEventID && event.position <= $0.through }) == true
         else { return nil }
         return digests
     }

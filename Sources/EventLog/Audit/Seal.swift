@@ -67,7 +67,8 @@ public struct StreamHeads: Sendable {
         public var hash: [UInt8]
     }
 
-    private(set) var heads: [String: Head] = [:]
+    /// By the stream id's bytes, as the stores tell streams apart (``StreamKey``).
+    private(set) var heads: [StreamKey: Head] = [:]
 
     /// No streams.
     public init() {}
@@ -77,8 +78,8 @@ public struct StreamHeads: Sendable {
 
     /// A stream's head, if it has events.
     public subscript(stream: String) -> Head? {
-        get { heads[stream] }
-        set { heads[stream] = newValue }
+        get { heads[StreamKey(stream)] }
+        set { heads[StreamKey(stream)] = newValue }
     }
 
     /// SHA-256 over every head sorted by the stream id's UTF-8 bytes: for each, the stream id
@@ -86,10 +87,8 @@ public struct StreamHeads: Sendable {
     /// Cost: O(streams × log streams).
     public func digest() -> [UInt8] {
         let hasher = SHA256Hasher()
-        let sorted = heads.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for stream in sorted {
-            let head = heads[stream]!
-            hasher.updateField(stream)
+        for (stream, head) in heads.sorted(by: { $0.key < $1.key }) {
+            hasher.updateField(stream.id)
             hasher.update(head.version)
             head.hash.withUnsafeBytes { hasher.update($0) }
         }

@@ -40,7 +40,7 @@ enum AppendCommand {
             if arguments.flag("json") {
                 console.output(#"{"stream":\#(JSONText.quoted(stream)),"version":\#(result.streamVersion),"position":\#(result.positions.lowerBound),"id":"\#(id.lowercaseString)"}"#)
             } else {
-                console.output("appended \(type) to \(stream): version \(result.streamVersion), position \(result.positions.lowerBound)")
+                console.output("appended \(TerminalText.escaped(type)) to \(TerminalText.escaped(stream)): version \(result.streamVersion), position \(result.positions.lowerBound)")
             }
         })
 

@@ -39,10 +39,10 @@ enum AuditCommands {
                 if let stream = arguments.value("stream") {
                     let report = try verifier.verifyStream(stream)
                     guard report.events > 0 else {
-                        throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify", code: .emptyStore)
+                        throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify (stream ids are compared byte for byte)", code: .emptyStore)
                     }
                     let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-                    console.output("OK: \(report.events) events in stream '\(stream)'\(erased); seals not checked (--stream)")
+                    console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
                     return
                 }
                 let seals = try (store as? any AuditableEventStore)?.seals() ?? []
@@ -115,7 +115,7 @@ enum AuditCommands {
         examples: ["evtool forget --user user-42 --reason 'GDPR request #1234' --by alice"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let user = try arguments.required("user")
+            let typed = try arguments.required("user")
             let reason = try arguments.required("reason")
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
             let by = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
@@ -124,13 +124,14 @@ enum AuditCommands {
             guard let auditable = store as? any AuditableEventStore else {
                 throw CLIError(message: "the store \(location) cannot erase users", code: .unavailable)
             }
+            let user = try UserStream.existing(typed: typed, in: store)
             let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: user), reason: reason, operatorName: by))
             try Projector(store: store).rebuild()
             var compacted = ""
             if let file = store as? SQLiteEventStore {
                 compacted = try file.compact() ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
             }
-            console.output("erased \(outcome.erasedEvents) events of user '\(user)' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
+            console.output("erased \(outcome.erasedEvents) events of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
         })
 
     static func okLine(_ report: VerificationReport) -> String {

@@ -61,6 +61,6 @@ enum LogCommand {
         })
 
     static func humanLine(_ event: RecordedEvent) -> String {
-        "\(event.position)\t\(Timestamp.format(event.recordedAt))\t\(event.streamID)@\(event.version)\t\(event.type)\t\(String(decoding: event.data, as: UTF8.self))"
+        "\(event.position)\t\(Timestamp.format(event.recordedAt))\t\(TerminalText.escaped(event.streamID))@\(event.version)\t\(TerminalText.escaped(event.type))\t\(TerminalText.escaped(String(decoding: event.data, as: UTF8.self)))"
     }
 }

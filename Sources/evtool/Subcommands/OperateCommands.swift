@@ -121,11 +121,11 @@ enum OperateCommands {
             let location = try StoreLocation.resolve(arguments)
             let store = try location.openForViews()
             var events = 0
-            var streams = Set<String>()
+            var streams = Set<StreamKey>()   // by the ids' bytes, as the store tells streams apart
             var types: [String: Int] = [:]
             try store.forEachBatch { batch in
                 events += batch.count
-                for event in batch { streams.insert(event.streamID); types[event.type, default: 0] += 1 }
+                for event in batch { streams.insert(StreamKey(event.streamID)); types[event.type, default: 0] += 1 }
             }
             let head = try store.headPosition()
             let size = location.sizeInBytes

@@ -69,8 +69,7 @@ enum QueryCommands {
         examples: ["evtool details --listing L000042", "evtool details --listing L000042 --json | jq .details.info"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let listing = try arguments.required("listing")
-            try Rules.checkIdentifier(listing, field: "listing id")
+            let listing = try Rules.identifier(try arguments.required("listing"), field: "listing id")
             let store = try StoreLocation.resolve(arguments).openForViews()
             let document: CachedDetailsProjection.Document?
             if let point = try TimeArgument.asOf(in: arguments) {
@@ -79,7 +78,7 @@ enum QueryCommands {
                 document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
             }
             if arguments.flag("json") { return console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
-            guard let document else { return console.output("No cached details for listing \(listing)") }
+            guard let document else { return console.output("No cached details for listing \(TerminalText.escaped(listing))") }
             let details = try document.decodedDetails()
             let info = details.info
             var lines = [
@@ -92,7 +91,7 @@ enum QueryCommands {
                 ("Upcoming", "\(details.upcomingEvents.count) at the venue"),
             ]
             lines += [("Fetched", "\(Timestamp.format(document.fetchedAt)) by \(document.fetchedBy)"), ("Views", String(document.views))]
-            for (label, value) in lines { console.output(label.padded(to: 15) + value) }
+            for (label, value) in lines { console.output(label.padded(to: 15) + TerminalText.escaped(value)) }
         })
 
     static let history = CommandSpec(
@@ -106,12 +105,12 @@ enum QueryCommands {
         examples: ["evtool history --user ada", "evtool history --user ada --type Favorited --since 2026-03-01 --json"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let user = try arguments.required("user")
-            try Rules.checkIdentifier(user, field: "user id")
+            let typed = try arguments.required("user")
             let types = Set(arguments.all("type"))
             let filter = History.Filter(types: types, since: try TimeArgument.option("since", in: arguments),
                                         until: try TimeArgument.option("until", in: arguments), asOf: try TimeArgument.asOf(in: arguments))
             let store = try StoreLocation.resolve(arguments).open(create: false)
+            let user = try UserStream.existing(typed: typed, in: store)
             if arguments.flag("json") {
                 try History.forEachEntry(of: user, in: store, filter: filter) { console.output(try QueryJSON.encode($0)) }
                 return
@@ -120,7 +119,7 @@ enum QueryCommands {
             try History.forEachEntry(of: user, in: store, filter: filter) { entry in
                 table.add(String(entry.position), Timestamp.format(entry.recordedAt), entry.type, entry.summary, entry.source ?? "-", entry.requestID ?? "-")
             }
-            if table.rows.isEmpty { return console.output("No history for user \(user)") }
+            if table.rows.isEmpty { return console.output("No history for user \(TerminalText.escaped(user))") }
             table.lines.forEach { console.output($0) }
         })
 
@@ -132,9 +131,9 @@ enum QueryCommands {
     /// A user-keyed view's document now (after catching the view up) or as of `--as-of`.
     static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {
         try arguments.expectPositional(atMost: 0)
-        let user = try arguments.required("user")
-        try Rules.checkIdentifier(user, field: "user id")
+        let typed = try arguments.required("user")
         let store = try StoreLocation.resolve(arguments).openForViews()
+        let user = try UserStream.existing(typed: typed, in: store)
         if let point = try TimeArgument.asOf(in: arguments) {
             return try TimeTravel.document(projection, key: user, asOf: point, in: store)
         }

@@ -151,10 +151,10 @@ enum RecordCommands {
             if json {
                 return #"{"outcome":"recorded","user":\#(JSONText.quoted(user)),"type":"\#(type)","version":\#(version),"position":\#(positions.lowerBound),"eventIDs":[\#(ids.map { "\"\($0.lowercaseString)\"" }.joined(separator: ","))]}"#
             }
-            return "recorded \(type) for \(user): version \(version), position \(positions.lowerBound)"
+            return "recorded \(type) for \(TerminalText.escaped(user)): version \(version), position \(positions.lowerBound)"
         case .unchanged(let reason):
             if json { return #"{"outcome":"unchanged","user":\#(JSONText.quoted(user)),"reason":\#(JSONText.quoted(reason.description))}"# }
-            return reason.description
+            return TerminalText.escaped(reason.description)
         }
     }
 }

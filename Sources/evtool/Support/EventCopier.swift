@@ -16,9 +16,10 @@ import Foundation
 struct EventCopier {
     let store: any MultiStreamAppending
     let batchSize: Int
-    private var versions: [String: Int64] = [:]
+    /// Keyed by the stream id's bytes, as the stores tell streams apart (``StreamKey``).
+    private var versions: [StreamKey: Int64] = [:]
     /// The chain hash of each stream's last event in the target (with pending events).
-    private var heads: [String: [UInt8]] = [:]
+    private var heads: [StreamKey: [UInt8]] = [:]
     private let hasher = EventChain.Hasher()
     /// Erased events appended, whose hashes the target computed anew.
     private(set) var rechained = 0
@@ -39,7 +40,7 @@ struct EventCopier {
     /// Commits a batch when it is full.
     mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
         let current: Int64
-        if let known = versions[item.stream], heads[item.stream] != nil {
+        if let known = versions[StreamKey(item.stream)], heads[StreamKey(item.stream)] != nil {
             current = known
         } else {
             let last: RecordedEvent?
@@ -47,7 +48,7 @@ struct EventCopier {
                 throw CopyError(source: source, error: error)
             }
             current = last?.version ?? 0
-            heads[item.stream] = last.flatMap { [UInt8](hexadecimal: $0.hash) } ?? EventChain.genesis
+            heads[StreamKey(item.stream)] = last.flatMap { [UInt8](hexadecimal: $0.hash) } ?? EventChain.genesis
         }
         if item.version <= current {
             // Already there: it must be the same event.
@@ -59,14 +60,20 @@ struct EventCopier {
                 throw CopyError(source: source, reason: "stream '\(item.stream)' already holds a different event at version \(item.version)")
             }
             skipped += 1
-            versions[item.stream] = current
-            if item.version == current, let existing { heads[item.stream] = [UInt8](hexadecimal: existing.hash) ?? EventChain.genesis }
+            versions[StreamKey(item.stream)] = current
+            if item.version == current, let existing { heads[StreamKey(item.stream)] = [UInt8](hexadecimal: existing.hash) ?? EventChain.genesis }
             return
+        }
+        // A new event: its stream id must be one the stores accept now (NFC, no invisible
+        // character), named by this line rather than by the batch that would refuse it.
+        do { try AppendValidation.validateAppendedStreamID(item.stream) } catch {
+            try flush(through: source - 1)
+            throw CopyError(source: source, reason: "\(error) (nothing from this line on was imported; \(appended) events were)", underlying: error)
         }
         guard item.version == current + 1 else {
             throw CopyError(source: source, reason: "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
         }
-        let previous = heads[item.stream] ?? EventChain.genesis
+        let previous = heads[StreamKey(item.stream)] ?? EventChain.genesis
         let hash = hasher.hash(previous: previous, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
                                recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
         let erased = item.event.data == Erasure.tombstone && item.event.metadata == Erasure.tombstone
@@ -75,14 +82,14 @@ struct EventCopier {
             throw CopyError(source: source, reason: "its hash \(given.prefix(16))… differs from the hash recomputed in the target (\(hash.hexString.prefix(16))…): the event, or one before it in stream '\(item.stream)', is not what was exported (nothing from this event on was copied; \(appended) events were)")
         }
         if erased, item.hash != nil { rechained += 1 }
-        heads[item.stream] = hash
+        heads[StreamKey(item.stream)] = hash
         if pending.isEmpty { pendingFirstSource = source }
-        if let last = pending.last, last.stream == item.stream {
+        if let last = pending.last, StreamKey(last.stream) == StreamKey(item.stream) {   // bytes: Swift's == would merge canonically equal ids
             pending[pending.count - 1].events.append(item.event)
         } else {
             pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event]))
         }
-        versions[item.stream] = item.version
+        versions[StreamKey(item.stream)] = item.version
         pendingCount += 1
         if pendingCount >= batchSize { try flush(through: source) }
         if versions.count > 200_000 { versions.removeAll(keepingCapacity: true); heads.removeAll(keepingCapacity: true) }   // bounded memory; re-read on demand

@@ -5,7 +5,10 @@ struct TextTable {
 
     init(_ headers: String...) { self.headers = headers }
 
-    mutating func add(_ cells: String...) { rows.append(cells) }
+    /// Adds a row; each cell is shown escaped (``TerminalText/escaped(_:)``): cells hold what
+    /// users typed, and a control, zero-width or bidirectional character must not reach the
+    /// terminal raw.
+    mutating func add(_ cells: String...) { rows.append(cells.map(TerminalText.escaped)) }
 
     /// The table's lines: a header, then one line per row, columns padded to the widest cell.
     var lines: [String] {
