@@ -59,6 +59,13 @@ struct ImportConflictTests {
         return (lines, target, drop)
     }
 
+    /// Whether `message` names one of `names` as a word of its own ("data" is not named by
+    /// "metadata"), leaving aside where it says the stored event is ("stream 's1'").
+    static func names(_ message: String, any names: [String]) -> Bool {
+        let words = Set(message.replacing(/stream '[^']*'/, with: "").split { !$0.isLetter }.map(String.init))
+        return names.contains { words.contains($0) }
+    }
+
     /// The line without its `hash` member, so that only its content can differ from the store.
     static func withoutHash(_ line: String) -> String {
         line.replacing(/"hash":"[0-9a-f]*",/, with: "")
@@ -94,7 +101,7 @@ struct ImportConflictTests {
             #expect(!result.wasSignaled && result.status == 65, "\(context)")
             let errorLines = result.errors.split(separator: "\n")
             #expect(errorLines.count == 1 && result.errors.hasPrefix("Error: line 2"), "\(context)")
-            #expect(change.names.contains { result.errors.contains($0) }, "\(context): the message does not name \(change.field)")
+            #expect(Self.names(result.errors, any: change.names), "\(context): the message does not name \(change.field)")
             #expect(!result.output.contains("skipped"), "\(context)")
             #expect(try target.run("export").output == before.output, "\(context): the store changed")
         }
