@@ -56,6 +56,8 @@ enum Load {
                 continue
             }
             let recorded = summary["recorded"] as? Int ?? 0, unchanged = summary["unchanged"] as? Int ?? 0
+            // A driver that recorded nothing loaded nothing: the checks below would hold vacuously.
+            #expect(recorded > 0, "driver \(index) recorded no command in \(seconds) s: \(result)")
             figures.recorded += recorded
             figures.commands += recorded + unchanged
             figures.events += summary["events"] as? Int ?? 0
@@ -84,6 +86,7 @@ enum Load {
     /// without removing it between, and the views equal a rebuild from scratch.
     static func check(_ store: any EventStore & ProjectionStore, figures: Figures) throws {
         let events = try LogChecks.events(in: store)
+        #expect(events.contains { $0.type == "Favorited" }, "the load favorited nothing, so the no-duplicate-favorite check checked nothing")
         #expect(events.count == figures.events, "the drivers reported \(figures.events) events recorded; the log holds \(events.count)")
         #expect(LogChecks.problems(in: events) == [])
         var favorites: [String: Set<String>] = [:]

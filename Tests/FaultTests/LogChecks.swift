@@ -30,9 +30,13 @@ enum LogChecks {
             if event.version != expected { problems.append("stream \(event.streamID): version \(event.version) where \(expected) was due") }
             versions[event.streamID] = event.version
             if !ids.insert(event.id).inserted { problems.append("event id \(event.id) appears twice") }
-            if event.type == "FaultProbe",
-               let probe = try? JSONSerialization.jsonObject(with: event.data) as? [String: Any],
-               let batch = probe["batch"] as? String, let size = probe["size"] as? Int {
+            if event.type == "FaultProbe" {
+                // A probe whose payload cannot be read would drop out of the whole-batch check.
+                guard let probe = try? JSONSerialization.jsonObject(with: event.data) as? [String: Any],
+                      let batch = probe["batch"] as? String, let size = probe["size"] as? Int else {
+                    problems.append("the probe at position \(event.position) has an unreadable payload: \(String(decoding: event.data, as: UTF8.self))")
+                    continue
+                }
                 batches[batch, default: (size, 0)].seen += 1
             }
         }

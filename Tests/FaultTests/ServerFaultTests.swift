@@ -93,6 +93,7 @@ struct ServerFaultTests {
         let commands = writers.flatMap { $0.outcome.withLock { $0.acknowledged } }
         let failures = writers.flatMap { $0.outcome.withLock { $0.failures } }
         let reruns = writers.reduce(0) { $0 + $1.outcome.withLock { $0.alreadyRecorded } }
+        #expect(writers.flatMap { $0.outcome.withLock { $0.errors } } == [], "\(context): the command writers stopped early")
         #expect(commands.count > 0, "\(context): no command was recorded")
         #expect(commands.filter { requests[$0] != 1 } == [], "\(context): acknowledged requests not recorded exactly once")
         #expect(requests.filter { $0.value > 1 }.isEmpty, "\(context): requests recorded more than once: \(requests.filter { $0.value > 1 })")
@@ -115,6 +116,7 @@ struct ServerFaultTests {
         let store = try PostgresEventStore(url: server.url, schema: "evtool")
         let writer = ActivityWriter(store: store, seed: FaultSettings.seed &+ 920)
         writer.record(50)   // a backlog for the follower to start with
+        try #require(writer.errors == [], "the backlog")
 
         let followed = directory.path + "/followed.jsonl"
         // Standard output to a file: a pipe nobody reads before the end would fill and stall it.
@@ -130,17 +132,19 @@ struct ServerFaultTests {
         Thread.sleep(forTimeInterval: 0.5)
         stop.request()
         while !thread.isFinished { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(writer.errors == [], "\(context): the writer")
 
         // Wait for both to reach the head, then stop them as Ctrl-C would.
         let events = try LogChecks.events(in: store)
         let head = events.last?.position ?? 0
         let deadline = Date().addingTimeInterval(30)
-        func lines() -> [Substring] { ((try? String(contentsOfFile: followed, encoding: .utf8)) ?? "").split(separator: "\n") }
-        func viewsAtHead() -> Bool {
-            let statuses = (try? store.projectionStatuses().filter(\.isActive)) ?? []
+        // The server is up again, and bash made the file before the follower started.
+        func lines() throws -> [Substring] { try String(contentsOfFile: followed, encoding: .utf8).split(separator: "\n") }
+        func viewsAtHead() throws -> Bool {
+            let statuses = try store.projectionStatuses().filter(\.isActive)
             return statuses.count == Views.all.count && statuses.allSatisfy { $0.position == head }
         }
-        while (lines().count < events.count || !viewsAtHead()), follower.isRunning, projector.isRunning, Date() < deadline {
+        while try (lines().count < events.count || !viewsAtHead()), follower.isRunning, projector.isRunning, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         follower.send(SIGINT)
@@ -150,7 +154,7 @@ struct ServerFaultTests {
         #expect(projectorResult.status == 0 && !projectorResult.wasSignaled, "\(context): the projector: \(projectorResult)")
 
         // The follower: every event once, in position order, nothing skipped across restarts.
-        let printed = lines().map { line -> (position: Int64, id: String) in
+        let printed = try lines().map { line -> (position: Int64, id: String) in
             let record = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
             return ((record?["position"] as? NSNumber)?.int64Value ?? -1, record?["id"] as? String ?? "?")
         }
@@ -227,6 +231,9 @@ final class CommandWriter: Sendable {
         var alreadyRecorded = 0
         /// Runs that failed.
         var failures: [Processes.Result] = []
+        /// What stopped the writer early: evtool could not be started, or a failure that
+        /// rerunning does not cure (the test expects none).
+        var errors: [String] = []
     }
 
     let index: Int
@@ -249,7 +256,13 @@ final class CommandWriter: Sendable {
                    "--date", "2026-12-05 19:30:00", "--category", "Music"]
             let started = Date()
             while true {
-                guard let result = try? Processes.run(Binaries.evtool, arguments + ["--request-id", request, "--store", store]) else { return }
+                let result: Processes.Result
+                do {
+                    result = try Processes.run(Binaries.evtool, arguments + ["--request-id", request, "--store", store])
+                } catch {
+                    outcome.withLock { $0.errors.append("\(request): evtool did not run: \(error)") }
+                    return
+                }
                 if result.status == 0 {
                     outcome.withLock {
                         $0.acknowledged.append(request)
@@ -259,7 +272,10 @@ final class CommandWriter: Sendable {
                 }
                 outcome.withLock { $0.failures.append(result) }
                 // Anything but the store being out of reach will not pass by rerunning.
-                if result.status != 69 || Date().timeIntervalSince(started) > 60 { return }
+                if result.status != 69 || Date().timeIntervalSince(started) > 60 {
+                    outcome.withLock { $0.errors.append("\(request): gave up after \(Int(Date().timeIntervalSince(started))) s: \(result)") }
+                    return
+                }
                 Thread.sleep(forTimeInterval: 0.1)
             }
             count += 1
@@ -273,6 +289,11 @@ final class ActivityWriter: Sendable {
     private let runner: CommandRunner
     private let generator: Mutex<ActivityGenerator>
     private let count = Mutex(0)
+    private let failures = Mutex<[String]>([])
+
+    /// Commands that failed for good (anything but the store being out of reach, or that
+    /// for 60 s): the test expects none.
+    var errors: [String] { failures.withLock { $0 } }
 
     init(store: any EventStore, seed: UInt64) {
         runner = CommandRunner(store: store)
@@ -300,11 +321,11 @@ final class ActivityWriter: Sendable {
             } catch EventStoreError.unavailable, EventStoreError.outcomeUnknown, CommandError.conflict {
                 Thread.sleep(forTimeInterval: 0.05)
             } catch {
-                Issue.record("recording \(action.command) for \(action.userID): \(error)")
+                failures.withLock { $0.append("recording \(action.command) for \(action.userID): \(error)") }
                 return
             }
         }
-        Issue.record("recording \(action.command) for \(action.userID) did not get through in 60 s")
+        failures.withLock { $0.append("recording \(action.command) for \(action.userID) did not get through in 60 s") }
     }
 }
 

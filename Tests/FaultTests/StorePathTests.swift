@@ -114,20 +114,47 @@ struct StorePathTests {
         FaultSettings.report("bad input: \(tried) commands against \(cases.count) unreachable PostgreSQL servers refused with 69, passwords masked")
     }
 
-    @Test("a file the user may not read or write (as user nobody; root ignores permissions): exit 69, named")
+    @Test("a file the user may not read or write (as user nobody when root, since root ignores permissions): exit 69, named")
     func unreadable() throws {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
-        let directory = try TemporaryDirectory(); defer { directory.remove() }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        // Root reads and writes whatever the permissions say, so as root (as in CI) evtool runs
+        // as nobody; as any other user the permissions hold for that user. Either way the
+        // check runs, or fails saying why it cannot: it never passes without the fault.
+        let asUser: [String]
+        if getuid() == 0 {
+            let setpriv = "/usr/bin/setpriv"
+            try #require(FileManager.default.isExecutableFile(atPath: setpriv),
+                         "running as root, this check needs \(setpriv) (util-linux) to run evtool as user nobody")
+            asUser = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        } else {
+            asUser = []
+        }
+        func run(_ program: String, _ arguments: [String]) throws -> Processes.Result {
+            guard let wrapper = asUser.first else { return try Processes.run(program, arguments) }
+            return try Processes.run(wrapper, Array(asUser.dropFirst()) + [program] + arguments)
+        }
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/store.sqlite"
         _ = try SQLiteEventStore(path: path)
-        for (mode, expected) in [(0o000, "unable to open database file"), (0o444, "is read-only")] {
+        // Nobody may write the folder either (root's folder, for nobody), so SQLite cannot
+        // work around the file's mode with files of its own beside it.
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+            directory.remove()
+        }
+        var tried = 0
+        for (mode, test, expected) in [(0o000, "-r", "unable to open database file"), (0o444, "-w", "is read-only")] {
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            // The fault is there: the user evtool runs as really may not read (000) or write (444) the file.
+            let probe = try run("/bin/sh", ["-c", #"test \#(test) "$0""#, path])
+            try #require(probe.status != 0, "mode \(String(mode, radix: 8)): the user evtool runs as (uid \(asUser.isEmpty ? getuid() : 65534)) can still \(test == "-r" ? "read" : "write") \(path), so there is no fault to test")
             for command in [["stats"], ["favorites", "--user", "ada"], ["append", "--stream", "s", "--type", "T", "--data", "{}"]] {
-                let result = try Processes.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.evtool] + command + ["--store", path])
-                #expect(result.status == 69, "\(mode) \(command): \(result)")
-                #expect(result.errors.hasPrefix("Error: the store is unavailable: ") && result.errors.contains(expected), "\(mode) \(command): \(result)")
+                let result = try run(Binaries.evtool, command + ["--store", path])
+                tried += 1
+                #expect(result.status == 69, "\(String(mode, radix: 8)) \(command): \(result)")
+                #expect(result.errors.hasPrefix("Error: the store is unavailable: ") && result.errors.contains(expected), "\(String(mode, radix: 8)) \(command): \(result)")
             }
         }
+        #expect(tried == 6)
     }
 }

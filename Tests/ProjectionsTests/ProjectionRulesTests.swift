@@ -93,6 +93,64 @@ struct ProjectionRulesTests {
         #expect(view["u1"]?.items.first?.listingID == "L39")
     }
 
+    @Test("recently viewed, the no-duplicates rule: a re-view moves the listing to the top with its new time and name, never two entries, the cap kept, also when full and when read back from storage")
+    func recentlyViewedNoDuplicates() throws {
+        let projection = RecentlyViewedProjection()
+        let capacity = RecentlyViewedProjection.capacity
+        func viewed(_ listing: String, name: String, at position: Int64) -> ViewEvent {
+            ViewEvent(position: position, userID: "u", recordedAt: Date(timeIntervalSince1970: 1_796_000_000 + Double(position)),
+                      action: .detailsViewed(listingID: listing, name: name, details: Data("{}".utf8)))
+        }
+        // Full, then each listing re-viewed from the oldest end: the list keeps its twenty,
+        // the re-viewed one on top with its new name and time, the others in order below it.
+        var document: RecentlyViewedProjection.Document?
+        var position: Int64 = 0
+        for index in 0..<capacity {
+            position += 1
+            projection.evolve(&document, with: viewed("L\(index)", name: "first \(index)", at: position))
+        }
+        #expect(document?.items.map(\.listingID) == (0..<capacity).reversed().map { "L\($0)" })
+        position += 1
+        projection.evolve(&document, with: viewed("L0", name: "renamed", at: position))
+        #expect(document?.items.map(\.listingID) == ["L0"] + (1..<capacity).reversed().map { "L\($0)" })
+        #expect(document?.items.first?.name == "renamed")
+        #expect(document?.items.first?.viewedAt == Date(timeIntervalSince1970: 1_796_000_000 + Double(position)))
+        position += 1
+        projection.evolve(&document, with: viewed("L0", name: "again", at: position))
+        #expect(document?.items.count == capacity && document?.items.filter { $0.listingID == "L0" }.count == 1)
+        #expect(document?.items.first?.name == "again")
+
+        // Property: seeded views over 30 listings, against a model list; the document evolved
+        // in memory and the one read back from its stored JSON after every event agree with it.
+        var random = SplitMix64(seed: 21)
+        var model: [(listing: String, name: String, position: Int64)] = []
+        var inMemory: RecentlyViewedProjection.Document?
+        var stored: RecentlyViewedProjection.Document?
+        var reViews = 0
+        for step in 0..<500 {
+            position += 1
+            let listing = "P\(Int.random(in: 0..<30, using: &random))"
+            let name = "name \(step)"
+            if model.contains(where: { $0.listing == listing }) { reViews += 1 }
+            model.removeAll { $0.listing == listing }
+            model.insert((listing, name, position), at: 0)
+            if model.count > capacity { model.removeLast(model.count - capacity) }
+            let event = viewed(listing, name: name, at: position)
+            projection.evolve(&inMemory, with: event)
+            if let text = stored?.jsonData { stored = try RecentlyViewedProjection.Document.decode(text) }
+            projection.evolve(&stored, with: event)
+            let items = try #require(inMemory?.items)
+            // The first step that disagrees is reported, not every one after it.
+            guard items.map(\.listingID) == model.map(\.listing), items.map(\.name) == model.map(\.name),
+                  items.map(\.viewedAt) == model.map({ Date(timeIntervalSince1970: 1_796_000_000 + Double($0.position)) }),
+                  Set(items.map(\.listingID)).count == items.count, stored?.jsonData == inMemory?.jsonData else {
+                Issue.record("step \(step), viewing \(listing): the list is \(items.map(\.listingID)), the model \(model.map(\.listing)); read back from storage it \(stored?.jsonData == inMemory?.jsonData ? "agrees" : "differs")")
+                break
+            }
+        }
+        #expect(reViews > 100, "the sequence re-viewed only \(reViews) times")
+    }
+
     @Test("cached details: the latest fetch by anyone, with when, by whom and how many views")
     mutating func cachedDetails() throws {
         var older = Self.details("L1")

@@ -173,13 +173,17 @@ struct GapSafetyTests {
         _ = try PostgresEventStore(url: url, schema: schema)
         try Self.addJitter(schema: schema)
         let total = Counter(0)
+        let failures = Failures()
         let writers = (0..<4).map { writer in
             Thread {
-                guard let store = try? PostgresEventStore(url: url, schema: schema) else { return }
-                for index in 0..<100 {
-                    if (try? store.append(event("T", #"{"i":\#(index)}"#), to: "w\(writer)", expectedVersion: .any)) != nil {
+                do {
+                    let store = try PostgresEventStore(url: url, schema: schema)
+                    for index in 0..<100 {
+                        _ = try store.append(event("T", #"{"i":\#(index)}"#), to: "w\(writer)", expectedVersion: .any)
                         total.add(1)
                     }
+                } catch {
+                    failures.add("writer \(writer): \(error)")
                 }
             }
         }
@@ -194,7 +198,9 @@ struct GapSafetyTests {
         let rest = try raw.execute("SELECT count(*) FROM \(schema).events WHERE position > \(cursor)")
         let skipped = finalCount - naiveSeen - (Int(PostgresResultText.value(rest) ?? "0") ?? 0)
         print("control: a position-only follower skipped \(skipped) of \(finalCount) events (late commits)")
+        #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(finalCount == 400)
+        #expect(naiveSeen > 0, "the naive reader read nothing while the writers ran")
     }
 }
 

@@ -12,13 +12,16 @@ struct PostgresFollowerTests {
         try TestDatabase.withStore { store, schema in
             let follower = try PostgresFollower(url: try TestDatabase.url(), schema: schema, recheckInterval: .seconds(60))
             #expect(try follower.next(timeout: .milliseconds(50)).isEmpty)
+            let failures = Failures()
             let writer = Thread {
                 Thread.sleep(forTimeInterval: 0.2)
-                _ = try? store.append(event(), to: "u", expectedVersion: .any)
+                do { _ = try store.append(event(), to: "u", expectedVersion: .any) } catch { failures.add("the writer: \(error)") }
             }
             let started = Date()
             writer.start()
             let events = try follower.next(timeout: .seconds(20))
+            while !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(failures.all.isEmpty, "\(failures.all)")
             #expect(events.count == 1)
             #expect(Date().timeIntervalSince(started) < 10)
             #expect(follower.position == events.last?.position)
@@ -30,15 +33,20 @@ struct PostgresFollowerTests {
     func storeWaitForEvents() throws {
         try TestDatabase.withStore { store, _ in
             let clock = ContinuousClock()
-            let quiet = clock.measure { #expect((try? store.waitForEvents(after: 0, timeout: .milliseconds(200))) == false) }
+            var quietWoke = true
+            let quiet = try clock.measure { quietWoke = try store.waitForEvents(after: 0, timeout: .milliseconds(200)) }
+            #expect(!quietWoke)
             #expect(quiet >= .milliseconds(150))
+            let failures = Failures()
             let writer = Thread {
                 Thread.sleep(forTimeInterval: 0.2)
-                _ = try? store.append(event(), to: "u", expectedVersion: .any)
+                do { _ = try store.append(event(), to: "u", expectedVersion: .any) } catch { failures.add("the writer: \(error)") }
             }
             writer.start()
             var woke = false
             let waited = try clock.measure { woke = try store.waitForEvents(after: 0, timeout: .seconds(20)) }
+            while !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(failures.all.isEmpty, "\(failures.all)")
             #expect(woke)
             #expect(waited < .seconds(10))
             #expect(try store.waitForEvents(after: 0, timeout: .zero))
@@ -79,8 +87,13 @@ struct PostgresFollowerTests {
         let stopFollowing = Counter(0)
         let followerErrors = Counter(0)
         let reconnections = Counter(0)
+        let failures = Failures()
         let followerThread = Thread {
-            guard let follower = try? PostgresFollower(url: url, schema: "evtool", recheckInterval: .milliseconds(200)) else { return }
+            let follower: PostgresFollower
+            do { follower = try PostgresFollower(url: url, schema: "evtool", recheckInterval: .milliseconds(200)) } catch {
+                failures.add("the follower did not start: \(error)")
+                return
+            }
             defer { reconnections.add(follower.reconnections) }
             while stopFollowing.value == 0 {
                 do {
@@ -120,8 +133,10 @@ struct PostgresFollowerTests {
         stopFollowing.add(1)
         while !followerThread.isFinished { Thread.sleep(forTimeInterval: 0.02) }
 
+        #expect(failures.all.isEmpty, "\(failures.all)")
         let followed = seen.withLock { $0 }
         let rebuild = try store.readAll(after: 0, limit: 10_000)
+        #expect(committed.count == 80)
         #expect(rebuild.map(\.id) == committed)
         #expect(followed.map(\.id) == rebuild.map(\.id), "followed \(followed.count), rebuild \(rebuild.count)")
         #expect(reconnections.value >= 1)

@@ -45,27 +45,40 @@ struct PostgresProjectionStoreTests {
         }
     }
 
-    @Test("two projectors committing from the same checkpoint: exactly one wins")
+    @Test("six projectors (own connections) committing from the same checkpoint: exactly one wins, the rest get a conflict and write nothing")
     func racingCommits() throws {
+        let url = try TestDatabase.url()
         try TestDatabase.withStore { store, schema in
             _ = try store.startGeneration(of: "recent", version: 1)
-            let wins = Counter(0), moved = Counter(0)
+            let winners = Failures(), moved = Failures(), failures = Failures()
             let threads = (0..<6).map { index in
                 Thread {
-                    guard let own = try? PostgresEventStore(url: (try? TestDatabase.url()) ?? "", schema: schema) else { return }
                     do {
-                        try own.commit(ViewChanges(projection: "recent", generation: 1, documents: ["k": Data("\(index)".utf8)],
-                                                   fromPosition: 0, toPosition: 5))
-                        wins.add(1)
-                    } catch ProjectionStoreError.checkpointMoved {
-                        moved.add(1)
-                    } catch {}
+                        let own = try PostgresEventStore(url: url, schema: schema)
+                        do {
+                            try own.commit(ViewChanges(projection: "recent", generation: 1, documents: ["k": Data("\(index)".utf8), "only-\(index)": Data("[]".utf8)],
+                                                       fromPosition: 0, toPosition: 5))
+                            winners.add("\(index)")
+                        } catch ProjectionStoreError.checkpointMoved(_, _, let expected, let actual) {
+                            moved.add("\(index): expected \(expected), actual \(actual.map(String.init) ?? "none")")
+                        }
+                    } catch {
+                        failures.add("projector \(index): \(error)")
+                    }
                 }
             }
             threads.forEach { $0.start() }
             while threads.contains(where: { !$0.isFinished }) { Thread.sleep(forTimeInterval: 0.01) }
-            #expect(wins.value == 1)
-            #expect(moved.value == 5)
+            #expect(failures.all.isEmpty, "\(failures.all)")
+            #expect(winners.all.count == 1, "winners: \(winners.all)")
+            #expect(moved.all.count == 5, "conflicts: \(moved.all)")
+            #expect(moved.all.allSatisfy { $0.hasSuffix("expected 0, actual 5") }, "\(moved.all)")
+            // Only the winner's changes are there.
+            let winner = try #require(winners.all.first)
+            let documents = try store.documents(of: "recent", generation: 1, after: "", limit: 100)
+            #expect(documents.map(\.key) == ["k", "only-\(winner)"])
+            #expect(documents.first?.document == Data(winner.utf8))
+            #expect(try store.projectionStatuses().map(\.position) == [5])
         }
     }
 

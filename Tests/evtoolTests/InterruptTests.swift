@@ -23,7 +23,9 @@ struct InterruptTests {
         // Import with one event per transaction, so there is time to interrupt it.
         let target = CLI(store: "sqlite:\(directory.path)/target.sqlite", directory: directory.path)
         let importing = try Processes.start(Processes.evtool, ["import", file, "--batch", "1", "--store", target.store])
-        Thread.sleep(forTimeInterval: 0.5)
+        // Interrupt once it is copying (not before it installed its handler, which a fixed
+        // sleep on a busy machine cannot promise).
+        try Self.waitForEvents(in: directory.path + "/target.sqlite", while: importing)
         importing.process.interrupt()
         let stopped = try importing.finish()
         #expect(stopped.status == 130, "\(stopped)")
@@ -37,7 +39,7 @@ struct InterruptTests {
         // Migrate, interrupted, then rerun.
         let migrated = "sqlite:\(directory.path)/migrated.sqlite"
         let migrating = try Processes.start(Processes.evtool, ["migrate", "--from", source.store, "--to", migrated, "--batch", "1"])
-        Thread.sleep(forTimeInterval: 0.5)
+        try Self.waitForEvents(in: directory.path + "/migrated.sqlite", while: migrating)
         migrating.process.interrupt()
         let halted = try migrating.finish()
         #expect(halted.status == 130, "\(halted)")
@@ -46,5 +48,18 @@ struct InterruptTests {
         #expect(finished.errors.contains("resuming after source position "), "\(finished)")
         #expect(finished.status == 0 && finished.output.contains("both logs hold the same events in the same order"), "\(finished)")
         #expect(try CLI(store: migrated, directory: directory.path).run("export").output == exported)
+    }
+
+    /// Waits (up to 60 s) until the SQLite file at `path` holds an event, while `process` runs.
+    static func waitForEvents(in path: String, while process: Processes.Running) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) {
+                let count = try Processes.run(Processes.sqlite3, [path, "SELECT count(*) FROM events;"])
+                if count.status == 0, let events = Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines)), events > 0 { return }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("\(path) held no event \(process.isRunning ? "after 60 s" : "when the copy ended"), so the interrupt would not land mid-copy")
     }
 }
