@@ -93,19 +93,19 @@ struct EventCopier {
         var pendingCount = 0, skippedNow = 0, rechainedNow = 0
         for (item, source) in items {
             let fields = Fields(item)
-            if let first = earlier[item.event.id] {
-                let differences = fields.differences(from: first.fields, erasedDigests: nil)
-                guard differences.isEmpty else {
-                    throw refused(source, "event \(item.event.id.lowercaseString) is also at \(unit) \(first.source), with a different \(Fields.list(differences))")
-                }
-                skippedNow += 1
-                continue
-            }
-            earlier[item.event.id] = (fields, source)
             if let existing = stored[item.event.id] {
                 let differences = fields.differences(from: Fields(existing), erasedDigests: keptDigests[existing.position])
                 guard differences.isEmpty else {
                     throw refused(source, "event \(item.event.id.lowercaseString) is already in the store with a different \(Fields.list(differences)) (stored: stream '\(existing.streamID)' version \(existing.version)\(Fields.note(differences, stored: existing, given: item)))")
+                }
+                skippedNow += 1
+                continue
+            }
+            // Given earlier in this batch (so not stored yet): the same event, or refused.
+            if let first = earlier[item.event.id] {
+                let differences = fields.differences(from: first.fields, erasedDigests: nil)
+                guard differences.isEmpty else {
+                    throw refused(source, "event \(item.event.id.lowercaseString) is also at \(unit) \(first.source), with a different \(Fields.list(differences))")
                 }
                 skippedNow += 1
                 continue
@@ -135,6 +135,9 @@ struct EventCopier {
                 throw refused(source, "its hash \(given.prefix(16))… differs from the hash recomputed in the target (\(hash.hexString.prefix(16))…): the event, or one before it in stream '\(item.stream)', is not what was exported")
             }
             if erased, item.hash != nil { rechainedNow += 1 }
+            var appendedFields = fields
+            appendedFields.hash = hash.hexString   // what the target will store
+            earlier[item.event.id] = (appendedFields, source)
             heads[item.stream] = hash
             if let last = pending.last, last.stream == item.stream {
                 pending[pending.count - 1].events.append(item.event)
