@@ -88,13 +88,13 @@ struct EventCopier {
 
         var versions = self.versions
         var heads = self.heads
-        var earlier: [UUID: (fields: Fields, source: Int)] = [:]
+        // The new events of this batch: where each was given and the hash the target will store.
+        var earlier: [UUID: (index: Int, source: Int, hash: String)] = [:]
         var pending: [StreamAppend] = []
         var pendingCount = 0, skippedNow = 0, rechainedNow = 0
-        for (item, source) in items {
-            let fields = Fields(item)
+        for (index, (item, source)) in items.enumerated() {
             if let existing = stored[item.event.id] {
-                let differences = fields.differences(from: Fields(existing), erasedDigests: keptDigests[existing.position])
+                let differences = Fields(item).differences(from: Fields(existing), erasedDigests: keptDigests[existing.position])
                 guard differences.isEmpty else {
                     throw refused(source, "event \(item.event.id.lowercaseString) is already in the store with a different \(Fields.list(differences)) (stored: stream '\(existing.streamID)' version \(existing.version)\(Fields.note(differences, stored: existing, given: item)))")
                 }
@@ -103,7 +103,9 @@ struct EventCopier {
             }
             // Given earlier in this batch (so not stored yet): the same event, or refused.
             if let first = earlier[item.event.id] {
-                let differences = fields.differences(from: first.fields, erasedDigests: nil)
+                var given = Fields(items[first.index].item)
+                given.hash = first.hash
+                let differences = Fields(item).differences(from: given, erasedDigests: nil)
                 guard differences.isEmpty else {
                     throw refused(source, "event \(item.event.id.lowercaseString) is also at \(unit) \(first.source), with a different \(Fields.list(differences))")
                 }
@@ -135,9 +137,7 @@ struct EventCopier {
                 throw refused(source, "its hash \(given.prefix(16))… differs from the hash recomputed in the target (\(hash.hexString.prefix(16))…): the event, or one before it in stream '\(item.stream)', is not what was exported")
             }
             if erased, item.hash != nil { rechainedNow += 1 }
-            var appendedFields = fields
-            appendedFields.hash = hash.hexString   // what the target will store
-            earlier[item.event.id] = (appendedFields, source)
+            earlier[item.event.id] = (index, source, hash.hexString)
             heads[item.stream] = hash
             if let last = pending.last, last.stream == item.stream {
                 pending[pending.count - 1].events.append(item.event)
@@ -173,7 +173,8 @@ struct EventCopier {
         var stream: String
         var version: Int64
         var type: String
-        var recordedAt: String?
+        /// Microseconds since 1970, as stores keep them.
+        var recordedAt: Int64?
         var data: Data
         var metadata: Data
         var hash: String?
@@ -182,7 +183,7 @@ struct EventCopier {
             stream = item.stream
             version = item.version
             type = item.event.type
-            recordedAt = item.event.recordedAt.map(Timestamp.format)
+            recordedAt = item.event.recordedAt.map(Timestamp.microseconds)
             data = item.event.data
             metadata = item.event.metadata
             hash = item.hash
@@ -192,7 +193,7 @@ struct EventCopier {
             stream = event.streamID
             version = event.version
             type = event.type
-            recordedAt = Timestamp.format(event.recordedAt)
+            recordedAt = Timestamp.microseconds(event.recordedAt)
             data = event.data
             metadata = event.metadata
             hash = event.hash
@@ -205,9 +206,9 @@ struct EventCopier {
         /// kept of `stored`'s payloads, when it erased them.
         func differences(from stored: Fields, erasedDigests: ErasedDigests?) -> [String] {
             var names: [String] = []
-            if !Array(stream.utf8).elementsEqual(stored.stream.utf8) { names.append("stream") }
+            if !stream.utf8.elementsEqual(stored.stream.utf8) { names.append("stream") }
             if version != stored.version { names.append("version") }
-            if !Array(type.utf8).elementsEqual(stored.type.utf8) { names.append("type") }
+            if !type.utf8.elementsEqual(stored.type.utf8) { names.append("type") }
             if let recordedAt, let other = stored.recordedAt, recordedAt != other { names.append("recordedAt") }
             switch (isTombstone, stored.isTombstone) {
             case (false, true):
