@@ -203,9 +203,12 @@ struct ErasureAftermathTests {
         #expect(try log.store.read(stream: "$erasures").isEmpty)
         #expect(try log.store.read(stream: "user-1").allSatisfy { !Erasure.isTombstone($0) })
         #expect(try PostgresAuditTests.psql(log.url, "SELECT count(*) FROM \(log.schema).erasures").output == "0\n")
-        // Another refused privilege has the same code: the auditor may not record.
+        // Other refused privileges have the same code: the auditor may not record, the app may not seal.
         result = try Processes.run(Processes.evtool, ["search", "--user", "ada", "--keyword", "jazz", "--location", "Chicago", "--store", store(auditor)])
         #expect(result.status == 77 && result.errors.hasPrefix("Error: permission denied: the role may not do this: permission denied for "), "\(result)")
+        result = try Processes.run(Processes.evtool, ["seal", "--store", store(app)])
+        #expect(result.status == 77 && result.errors.contains("permission denied for table seals"), "\(result)")
+        #expect(try PostgresAuditTests.psql(log.url, "SELECT count(*) FROM \(log.schema).seals").output == "0\n")
         // The owner may: the erasure happens, once.
         result = try Processes.run(Processes.evtool, ["forget", "--user", "user-1", "--reason", "GDPR #6", "--store", store(owner)])
         #expect(result.status == 0 && result.output.hasPrefix("erased 4 events of user 'user-1' (recorded as UserErased at position "), "\(result)")
