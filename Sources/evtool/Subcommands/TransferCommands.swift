@@ -50,8 +50,8 @@ enum TransferCommands {
             importing a file twice adds nothing, and rerunning an interrupted import resumes it; a
             line that differs is refused, naming the line and the fields, and nothing of its batch
             is kept. A bad line stops the import with its line number; batches before it stay.
-            Each event's chain hash is recomputed in the target; a line whose "hash" differs is
-            refused (the file was changed, or the target's stream differs), so the imported log
+            Each line's "hash" is recomputed from its content and the previous line's hash; a line
+            whose hash does not match is refused (the file was changed), so the imported log
             verifies with the same hashes. Erased events (tombstones) are chained anew.
             """,
         examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -"],

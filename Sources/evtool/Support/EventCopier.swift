@@ -5,19 +5,20 @@ import Foundation
 /// streams, versions, ids, payloads and recording times.
 ///
 /// - Compares before it skips: an event whose id the store already holds is skipped only
-///   when it is the same event (stream, version, type, recording time, data, metadata, and
-///   hash when given); one that differs is refused, naming what differs, and nothing of its
-///   batch is kept. So importing a file twice adds nothing, rerunning an interrupted copy
+///   when it is the same event (stream, version, type, recording time, data, metadata) and
+///   its given hash matches it; one that differs is refused, naming what differs, and
+///   nothing of its batch is kept. So importing a file twice adds nothing, rerunning an interrupted copy
 ///   resumes, and a changed line is never reported as "already present".
 /// - Cheap: each batch's ids are looked up in one query (``MultiStreamAppending/events(withIDs:)``),
 ///   not one per event; a stream's head is read once, when the copy first meets the stream.
 /// - Atomic per batch: each batch (up to `batchSize` events, any streams) is one
 ///   transaction, so what was copied is always a prefix of the source.
 /// - A gap in a stream's versions, or a different event at a version, is refused.
-/// - Each new event's chain hash is recomputed as the target will store it; an event whose
-///   given hash (from the export line or the source store) differs is refused, so a log
-///   moved between stores still verifies. Erased events (tombstones) are the exception:
-///   their hash covered the erased payload, which is gone, so the target chains them anew.
+/// - Each event's given hash (from the export line or the source store) is recomputed from
+///   its content and the hash of the event before it in the source; an event whose hash
+///   does not match is refused, new or already there. Erased events (tombstones) are the
+///   exception: their hash covered the erased payload, which is gone, so the target chains
+///   them anew (and the events after them get the target's hashes).
 /// - An event erased in the store since it was copied (a tombstone there, the payload in
 ///   the source) is the same event when its payloads' SHA-256 digests equal the digests the
 ///   store kept; it is skipped and the payload stays erased.
@@ -29,8 +30,11 @@ struct EventCopier {
     /// What the copy does, for errors: "imported", "copied".
     let verb: String
     private var versions: [String: Int64] = [:]
-    /// The chain hash of each stream's last event in the target.
-    private var heads: [String: [UInt8]] = [:]
+    /// Each stream's last event as the log it came from chains it: its version and hash (the
+    /// given hash, or the one computed from the event before when a line has none). A line's
+    /// own hash is checked against it, so a stream whose tombstones the target chained anew
+    /// (their payloads are gone) still checks the events after them.
+    private var heads: [String: (version: Int64, hash: [UInt8])] = [:]
     private let hasher = EventChain.Hasher()
     /// Erased events appended, whose hashes the target computed anew.
     private(set) var rechained = 0
@@ -88,40 +92,64 @@ struct EventCopier {
 
         var versions = self.versions
         var heads = self.heads
-        // The new events of this batch: where each was given and the hash the target will store.
-        var earlier: [UUID: (index: Int, source: Int, hash: String)] = [:]
+        // The new events of this batch, and where each was given.
+        var earlier: [UUID: (index: Int, source: Int)] = [:]
         var pending: [StreamAppend] = []
         var pendingCount = 0, skippedNow = 0, rechainedNow = 0
         for (index, (item, source)) in items.enumerated() {
-            if let existing = stored[item.event.id] {
+            // First what differs from the event the store holds, or from the same id given earlier.
+            let existing = stored[item.event.id]
+            if let existing {
                 let differences = Fields(item).differences(from: Fields(existing), erasedDigests: keptDigests[existing.position])
                 guard differences.isEmpty else {
                     throw refused(source, "event \(item.event.id.lowercaseString) is already in the store with a different \(Fields.list(differences)) (stored: stream '\(existing.streamID)' version \(existing.version)\(Fields.note(differences, stored: existing, given: item)))")
                 }
-                skippedNow += 1
-                continue
             }
-            // Given earlier in this batch (so not stored yet): the same event, or refused.
-            if let first = earlier[item.event.id] {
-                var given = Fields(items[first.index].item)
-                given.hash = first.hash
-                let differences = Fields(item).differences(from: given, erasedDigests: nil)
+            let first = existing == nil ? earlier[item.event.id] : nil
+            if let first {
+                let differences = Fields(item).differences(from: Fields(items[first.index].item), erasedDigests: nil)
                 guard differences.isEmpty else {
                     throw refused(source, "event \(item.event.id.lowercaseString) is also at \(unit) \(first.source), with a different \(Fields.list(differences))")
                 }
+            }
+            // Then the line's own hash: its content chained from the event before it, as the
+            // log it came from holds them (the previous line's hash, or the stored event's).
+            let previous: [UInt8]?
+            if item.version == 1 {
+                previous = EventChain.genesis
+            } else if let head = heads[item.stream], head.version == item.version - 1 {
+                previous = head.hash
+            } else {
+                do {
+                    previous = try store.read(stream: item.stream, from: item.version - 1, direction: .forwards, limit: 1).first
+                        .flatMap { $0.version == item.version - 1 ? [UInt8](hexadecimal: $0.hash) : nil }
+                } catch {
+                    throw CopyError(source: source, error: error)
+                }
+            }
+            let erased = Erasure.isTombstone(data: item.event.data, metadata: item.event.metadata)
+            let computed = previous.map {
+                hasher.hash(previous: $0, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
+                            recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
+            }
+            // A tombstone's hash covered the erased payload, which is gone: it cannot be checked.
+            if let given = item.hash, let computed, !erased, given != computed.hexString {
+                throw refused(source, "its hash \(given.prefix(16))… does not match its content (\(computed.hexString.prefix(16))… recomputed from the event before it in stream '\(item.stream)'): the event, or one before it, is not what was exported")
+            }
+            if let chained = item.hash.flatMap({ [UInt8](hexadecimal: $0) }) ?? computed {
+                heads[item.stream] = (item.version, chained)
+            } else {
+                heads[item.stream] = nil
+            }
+            if existing != nil || first != nil {
                 skippedNow += 1
                 continue
             }
             let current: Int64
-            if let known = versions[item.stream], heads[item.stream] != nil {
+            if let known = versions[item.stream] {
                 current = known
             } else {
-                let last: RecordedEvent?
-                do { last = try store.read(stream: item.stream, from: .max, direction: .backwards, limit: 1).first } catch {
-                    throw CopyError(source: source, error: error)
-                }
-                current = last?.version ?? 0
-                heads[item.stream] = last.flatMap { [UInt8](hexadecimal: $0.hash) } ?? EventChain.genesis
+                do { current = try store.version(of: item.stream) } catch { throw CopyError(source: source, error: error) }
             }
             guard item.version > current else {
                 throw refused(source, "stream '\(item.stream)' already holds a different event at version \(item.version)")
@@ -129,16 +157,8 @@ struct EventCopier {
             guard item.version == current + 1 else {
                 throw refused(source, "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
             }
-            let previous = heads[item.stream] ?? EventChain.genesis
-            let hash = hasher.hash(previous: previous, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
-                                   recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
-            let erased = Erasure.isTombstone(data: item.event.data, metadata: item.event.metadata)
-            if let given = item.hash, item.event.recordedAt != nil, !erased, given != hash.hexString {
-                throw refused(source, "its hash \(given.prefix(16))… differs from the hash recomputed in the target (\(hash.hexString.prefix(16))…): the event, or one before it in stream '\(item.stream)', is not what was exported")
-            }
             if erased, item.hash != nil { rechainedNow += 1 }
-            earlier[item.event.id] = (index, source, hash.hexString)
-            heads[item.stream] = hash
+            earlier[item.event.id] = (index, source)
             if let last = pending.last, last.stream == item.stream {
                 pending[pending.count - 1].events.append(item.event)
             } else {
@@ -177,7 +197,6 @@ struct EventCopier {
         var recordedAt: Int64?
         var data: Data
         var metadata: Data
-        var hash: String?
 
         init(_ item: LogRecord.Imported) {
             stream = item.stream
@@ -186,7 +205,6 @@ struct EventCopier {
             recordedAt = item.event.recordedAt.map(Timestamp.microseconds)
             data = item.event.data
             metadata = item.event.metadata
-            hash = item.hash
         }
 
         init(_ event: RecordedEvent) {
@@ -196,13 +214,13 @@ struct EventCopier {
             recordedAt = Timestamp.microseconds(event.recordedAt)
             data = event.data
             metadata = event.metadata
-            hash = event.hash
         }
 
         var isTombstone: Bool { Erasure.isTombstone(data: data, metadata: metadata) }
 
-        /// The names of the fields that differ from `stored` (compared as bytes; a time or hash
-        /// one side does not give is not compared). `erasedDigests` are the digests the store
+        /// The names of the fields that differ from `stored` (compared as bytes; a time one side
+        /// does not give is not compared). Hashes are not compared: each store chains its own
+        /// (tombstones anew), and a given hash is checked against the content instead. `erasedDigests` are the digests the store
         /// kept of `stored`'s payloads, when it erased them.
         func differences(from stored: Fields, erasedDigests: ErasedDigests?) -> [String] {
             var names: [String] = []
@@ -218,8 +236,6 @@ struct EventCopier {
             default:
                 if data != stored.data { names.append("data") }
                 if metadata != stored.metadata { names.append("metadata") }
-                // A tombstone's hash covers the erased payload; the copy chains it anew.
-                if !isTombstone, !stored.isTombstone, let hash, let other = stored.hash, hash != other { names.append("hash") }
             }
             return names
         }
