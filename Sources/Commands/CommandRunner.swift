@@ -43,14 +43,16 @@ public final class CommandRunner: Sendable {
 
     /// Handles one command for the user in `context`.
     ///
-    /// Cost: one read of the events appended since the cached state (the whole stream the
-    /// first time a user is seen, decoding only `Favorited`/`Unfavorited` payloads), one
-    /// encode, one append; more under contention.
+    /// Cost: one read of the events appended since the cached state and of the last one it
+    /// holds (the whole stream the first time a user is seen, or after the user was erased,
+    /// decoding only `Favorited`/`Unfavorited` payloads), one encode, one append; more under
+    /// contention.
     /// - Returns: what was recorded, or why nothing was.
     /// - Throws: ``CommandError/rejected(field:rule:)`` for a command that breaks a rule,
     ///   ``CommandError/conflict(user:attempts:)`` when other writers kept winning,
     ///   ``EventStoreError/outcomeUnknown(_:)`` when the last try's outcome was lost too,
-    ///   ``DomainEventError`` when the stream holds an event this release cannot read,
+    ///   ``DomainEventError`` when the stream holds a `Favorited` or `Unfavorited` this release
+    ///   cannot read (tombstones and unknown types are skipped: ``UserDecider/evolve(_:recorded:)``),
     ///   ``EventStoreError/wrongExpectedVersion(stream:expected:actual:)`` when `requiredVersion`
     ///   is given and the stream is at another version (nothing is retried then),
     ///   and the store's ``EventStoreError``s.
@@ -105,6 +107,7 @@ public final class CommandRunner: Sendable {
                     loaded.remember(recorded.id)
                 }
                 loaded.version = result.streamVersion
+                loaded.endsWithTombstone = false
                 saveSnapshotIfDue(&loaded, stream: stream)
                 cache?.keep(loaded, stream: stream)
                 return .recorded(eventIDs: proposed.map(\.id), streamVersion: result.streamVersion, positions: result.positions)
@@ -147,18 +150,41 @@ public final class CommandRunner: Sendable {
         } else {
             loaded = LoadedUser()
         }
-        let start = loaded.version
+        var changed = false
+        // A kept state (cache or snapshot) is checked against the event it ends with, read
+        // again with the events since: if that event became a tombstone, the user was erased
+        // after the state was kept, and it still holds what was erased (an erasure covers the
+        // whole stream as it then was). Then the stream is folded from its start.
+        var checksLast = loaded.version > 0
+        var from = max(loaded.version, 1)
         while true {
-            let batch = try store.read(stream: stream, from: loaded.version + 1, direction: .forwards, limit: 1_000)
-            for recorded in batch {
+            let batch = try store.read(stream: stream, from: from, direction: .forwards, limit: 1_000)
+            var events = batch[...]
+            if checksLast {
+                checksLast = false
+                if let first = events.first, first.version == loaded.version {
+                    if Erasure.isTombstone(first), !loaded.endsWithTombstone {
+                        cache?.forget(stream: stream)
+                        loaded = LoadedUser()
+                        changed = true
+                        from = 1
+                        continue
+                    }
+                    events = events.dropFirst()
+                }
+            }
+            for recorded in events {
                 loaded.state = try UserDecider.evolve(loaded.state, recorded: recorded)
                 loaded.remember(recorded.id)
                 loaded.version = recorded.version
+                loaded.endsWithTombstone = Erasure.isTombstone(recorded)
+                changed = true
             }
             if batch.count < 1_000 { break }
+            from = loaded.version + 1
         }
         saveSnapshotIfDue(&loaded, stream: stream)
-        if loaded.version != start { cache?.keep(loaded, stream: stream) }
+        if changed { cache?.keep(loaded, stream: stream) }
         return loaded
     }
 

@@ -14,16 +14,21 @@ public struct LoadedUser: Sendable, Hashable {
     public var recentEventIDs: [UUID]
     /// The version of the latest snapshot saved or read for this stream (0 for none).
     public var snapshotVersion: Int64
+    /// Whether the event at ``version`` was already a tombstone when it was folded in. When it
+    /// was not and is one now, the user was erased since, and the state (kept in a cache or a
+    /// snapshot) still holds what was erased: the runner then reads the stream whole.
+    public var endsWithTombstone: Bool
 
     /// Makes a loaded state.
     public init(
         version: Int64 = 0, state: UserState = UserDecider.initialState, recentEventIDs: [UUID] = [],
-        snapshotVersion: Int64 = 0
+        snapshotVersion: Int64 = 0, endsWithTombstone: Bool = false
     ) {
         self.version = version
         self.state = state
         self.recentEventIDs = recentEventIDs
         self.snapshotVersion = snapshotVersion
+        self.endsWithTombstone = endsWithTombstone
     }
 
     mutating func remember(_ id: UUID) {

@@ -62,17 +62,26 @@ public enum UserDecider {
     }
 
     /// The state after a recorded event, decoding the payload only for the types that change it
-    /// (`Favorited`, `Unfavorited`); searches and details views are skipped unread.
-    /// - Throws: ``DomainEventError`` for an unknown type or an unreadable payload: deciding on
-    ///   a state that silently skipped an event could record a duplicate favorite.
+    /// (`Favorited`, `Unfavorited`); everything else is a fact that leaves the state as it is:
+    ///
+    /// - searches and details views (skipped unread);
+    /// - tombstones (``Erasure/isTombstone(_:)``: what `evtool forget` left of an event). An
+    ///   erased past is not known: a favorite that was erased is no favorite any more, so
+    ///   favoriting it again records a new `Favorited` and unfavoriting it records nothing, as
+    ///   the favorites view (a fold that skips tombstones too) shows;
+    /// - types this release does not know (written with `evtool append` or imported): they are
+    ///   taken not to be about favorites. A later release that adds a type changing favorites
+    ///   must be deployed before it is written.
+    /// - Throws: ``DomainEventError`` for a `Favorited` or `Unfavorited` payload this release
+    ///   cannot read (newer schema, malformed and not a tombstone): deciding on a state that
+    ///   silently skipped such an event could record a duplicate favorite.
     public static func evolve(_ state: UserState, recorded: RecordedEvent) throws -> UserState {
         switch recorded.type {
-        case Searched.typeName, DetailsViewed.typeName:
-            return state
         case Favorited.typeName, Unfavorited.typeName:
+            if Erasure.isTombstone(recorded) { return state }
             return evolve(state, try DomainEvent.decode(recorded))
         default:
-            throw DomainEventError.unknownType(recorded.type)
+            return state
         }
     }
 

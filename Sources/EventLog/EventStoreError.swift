@@ -10,8 +10,12 @@ public enum EventStoreError: Error, Sendable, Hashable, CustomStringConvertible 
     case wrongExpectedVersion(stream: String, expected: ExpectedVersion, actual: Int64)
     /// An event with this id is already in the log (or twice in one batch); nothing was appended.
     case duplicateEventID(UUID)
-    /// The store cannot be reached or opened (server down, wrong password, unreadable file).
+    /// The store cannot be reached or opened (server down, wrong password, missing file).
     case unavailable(String)
+    /// The store refused the operation for lack of a privilege: a PostgreSQL role without the
+    /// grant (SQLSTATE 42501), or an SQLite file or folder the process may not read or write.
+    /// The message names the privilege or the object. Not worth retrying as the same user.
+    case permissionDenied(String)
     /// The store's contents are damaged or not an evtool store.
     case corrupt(String)
     /// The store was written by a newer release of evtool whose schema this one does not know.
@@ -30,6 +34,8 @@ public enum EventStoreError: Error, Sendable, Hashable, CustomStringConvertible 
             return "an event with id \(id.uuidString.lowercased()) is already in the log"
         case let .unavailable(reason):
             return "the store is unavailable: \(reason)"
+        case let .permissionDenied(reason):
+            return "permission denied: \(reason)"
         case let .corrupt(reason):
             return "the store is damaged or not an evtool store: \(reason)"
         case let .newerSchema(found, supported):

@@ -7,7 +7,7 @@ public final class InMemoryEventStore: MultiStreamAppending {
     private struct State {
         var log: [RecordedEvent] = []
         var streams: [StreamKey: [Int]] = [:]   // stream id (its bytes, as every store) → indexes into `log`
-        var ids: Set<UUID> = []
+        var ids: [UUID: Int] = [:]   // event id → index into `log`
     }
 
     private let state = Mutex(State())
@@ -34,13 +34,13 @@ public final class InMemoryEventStore: MultiStreamAppending {
                 guard part.expectedVersion.isSatisfied(by: actual) else {
                     throw EventStoreError.wrongExpectedVersion(stream: part.stream, expected: part.expectedVersion, actual: actual)
                 }
-                if let duplicate = part.events.first(where: { scratch.ids.contains($0.id) }) {
+                if let duplicate = part.events.first(where: { scratch.ids[$0.id] != nil }) {
                     throw EventStoreError.duplicateEventID(duplicate.id)
                 }
                 let first = Int64(scratch.log.count + 1)
                 var previous = scratch.streams[StreamKey(part.stream)]?.last.flatMap { [UInt8](hexadecimal: scratch.log[$0].hash) } ?? EventChain.genesis
                 for (offset, event) in part.events.enumerated() {
-                    scratch.ids.insert(event.id)
+                    scratch.ids[event.id] = scratch.log.count
                     scratch.streams[StreamKey(part.stream), default: []].append(scratch.log.count)
                     let recordedAt = event.recordedAt.map { Timestamp.date(microseconds: Timestamp.microseconds($0)) } ?? now
                     let version = actual + Int64(offset) + 1
@@ -83,6 +83,10 @@ public final class InMemoryEventStore: MultiStreamAppending {
             guard start < state.log.count else { return [] }
             return Array(state.log[start..<min(state.log.count, start + limit)])
         }
+    }
+
+    public func events(withIDs ids: [UUID]) throws -> [RecordedEvent] {
+        state.withLock { state in Set(ids).compactMap { state.ids[$0].map { state.log[$0] } } }
     }
 
     public func headPosition() throws -> Int64 {

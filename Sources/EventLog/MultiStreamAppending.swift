@@ -1,3 +1,5 @@
+import Foundation
+
 /// One stream's part of a multi-stream append.
 public struct StreamAppend: Sendable, Hashable {
     public var stream: String
@@ -19,4 +21,9 @@ public protocol MultiStreamAppending: EventStore {
     ///   would throw it; nothing of any part is then appended.
     @discardableResult
     func append(_ parts: [StreamAppend]) throws -> [AppendResult]
+
+    /// The stored events whose ids are among `ids`, in no particular order, read in one query:
+    /// what a copy compares its events with before it skips those already there.
+    /// Cost: O(ids × log n), plus the payloads of the events found.
+    func events(withIDs ids: [UUID]) throws -> [RecordedEvent]
 }

@@ -11,6 +11,8 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
 
     /// A unique constraint was violated.
     public static let uniqueViolation = SQLState(rawValue: "23505")
+    /// The role lacks a privilege on the object (`permission denied for table …`, `must be owner of …`).
+    public static let insufficientPrivilege = SQLState(rawValue: "42501")
     /// The object (schema, table, function) does not exist.
     public static let undefinedTable = SQLState(rawValue: "42P01")
     /// The server is shutting down this connection (fast shutdown, `pg_terminate_backend`).

@@ -79,59 +79,93 @@ extension PostgresEventStore: AuditableEventStore {
         }
     }
 
-    /// Erases in two steps, each atomic: first the `UserErased` event is appended (through the
-    /// append function, which must run in its own transaction), then, in one transaction, the
-    /// digests are kept and the payloads it covers are replaced. A crash between the two leaves
-    /// a recorded erasure with nothing erased yet; running it again erases (verify passes in
-    /// both states).
+    /// Erases in one transaction: counts the user's events, appends the `UserErased` event
+    /// (the append function runs first in the transaction, before it has a transaction id, as
+    /// it requires), keeps the digests and replaces the payloads it covers, then commits. A
+    /// failure at any step (a role without the privilege, a lost connection) leaves nothing:
+    /// no `UserErased` event without the erasure it records, no erasure without its record.
     public func erase(_ request: Erasure.Request) throws -> Erasure.Outcome {
         try AppendValidation.validateStreamID(request.stream)
         guard request.stream != Erasure.stream else { throw EventStoreError.invalidInput("the erasure log itself cannot be erased") }
         let tombstone = String(decoding: Erasure.tombstone, as: UTF8.self)
-        var binds = PostgresBinds()
-        binds.append(text: request.stream)
-        binds.append(text: tombstone)
-        let (through, pending) = try withRetry { connection in
-            let result = try connection.query("""
+        let lease: ConnectionPool.Lease
+        do {
+            lease = try pool.take()
+        } catch let error as PostgresError {
+            throw error.storeError(appending: false)
+        }
+        let connection = lease.connection
+        var committing = false
+        do {
+            _ = try connection.execute("BEGIN")
+            var count = PostgresBinds()
+            count.append(text: request.stream)
+            count.append(text: tombstone)
+            let counted = try connection.query("""
                 SELECT coalesce(max(position), 0)::bigint,
                        count(*) FILTER (WHERE NOT (data::text = $2 AND metadata::text = $2))
                 FROM \(schema.quoted).events WHERE stream_id = $1
-                """, types: [PostgresType.text, PostgresType.text], binds: binds)
-            return (try result.int64(row: 0, column: 0), try result.int64(row: 0, column: 1))
-        }
-        guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
-        let record = ProposedEvent(type: Erasure.eventType,
-                                   data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
-        let appended = try append(record, to: Erasure.stream, expectedVersion: .any)
-        var erase = PostgresBinds()
-        erase.append(text: request.stream)
-        erase.append(int8: through)
-        erase.append(text: record.id.lowercaseString)
-        erase.append(text: tombstone)
-        let erased = try withRetry { connection in
-            _ = try connection.execute("BEGIN")
-            do {
-                let kept = try connection.query("""
-                    INSERT INTO \(schema.quoted).erasures (event_id, position, data_sha256, metadata_sha256, erased_at, erasure_event_id)
-                    SELECT event_id, position, encode(sha256(convert_to(data::text, 'UTF8')), 'hex'),
-                           encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex'), now(), $3::uuid
-                    FROM \(schema.quoted).events
-                    WHERE stream_id = $1 AND position <= $2 AND NOT (data::text = $4 AND metadata::text = $4)
-                    ON CONFLICT (event_id) DO NOTHING
-                    RETURNING position
-                    """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase).rowCount
-                _ = try connection.query("""
-                    UPDATE \(schema.quoted).events SET data = $4::json, metadata = $4::json
-                    WHERE position IN (SELECT position FROM \(schema.quoted).erasures WHERE erasure_event_id = $3::uuid)
-                      AND stream_id = $1 AND position <= $2
-                    """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase)
-                _ = try connection.execute("COMMIT")
-                return kept
-            } catch {
-                _ = try? connection.execute("ROLLBACK")
-                throw error
+                """, types: [PostgresType.text, PostgresType.text], binds: count)
+            let through = try counted.int64(row: 0, column: 0), pending = try counted.int64(row: 0, column: 1)
+            guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
+            let record = ProposedEvent(type: Erasure.eventType,
+                                       data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
+            let appended = try connection.query(
+                schema.appendSQL, types: PostgresSchema.appendTypes,
+                binds: Self.appendBinds([StreamAppend(stream: Erasure.stream, expectedVersion: .any, events: [record])]))
+            guard appended.rowCount == 1, try appended.int32(row: 0, column: 0) == 0 else {
+                throw EventStoreError.corrupt("the append function refused the UserErased event")
             }
+            let position = try appended.int64(row: 0, column: 4)
+            var erase = PostgresBinds()
+            erase.append(text: request.stream)
+            erase.append(int8: through)
+            erase.append(text: record.id.lowercaseString)
+            erase.append(text: tombstone)
+            let kept = try connection.query("""
+                INSERT INTO \(schema.quoted).erasures (event_id, position, data_sha256, metadata_sha256, erased_at, erasure_event_id)
+                SELECT event_id, position, encode(sha256(convert_to(data::text, 'UTF8')), 'hex'),
+                       encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex'), now(), $3::uuid
+                FROM \(schema.quoted).events
+                WHERE stream_id = $1 AND position <= $2 AND NOT (data::text = $4 AND metadata::text = $4)
+                ON CONFLICT (event_id) DO NOTHING
+                RETURNING position
+                """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase).rowCount
+            _ = try connection.query("""
+                UPDATE \(schema.quoted).events SET data = $4::json, metadata = $4::json
+                WHERE position IN (SELECT position FROM \(schema.quoted).erasures WHERE erasure_event_id = $3::uuid)
+                  AND stream_id = $1 AND position <= $2
+                """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase)
+            committing = true
+            _ = try connection.execute("COMMIT")
+            pool.giveBack(lease)
+            return Erasure.Outcome(erasedEvents: kept, throughPosition: through, eventID: record.id, position: position)
+        } catch let error as PostgresError {
+            if error.kind == .connectionLost {
+                if committing { throw EventStoreError.outcomeUnknown("the connection to \(connection.server) was lost while the erasure committed: \(error.message)") }
+                throw error.storeError(appending: false)   // the server rolled the transaction back
+            }
+            // Roll back, and release the append's reservation lock in case the failure struck
+            // inside it; if that fails, the connection is dropped, which does both.
+            do {
+                _ = try connection.execute("ROLLBACK")
+                _ = try connection.execute("SELECT pg_advisory_unlock_all()")
+                pool.giveBack(lease)
+            } catch _ {}
+            let failure = error.storeError(appending: false)
+            if case .permissionDenied(let reason) = failure {
+                throw EventStoreError.permissionDenied(
+                    "forget needs INSERT on \(schema.name).erasures and UPDATE on \(schema.name).events, which the owner role has (evtool roles sql); nothing was erased or recorded (\(reason))")
+            }
+            throw failure
+        } catch {
+            // Not the server's error (nothing was committed): roll back; a connection that
+            // cannot is dropped, which rolls back too.
+            do {
+                _ = try connection.execute("ROLLBACK")
+                pool.giveBack(lease)
+            } catch _ {}
+            throw error
         }
-        return Erasure.Outcome(erasedEvents: erased, throughPosition: through, eventID: record.id, position: appended.positions.lowerBound)
     }
 }

@@ -134,27 +134,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 throw EventStoreError.duplicateEventID(event.id)
             }
         }
-        let events = parts.flatMap(\.events)
-        var binds = PostgresBinds(capacity: events.reduce(256) { $0 + $1.data.count + $1.metadata.count + $1.type.utf8.count + 40 })
-        binds.append(textArray: parts.map(\.stream))
-        binds.append(int4Array: parts.map { part in
-            switch part.expectedVersion {
-            case .any: return 0
-            case .noStream: return 1
-            case .streamExists: return 2
-            case .exactly: return 3
-            }
-        })
-        binds.append(int8Array: parts.map { part in
-            if case .exactly(let version) = part.expectedVersion { return version }
-            return 0
-        })
-        binds.append(int4Array: parts.map { Int32($0.events.count) })
-        binds.append(uuidArray: events.map(\.id))
-        binds.append(textArray: events.map(\.type))
-        binds.append(jsonArray: events.map(\.data))
-        binds.append(jsonArray: events.map(\.metadata))
-        binds.append(timestamptzArray: events.map { $0.recordedAt.map(Timestamp.microseconds) })
+        let binds = Self.appendBinds(parts)
 
         let lease: ConnectionPool.Lease
         do {
@@ -240,6 +220,32 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// later positions first (each try is one round trip; more than two is rare).
     static let appendAttempts = 100
 
+    /// The parameters of the append function (``PostgresSchema/appendSQL``) for `parts`.
+    static func appendBinds(_ parts: [StreamAppend]) -> PostgresBinds {
+        let events = parts.flatMap(\.events)
+        var binds = PostgresBinds(capacity: events.reduce(256) { $0 + $1.data.count + $1.metadata.count + $1.type.utf8.count + 40 })
+        binds.append(textArray: parts.map(\.stream))
+        binds.append(int4Array: parts.map { part in
+            switch part.expectedVersion {
+            case .any: return 0
+            case .noStream: return 1
+            case .streamExists: return 2
+            case .exactly: return 3
+            }
+        })
+        binds.append(int8Array: parts.map { part in
+            if case .exactly(let version) = part.expectedVersion { return version }
+            return 0
+        })
+        binds.append(int4Array: parts.map { Int32($0.events.count) })
+        binds.append(uuidArray: events.map(\.id))
+        binds.append(textArray: events.map(\.type))
+        binds.append(jsonArray: events.map(\.data))
+        binds.append(jsonArray: events.map(\.metadata))
+        binds.append(timestamptzArray: events.map { $0.recordedAt.map(Timestamp.microseconds) })
+        return binds
+    }
+
     /// Turns a refused append into the store error a caller can act on.
     private func mapAppendFailure(_ error: PostgresError, parts: [StreamAppend], connection: PostgresConnection) throws -> EventStoreError {
         let events = parts.flatMap(\.events)
@@ -317,6 +323,17 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         return (events, false)
     }
 
+    public func events(withIDs ids: [UUID]) throws -> [RecordedEvent] {
+        guard !ids.isEmpty else { return [] }
+        var binds = PostgresBinds()
+        binds.append(uuidArray: ids)
+        return try withRetry { connection in
+            let result = try connection.query("SELECT \(schema.columns) FROM \(schema.quoted).events WHERE event_id = ANY($1)",
+                                              types: [PostgresType.uuidArray], binds: binds)
+            return try (0..<result.rowCount).map { try Self.event(result, row: $0) }
+        }
+    }
+
     public func headPosition() throws -> Int64 {
         try withRetry { connection in
             let result = try connection.query(schema.headSQL, types: [], binds: PostgresBinds())
@@ -380,6 +397,9 @@ extension PostgresError {
             if appending { return .outcomeUnknown("the connection to \(server ?? "the server") was lost: \(message)") }
             return .unavailable("lost the connection to \(server ?? "the server"): \(message)")
         case .statementFailed:
+            if sqlState == .insufficientPrivilege {
+                return .permissionDenied("the role may not do this: \(message) (SQLSTATE 42501)")
+            }
             if sqlState?.rawValue == "42P01" || sqlState?.rawValue == "42883" {
                 return .corrupt("\(message) (SQLSTATE \(sqlState?.rawValue ?? "")); was the schema dropped?")
             }

@@ -17,8 +17,9 @@ final class SQLiteConnection {
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw SQLiteError(code: .init(rawValue: code), message: message, sql: nil)
+            throw SQLiteError(code: .init(rawValue: code), message: message, sql: nil, systemErrno: systemErrno)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -31,7 +32,8 @@ final class SQLiteConnection {
 
     /// The error SQLite holds for this connection after a failed call.
     func error(_ code: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: .init(rawValue: code), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(code: .init(rawValue: code), message: String(cString: sqlite3_errmsg(handle)), sql: sql,
+                    systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs one or more statements that take no parameters and return no rows we need.

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// A failure reported by SQLite: its extended result code, its message and the SQL that failed.
 ///
@@ -10,6 +11,29 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The statement that failed, if any.
     public var sql: String?
+    /// The operating system's error number behind an I/O or open failure
+    /// (`sqlite3_system_errno`, e.g. `EACCES`), 0 when there is none.
+    public var systemErrno: Int32 = 0
+
+    /// Makes an error.
+    public init(code: ResultCode, message: String, sql: String?, systemErrno: Int32 = 0) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.systemErrno = systemErrno
+    }
+
+    /// Whether the failure means this process may not read or write the file or its folder:
+    /// `SQLITE_PERM`, a read-only database (other than one moved while open), or an open or
+    /// I/O failure whose system error is `EACCES` or `EPERM`.
+    public var meansPermissionDenied: Bool {
+        switch code.primary {
+        case .permission: return true
+        case .readOnly: return code != .readOnlyMoved
+        case .cantOpen, .ioError: return systemErrno == EACCES || systemErrno == EPERM
+        default: return false
+        }
+    }
 
     public var description: String {
         if let sql { return "SQLite error \(code.rawValue): \(message) (in: \(sql))" }
@@ -34,6 +58,9 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
         public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
         public static let permission = ResultCode(rawValue: SQLITE_PERM)
+        /// `SQLITE_READONLY_DBMOVED`: the file was renamed or deleted while open (not a
+        /// question of permission).
+        public static let readOnlyMoved = ResultCode(rawValue: SQLITE_READONLY | (4 << 8))
         /// `SQLITE_CONSTRAINT_UNIQUE`: SQLITE_CONSTRAINT | (8 << 8).
         public static let uniqueConstraint = ResultCode(rawValue: SQLITE_CONSTRAINT | (8 << 8))
         /// `SQLITE_CONSTRAINT_TRIGGER`: a RAISE(ABORT) from a trigger.

@@ -281,6 +281,19 @@ public final class SQLiteEventStore: MultiStreamAppending {
         }
     }
 
+    public func events(withIDs ids: [UUID]) throws -> [RecordedEvent] {
+        guard !ids.isEmpty else { return [] }
+        // One statement: the ids as a JSON array, each looked up through the event_id index.
+        let list = Data(("[" + ids.map { "\"\($0.lowercaseString)\"" }.joined(separator: ",") + "]").utf8)
+        return try withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT \(Self.columns) FROM events WHERE event_id IN (SELECT value FROM json_each(?1))")
+            defer { statement.reset() }
+            try statement.bindText(list, at: 1)
+            return try Self.events(from: statement, capacity: 16)
+        }
+    }
+
     public func headPosition() throws -> Int64 {
         try withConnection { try $0.scalarInt("SELECT max(position) FROM events") ?? 0 }
     }
@@ -363,6 +376,12 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     /// The ``EventStoreError`` a caller can act on for an SQLite failure.
     static func storeError(_ error: SQLiteError, path: String) -> EventStoreError {
+        if error.meansPermissionDenied {
+            if error.code.primary == .readOnly {
+                return .permissionDenied("'\(path)' is read-only for this user (write access to the file and its folder is needed): \(error.message)")
+            }
+            return .permissionDenied("this user may not read or write '\(path)' (read and write access to the file and its folder is needed): \(error.message)")
+        }
         switch error.code.primary {
         case .busy, .locked:
             return .unavailable("'\(path)' is locked by another process (waited for its write lock and gave up)")

@@ -141,14 +141,6 @@ struct RunnerTests {
         }
         #expect(try types() == [])
     }
-
-    @Test("a stream holding an event type this release does not know stops the command")
-    func unknownType() throws {
-        _ = try store.append(ProposedEvent(type: "FavoritesCleared", data: Data("{}".utf8)), to: "user-1", expectedVersion: .any)
-        #expect(throws: DomainEventError.unknownType("FavoritesCleared")) {
-            try runner.handle(Fixtures.favorite("A"), context: Fixtures.context())
-        }
-    }
 }
 
 // MARK: - Store doubles

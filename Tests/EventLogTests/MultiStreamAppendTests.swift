@@ -39,4 +39,20 @@ struct MultiStreamAppendTests {
         #expect(events[0].recordedAt == original)
         #expect(events[1].recordedAt >= before)
     }
+
+    @Test("a batch of event ids is looked up in one call: the stored events among them, every field as read", arguments: StoreKind.allCases)
+    func eventsWithIDs(kind: StoreKind) throws {
+        let subject = try kind.make(); defer { subject.cleanup() }
+        let store = try #require(subject.store as? any MultiStreamAppending)
+        try store.append([
+            StreamAppend(stream: "a", expectedVersion: .noStream, events: Fixtures.events(3)),
+            StreamAppend(stream: "b", expectedVersion: .noStream, events: Fixtures.events(2)),
+        ])
+        let all = try store.readAll(after: 0, limit: 10)
+        #expect(try store.events(withIDs: []).isEmpty)
+        let wanted = [all[4].id, UUID(), all[0].id, all[0].id, all[2].id]
+        let found = try store.events(withIDs: wanted).sorted { $0.position < $1.position }
+        #expect(found == [all[0], all[2], all[4]])
+        #expect(try store.events(withIDs: (0..<2_000).map { _ in UUID() } + [all[1].id]) == [all[1]])
+    }
 }

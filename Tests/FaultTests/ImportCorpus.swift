@@ -4,15 +4,19 @@ import Foundation
 enum ImportCorpus {
     static let id = "99999999-9999-4999-8999-999999999999"
 
-    /// A record with some members replaced (a nil value removes the member).
+    /// A record with some members replaced (a nil value removes the member) or added.
     static func record(_ changes: [String: String?]) -> Data {
         var members: [(String, String)] = [
             ("position", "3"), ("stream", #""bob""#), ("version", "1"), ("id", "\"\(id)\""), ("type", #""Note""#),
             ("recordedAt", #""2026-01-01T00:00:00.000000Z""#), ("data", #"{"keyword":"jazz"}"#), ("metadata", "{}"),
         ]
+        let names = Set(members.map(\.0))
         members = members.compactMap { name, value in
             guard let change = changes[name] else { return (name, value) }
             return change.map { (name, $0) }
+        }
+        for (name, value) in changes.sorted(by: { $0.key < $1.key }) where !names.contains(name) {
+            if let value { members.append((name, value)) }   // a member the good record does not have
         }
         return Data(("{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
     }
@@ -56,6 +60,17 @@ enum ImportCorpus {
         cases.append(("a raw NUL byte in a string", nul))
         // An id already in the log, for a new stream.
         cases.append(("an id already in the log", record(["id": #""01a22c3c-afdf-7b39-bf76-8f32d6761f37""#])))
+        // The event already in the log (stream 'ada' version 1), given again with one field changed:
+        // compared before it is skipped, so refused.
+        let held: [String: String?] = ["stream": #""ada""#, "id": #""01a22c3c-afdf-7b39-bf76-8f32d6761f37""#]
+        let changed: [(String, String)] = [
+            ("data", #"{"keyword":"jaxx"}"#), ("metadata", #"{"x":1}"#), ("type", #""Noted""#),
+            ("recordedAt", #""2026-01-01T00:00:00.000001Z""#), ("version", "2"),
+            ("hash", "\"\(String(repeating: "ab", count: 32))\""),
+        ]
+        for (member, value) in changed {
+            cases.append(("the event already in the log with a different \(member)", record(held.merging([member: value]) { $1 })))
+        }
         // A different event at a version the store already holds.
         cases.append(("a different event at a held version", record(["stream": #""ada""#, "version": "2"])))
         // A version gap.

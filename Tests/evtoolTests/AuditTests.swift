@@ -215,7 +215,11 @@ struct TransferHashTests {
         result = try Processes.run(Processes.evtool, ["import", "-", "--store", target], input: changed.joined(separator: "\n") + "\n")
         #expect(result.status == 65)
         #expect(result.errors.hasPrefix("Error: line 7: its hash "), "\(result)")
-        #expect(result.errors.contains("nothing from this event on was copied; 6 events were"), "\(result)")
+        #expect(result.errors.contains("(nothing of lines 1–9 was imported; 0 events were before them)"), "\(result)")
+        #expect(try Processes.run(Processes.evtool, ["export", "--store", target]).output == "", "nothing of the refused batch is kept")
+        // In batches of 3, the batches before the refused line's stay.
+        result = try Processes.run(Processes.evtool, ["import", "-", "--batch", "3", "--store", target], input: changed.joined(separator: "\n") + "\n")
+        #expect(result.status == 65 && result.errors.contains("(nothing of lines 7–9 was imported; 6 events were before them)"), "\(result)")
         #expect(try Processes.run(Processes.evtool, ["verify", "--store", target]).output == "OK: 6 events in 3 streams, 0 seals verified\n")
     }
 }

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import TestSupport
 import Testing
@@ -79,5 +80,147 @@ struct ErasureTests {
         #expect(result.errors == "Error: invalid input: stream 'nobody' has no events to erase\n")
         result = try cli.run("forget", "--user", "bob")
         #expect(result.status == 64)
+    }
+}
+
+/// After `forget`, and with event types the runner does not know, users are not locked out;
+/// a `forget` refused for lack of privilege leaves nothing behind; on SQLite files and PostgreSQL.
+@Suite("Audit: erasure does not lock users out, and fails whole")
+struct ErasureAftermathTests {
+    /// A store on each kind: an SQLite file, a fresh PostgreSQL schema.
+    struct Store {
+        let cli: CLI
+        let name: String
+        let cleanup: () -> Void
+    }
+
+    static func stores(_ directory: TemporaryDirectory) throws -> [Store] {
+        let postgres = try PostgresSessionTests.freshStore()
+        return [
+            Store(cli: CLI(store: "sqlite:\(directory.path)/main.sqlite", directory: directory.path), name: "SQLite", cleanup: {}),
+            Store(cli: CLI(store: postgres.url, directory: directory.path), name: "PostgreSQL", cleanup: postgres.drop),
+        ]
+    }
+
+    static let summary = #"{"name":"Lakers vs Celtics","venue":"Crypto.com Arena","localDateTime":"2026-12-09 19:00:00","category":"Sports"}"#
+
+    @Test("after forget: search, view, favorite and unfavorite work; an erased favorite is no favorite; the view agrees with the decider")
+    func commandsAfterForget() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        for store in try Self.stores(directory) {
+            defer { store.cleanup() }
+            let cli = store.cli
+            let details = try cli.file("details.json", Samples.details)
+            #expect(try cli.run("favorite", "--user", "ada", "--listing", "L8", "--summary", "-", input: Self.summary).status == 0, "\(store.name)")
+            #expect(try cli.run("view", "--user", "ada", "--listing", "L7", "--details", details).status == 0, "\(store.name)")
+            #expect(try cli.run("forget", "--user", "ada", "--reason", "GDPR #4", "--by", "alice").status == 0, "\(store.name)")
+
+            var result = try cli.run("search", "--user", "ada", "--keyword", "jazz", "--location", "Chicago")
+            #expect(result.status == 0 && result.output.hasPrefix("recorded Searched for ada: version 3"), "\(store.name): \(result)")
+            result = try cli.run("view", "--user", "ada", "--listing", "L7", "--details", details)
+            #expect(result.status == 0 && result.output.hasPrefix("recorded DetailsViewed for ada: version 4"), "\(store.name): \(result)")
+            // The erased favorite is no longer known: not a favorite, and favoriting it records anew.
+            #expect(try cli.run("favorites", "--user", "ada").output == "No favorites\n", "\(store.name)")
+            result = try cli.run("unfavorite", "--user", "ada", "--listing", "L8")
+            #expect(result.status == 0 && result.output == "listing 'L8' is not a favorite; nothing recorded\n", "\(store.name): \(result)")
+            result = try cli.run("favorite", "--user", "ada", "--listing", "L8", "--summary", "-", input: Self.summary)
+            #expect(result.status == 0 && result.output.hasPrefix("recorded Favorited for ada: version 5"), "\(store.name): \(result)")
+            #expect(try cli.run("favorites", "--user", "ada").output.contains("L8       Lakers vs Celtics"), "\(store.name)")
+            result = try cli.run("favorite", "--user", "ada", "--listing", "L8", "--summary", "-", input: Self.summary)
+            #expect(result.output == "listing 'L8' is already a favorite; nothing recorded\n", "\(store.name): \(result)")
+            // The views kept by the commands equal a rebuild, and the log still verifies.
+            let before = try cli.run("favorites", "--user", "ada", "--json").output
+            #expect(try cli.run("rebuild").status == 0)
+            #expect(try cli.run("favorites", "--user", "ada", "--json").output == before, "\(store.name)")
+            result = try cli.run("verify")
+            #expect(result.status == 0 && result.output.contains("(2 erased, accepted by their kept digests)"), "\(store.name): \(result)")
+        }
+    }
+
+    @Test("an event type the runner does not know, written with evtool append, does not lock the user out")
+    func unknownTypeAppended() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        for store in try Self.stores(directory) {
+            defer { store.cleanup() }
+            let cli = store.cli
+            #expect(try cli.run("favorite", "--user", "bo", "--listing", "L8", "--summary", "-", input: Self.summary).status == 0)
+            var result = try cli.run("append", "--stream", "bo", "--type", "FavoritesCleared", "--data", #"{"listingID":"L8"}"#)
+            #expect(result.status == 0, "\(store.name): \(result)")
+            for arguments in [["search", "--user", "bo", "--keyword", "jazz", "--location", "Chicago"],
+                              ["unfavorite", "--user", "bo", "--listing", "L8"]] {
+                result = try Processes.run(Processes.evtool, arguments + ["--store", cli.store])
+                #expect(result.status == 0 && result.output.hasPrefix("recorded "), "\(store.name) \(arguments[0]): \(result)")
+            }
+        }
+    }
+
+    @Test("SQLite: forget on a file this user may only read exits 77 naming it, and changes nothing")
+    func forgetWithoutWriteAccessOnSQLite() throws {
+        try #require(getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                     "needs root and setpriv to run evtool as user nobody (root ignores file permissions)")
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let path = directory.path + "/store.sqlite"
+        let cli = CLI(store: "sqlite:\(path)", directory: directory.path)
+        #expect(try cli.run("favorite", "--user", "ada", "--listing", "L8", "--summary", "-", input: Self.summary).status == 0)
+        #expect(try cli.run("project").status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let before = StorePathDigest.of(path)
+        let result = try Processes.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Processes.evtool,
+                                                            "forget", "--user", "ada", "--reason", "GDPR #5", "--store", path])
+        #expect(result.status == 77, "\(result)")
+        #expect(result.errors.hasPrefix("Error: permission denied: ") && result.errors.contains("'\(path)'"), "\(result)")
+        #expect(result.errors.split(separator: "\n").count == 1, "\(result)")
+        #expect(StorePathDigest.of(path) == before, "the file changed")
+        #expect(try cli.run("history", "--user", "ada").output.contains("favorited \"Lakers vs Celtics\""))
+        #expect(try cli.run("export").output.contains(#""stream":"$erasures""#) == false)
+    }
+
+    @Test("PostgreSQL: forget as the app role (may append, not update) exits 77 naming the privilege and leaves no UserErased event")
+    func forgetWithoutPrivilegeOnPostgres() throws {
+        let log = try PostgresAuditTests.makeLog(); defer { log.cleanup() }
+        let suffix = String(log.schema.dropFirst(2).prefix(8))
+        let (owner, app, auditor) = ("owner_\(suffix)", "app_\(suffix)", "auditor_\(suffix)")
+        defer {
+            for role in [app, auditor, owner] {
+                _ = try? PostgresAuditTests.psql(log.url, "DROP OWNED BY \(role) CASCADE; DROP ROLE IF EXISTS \(role);")
+            }
+        }
+        let sql = try Processes.run(Processes.evtool, ["roles", "sql", "--owner", owner, "--app", app, "--auditor", auditor, "--schema", log.schema])
+        #expect(sql.status == 0, "\(sql)")
+        #expect(try Processes.run(Processes.psql, [log.url, "-X", "-q", "-v", "ON_ERROR_STOP=1"], input: sql.output).status == 0)
+        func store(_ role: String) -> String {
+            log.url.replacingOccurrences(of: "://postgres@", with: "://\(role)@") + (log.url.contains("?") ? "&" : "?") + "schema=\(log.schema)"
+        }
+        let head = try log.store.headPosition()
+        var result = try Processes.run(Processes.evtool, ["forget", "--user", "user-1", "--reason", "GDPR #6", "--store", store(app)])
+        #expect(result.status == 77, "\(result)")
+        #expect(result.errors.hasPrefix("Error: permission denied: forget needs INSERT on \(log.schema).erasures and UPDATE on \(log.schema).events"), "\(result)")
+        #expect(result.errors.contains("permission denied for table erasures"), "\(result)")
+        #expect(result.errors.split(separator: "\n").count == 1, "\(result)")
+        // Nothing left behind: no UserErased event, no erasure row, the payloads as they were.
+        #expect(try log.store.headPosition() == head)
+        #expect(try log.store.read(stream: "$erasures").isEmpty)
+        #expect(try log.store.read(stream: "user-1").allSatisfy { !Erasure.isTombstone($0) })
+        #expect(try PostgresAuditTests.psql(log.url, "SELECT count(*) FROM \(log.schema).erasures").output == "0\n")
+        // Other refused privileges have the same code: the auditor may not record, the app may not seal.
+        result = try Processes.run(Processes.evtool, ["search", "--user", "ada", "--keyword", "jazz", "--location", "Chicago", "--store", store(auditor)])
+        #expect(result.status == 77 && result.errors.hasPrefix("Error: permission denied: the role may not do this: permission denied for "), "\(result)")
+        result = try Processes.run(Processes.evtool, ["seal", "--store", store(app)])
+        #expect(result.status == 77 && result.errors.contains("permission denied for table seals"), "\(result)")
+        #expect(try PostgresAuditTests.psql(log.url, "SELECT count(*) FROM \(log.schema).seals").output == "0\n")
+        // The owner may: the erasure happens, once.
+        result = try Processes.run(Processes.evtool, ["forget", "--user", "user-1", "--reason", "GDPR #6", "--store", store(owner)])
+        #expect(result.status == 0 && result.output.hasPrefix("erased 4 events of user 'user-1' (recorded as UserErased at position "), "\(result)")
+        #expect(try log.store.read(stream: "$erasures").count == 1)
+    }
+}
+
+/// A digest of a store file and its WAL, to check that a refused command changed neither.
+enum StorePathDigest {
+    static func of(_ path: String) -> String {
+        var bytes = FileManager.default.contents(atPath: path) ?? Data("missing".utf8)
+        bytes.append(FileManager.default.contents(atPath: path + "-wal") ?? Data())
+        return SHA256Hasher.digest(bytes).hexString
     }
 }

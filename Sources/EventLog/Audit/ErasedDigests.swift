@@ -29,6 +29,16 @@ public struct ErasedDigests: Sendable, Hashable {
 public enum Erasure {
     /// What an erased event's data and metadata become.
     public static let tombstone = Data(#"{"erased":true}"#.utf8)
+    /// Whether an event's payloads are both ``tombstone``: what `evtool forget` left of it.
+    public static func isTombstone(data: Data, metadata: Data) -> Bool {
+        data == tombstone && metadata == tombstone
+    }
+
+    /// Whether a recorded event is a tombstone (see ``isTombstone(data:metadata:)``).
+    public static func isTombstone(_ event: RecordedEvent) -> Bool {
+        isTombstone(data: event.data, metadata: event.metadata)
+    }
+
     /// The system stream where each erasure is recorded as a `UserErased` event.
     public static let stream = "$erasures"
     /// The type of the event that records an erasure.

@@ -19,6 +19,9 @@ enum ExitCode: Int32 {
     case unavailable = 69
     /// A concurrency conflict that retries did not resolve.
     case conflict = 75
+    /// The store refused for lack of a privilege (EX_NOPERM): a PostgreSQL role without the
+    /// grant, an SQLite file or folder this user may not read or write.
+    case noPermission = 77
     /// verify: the store was written by a newer evtool, whose schema this one cannot check
     /// (EX_CONFIG: this evtool does not match the store).
     case newerSchema = 78
@@ -31,6 +34,7 @@ enum ExitCode: Int32 {
         case .invalidInput, .duplicateEventID, .corrupt: self = .invalidData
         case .unavailable, .newerSchema, .outcomeUnknown: self = .unavailable
         case .wrongExpectedVersion: self = .conflict
+        case .permissionDenied: self = .noPermission
         }
     }
 
@@ -46,6 +50,8 @@ enum ExitCode: Int32 {
           67  verify, seal: the store holds no events (nothing to verify)
           69  store unavailable (cannot connect or open, or written by a newer evtool)
           75  concurrency conflict after retries
+          77  permission denied (a PostgreSQL role without the privilege, an SQLite
+              file or folder this user may not read or write)
           78  verify: the store was written by a newer evtool
           130 interrupted by Ctrl-C at a batch boundary (rerun to resume)
         """

@@ -45,11 +45,13 @@ enum TransferCommands {
         options: [.init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"), CommandSpec.storeOption],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
-            them new positions in file order. An event already in its stream at its version is
-            skipped, so importing a file twice adds nothing, and rerunning an interrupted import
-            resumes it. A bad line stops the import with its line number; batches before it stay.
-            Each event's chain hash is recomputed in the target; a line whose "hash" differs is
-            refused (the file was changed, or the target's stream differs), so the imported log
+            them new positions in file order. An event whose id the store already holds is skipped
+            when it is the same event (stream, version, type, time, data, metadata and hash), so
+            importing a file twice adds nothing, and rerunning an interrupted import resumes it; a
+            line that differs is refused, naming the line and the fields, and nothing of its batch
+            is kept. A bad line stops the import with its line number; batches before it stay.
+            Each line's "hash" is recomputed from its content and the previous line's hash; a line
+            whose hash does not match is refused (the file was changed), so the imported log
             verifies with the same hashes. Erased events (tombstones) are chained anew.
             """,
         examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -"],
@@ -115,7 +117,8 @@ enum TransferCommands {
             guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
             let source = try from.open(create: false)
             let target = try to.openForCopying()
-            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000))
+            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
+                                     unit: "source position", verb: "copied")
             let head = try source.headPosition()
             var cursor = try resumePosition(source: source, target: target)
             if cursor > 0 { console.message("resuming after source position \(cursor)") }
@@ -156,12 +159,18 @@ enum TransferCommands {
             console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 
-    /// Where to continue a migration: the source position of the target's last event.
+    /// Where to continue a migration: the source position of the target's last event, which
+    /// must be the same event in both (every field compared).
     static func resumePosition(source: any EventStore, target: any EventStore) throws -> Int64 {
         let targetHead = try target.headPosition()
         guard targetHead > 0, let last = try target.readAll(after: targetHead - 1, limit: 1).first else { return 0 }
         guard let match = try source.read(stream: last.streamID, from: last.version, direction: .forwards, limit: 1).first, match.id == last.id else {
             throw CLIError(message: "the target already holds events that are not a copy of this source (its last event, \(last.id.lowercaseString), is not in the source); migrate into an empty store", code: .invalidData)
+        }
+        // Compared before everything up to it is skipped: the same event, not only the same id.
+        let differences = EventCopier.Fields(match).differences(from: EventCopier.Fields(last), erasedDigests: nil)
+        guard differences.isEmpty else {
+            throw CLIError(message: "source position \(match.position): event \(last.id.lowercaseString), the target's last event, differs from the source's in its \(EventCopier.Fields.list(differences)); the target is not a copy of this source; migrate into an empty store", code: .invalidData)
         }
         return match.position
     }

@@ -4,116 +4,266 @@ import Foundation
 /// Appends events copied from another log (an import file, a source store) keeping their
 /// streams, versions, ids, payloads and recording times.
 ///
-/// - Idempotent: an event whose stream already holds it at its version is skipped, so
-///   importing a file twice adds nothing and rerunning an interrupted copy resumes.
+/// - Compares before it skips: an event whose id the store already holds is skipped only
+///   when it is the same event (stream, version, type, recording time, data, metadata) and
+///   its given hash matches it; one that differs is refused, naming what differs, and
+///   nothing of its batch is kept. So importing a file twice adds nothing, rerunning an interrupted copy
+///   resumes, and a changed line is never reported as "already present".
+/// - Cheap: each batch's ids are looked up in one query (``MultiStreamAppending/events(withIDs:)``),
+///   not one per event; a stream's head is read once, when the copy first meets the stream.
 /// - Atomic per batch: each batch (up to `batchSize` events, any streams) is one
 ///   transaction, so what was copied is always a prefix of the source.
 /// - A gap in a stream's versions, or a different event at a version, is refused.
-/// - Each new event's chain hash is recomputed as the target will store it; an event whose
-///   given hash (from the export line or the source store) differs is refused, so a log
-///   moved between stores still verifies. Erased events (tombstones) are the exception:
-///   their hash covered the erased payload, which is gone, so the target chains them anew.
+/// - Each event's given hash (from the export line or the source store) is recomputed from
+///   its content and the hash of the event before it in the source; an event whose hash
+///   does not match is refused, new or already there. Erased events (tombstones) are the
+///   exception: their hash covered the erased payload, which is gone, so the target chains
+///   them anew (and the events after them get the target's hashes).
+/// - An event erased in the store since it was copied (a tombstone there, the payload in
+///   the source) is the same event when its payloads' SHA-256 digests equal the digests the
+///   store kept; it is skipped and the payload stays erased.
 struct EventCopier {
     let store: any MultiStreamAppending
     let batchSize: Int
+    /// What a source position is called in errors: "line" for a file, "source position" for a store.
+    let unit: String
+    /// What the copy does, for errors: "imported", "copied".
+    let verb: String
     /// Keyed by the stream id's bytes, as the stores tell streams apart (``StreamKey``).
     private var versions: [StreamKey: Int64] = [:]
-    /// The chain hash of each stream's last event in the target (with pending events).
-    private var heads: [StreamKey: [UInt8]] = [:]
+    /// Each stream's last event as the log it came from chains it: its version and hash (the
+    /// given hash, or the one computed from the event before when a line has none). A line's
+    /// own hash is checked against it, so a stream whose tombstones the target chained anew
+    /// (their payloads are gone) still checks the events after them.
+    private var heads: [StreamKey: (version: Int64, hash: [UInt8])] = [:]
     private let hasher = EventChain.Hasher()
     /// Erased events appended, whose hashes the target computed anew.
     private(set) var rechained = 0
-    private var pending: [StreamAppend] = []
-    private var pendingCount = 0
-    private var pendingFirstSource = 0
+    /// Events added and not yet compared or committed, with where each came from.
+    private var window: [(item: LogRecord.Imported, source: Int)] = []
     /// Events appended so far.
     private(set) var appended = 0
-    /// Events skipped because the store already held them.
+    /// Events skipped because the store already held them, identical.
     private(set) var skipped = 0
 
-    init(store: any MultiStreamAppending, batchSize: Int = 1_000) {
+    init(store: any MultiStreamAppending, batchSize: Int = 1_000, unit: String = "line", verb: String = "imported") {
         self.store = store
         self.batchSize = batchSize
+        self.unit = unit
+        self.verb = verb
     }
 
     /// Adds one event; `source` names where it came from (a line number) for errors.
-    /// Commits a batch when it is full.
+    /// Compares and commits a batch when it is full.
     mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
-        let current: Int64
-        if let known = versions[StreamKey(item.stream)], heads[StreamKey(item.stream)] != nil {
-            current = known
-        } else {
-            let last: RecordedEvent?
-            do { last = try store.read(stream: item.stream, from: .max, direction: .backwards, limit: 1).first } catch {
-                throw CopyError(source: source, error: error)
-            }
-            current = last?.version ?? 0
-            heads[StreamKey(item.stream)] = last.flatMap { [UInt8](hexadecimal: $0.hash) } ?? EventChain.genesis
-        }
-        if item.version <= current {
-            // Already there: it must be the same event.
-            let existing: RecordedEvent?
-            do { existing = try store.read(stream: item.stream, from: item.version, direction: .forwards, limit: 1).first } catch {
-                throw CopyError(source: source, error: error)
-            }
-            guard existing?.id == item.event.id else {
-                throw CopyError(source: source, reason: "stream '\(item.stream)' already holds a different event at version \(item.version)")
-            }
-            skipped += 1
-            versions[StreamKey(item.stream)] = current
-            if item.version == current, let existing { heads[StreamKey(item.stream)] = [UInt8](hexadecimal: existing.hash) ?? EventChain.genesis }
-            return
-        }
-        // A new event: its stream id must be one the stores accept now (NFC, no invisible
-        // character), named by this line rather than by the batch that would refuse it.
-        do { try AppendValidation.validateAppendedStreamID(item.stream) } catch {
-            try flush(through: source - 1)
-            throw CopyError(source: source, reason: "\(error) (nothing from this line on was imported; \(appended) events were)", underlying: error)
-        }
-        guard item.version == current + 1 else {
-            throw CopyError(source: source, reason: "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
-        }
-        let previous = heads[StreamKey(item.stream)] ?? EventChain.genesis
-        let hash = hasher.hash(previous: previous, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
-                               recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
-        let erased = item.event.data == Erasure.tombstone && item.event.metadata == Erasure.tombstone
-        if let given = item.hash, item.event.recordedAt != nil, !erased, given != hash.hexString {
-            try flush(through: source - 1)
-            throw CopyError(source: source, reason: "its hash \(given.prefix(16))… differs from the hash recomputed in the target (\(hash.hexString.prefix(16))…): the event, or one before it in stream '\(item.stream)', is not what was exported (nothing from this event on was copied; \(appended) events were)")
-        }
-        if erased, item.hash != nil { rechained += 1 }
-        heads[StreamKey(item.stream)] = hash
-        if pending.isEmpty { pendingFirstSource = source }
-        if let last = pending.last, StreamKey(last.stream) == StreamKey(item.stream) {   // bytes: Swift's == would merge canonically equal ids
-            pending[pending.count - 1].events.append(item.event)
-        } else {
-            pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event]))
-        }
-        versions[StreamKey(item.stream)] = item.version
-        pendingCount += 1
-        if pendingCount >= batchSize { try flush(through: source) }
-        if versions.count > 200_000 { versions.removeAll(keepingCapacity: true); heads.removeAll(keepingCapacity: true) }   // bounded memory; re-read on demand
+        window.append((item, source))
+        if window.count >= batchSize { try flush(through: source) }
     }
 
-    /// Commits the pending batch.
+    var hasPending: Bool { !window.isEmpty }
+
+    /// Compares the pending events with what the store holds, then commits the new ones in
+    /// one transaction. On any error nothing of the batch is kept.
     mutating func flush(through source: Int) throws(CopyError) {
-        guard !pending.isEmpty else { return }
+        guard let firstSource = window.first?.source else { return }
+        let items = window
+        window.removeAll(keepingCapacity: true)
+        let range = firstSource == source ? "\(unit) \(source)" : "\(unit)s \(firstSource)–\(source)"
+        func refused(_ source: Int, _ reason: String) -> CopyError {
+            CopyError(source: source, reason: "\(reason) (nothing of \(range) was \(verb); \(appended) events were before them)")
+        }
+
+        // The events of this batch the store already holds: one query.
+        var stored: [UUID: RecordedEvent] = [:]
         do {
-            try store.append(pending)
+            for event in try store.events(withIDs: items.map(\.item.event.id)) { stored[event.id] = event }
         } catch {
-            // Nothing of the batch was written; forget the versions it would have reached.
-            versions.removeAll(keepingCapacity: true)
-            heads.removeAll(keepingCapacity: true)
-            let range = pendingFirstSource == source ? "\(source)" : "\(pendingFirstSource)–\(source)"
-            pending.removeAll(); pendingCount = 0
-            throw CopyError(source: source, reason: "the batch of \(range) was not written: \(error)", underlying: error)
+            throw CopyError(source: firstSource, error: error)
+        }
+        // The kept digests of those the store has erased since (one query, only when needed).
+        var keptDigests: [Int64: ErasedDigests] = [:]
+        let erasedThere = items.compactMap { entry -> Int64? in
+            guard let event = stored[entry.item.event.id], Erasure.isTombstone(event),
+                  !Erasure.isTombstone(data: entry.item.event.data, metadata: entry.item.event.metadata) else { return nil }
+            return event.position
+        }
+        if let low = erasedThere.min(), let high = erasedThere.max(), let audit = store as? any AuditableEventStore {
+            do { keptDigests = try audit.erasedDigests(in: low...high) } catch { throw CopyError(source: firstSource, error: error) }
+        }
+
+        var versions = self.versions
+        var heads = self.heads
+        // The new events of this batch, and where each was given.
+        var earlier: [UUID: (index: Int, source: Int)] = [:]
+        var pending: [StreamAppend] = []
+        var pendingCount = 0, skippedNow = 0, rechainedNow = 0
+        for (index, (item, source)) in items.enumerated() {
+            // First what differs from the event the store holds, or from the same id given earlier.
+            let existing = stored[item.event.id]
+            if let existing {
+                let differences = Fields(item).differences(from: Fields(existing), erasedDigests: keptDigests[existing.position])
+                guard differences.isEmpty else {
+                    throw refused(source, "event \(item.event.id.lowercaseString) is already in the store with a different \(Fields.list(differences)) (stored: stream '\(existing.streamID)' version \(existing.version)\(Fields.note(differences, stored: existing, given: item)))")
+                }
+            }
+            let first = existing == nil ? earlier[item.event.id] : nil
+            if let first {
+                let differences = Fields(item).differences(from: Fields(items[first.index].item), erasedDigests: nil)
+                guard differences.isEmpty else {
+                    throw refused(source, "event \(item.event.id.lowercaseString) is also at \(unit) \(first.source), with a different \(Fields.list(differences))")
+                }
+            }
+            // Then the line's own hash: its content chained from the event before it, as the
+            // log it came from holds them (the previous line's hash, or the stored event's).
+            let previous: [UInt8]?
+            if item.version == 1 {
+                previous = EventChain.genesis
+            } else if let head = heads[StreamKey(item.stream)], head.version == item.version - 1 {
+                previous = head.hash
+            } else {
+                do {
+                    previous = try store.read(stream: item.stream, from: item.version - 1, direction: .forwards, limit: 1).first
+                        .flatMap { $0.version == item.version - 1 ? [UInt8](hexadecimal: $0.hash) : nil }
+                } catch {
+                    throw CopyError(source: source, error: error)
+                }
+            }
+            let erased = Erasure.isTombstone(data: item.event.data, metadata: item.event.metadata)
+            let computed = previous.map {
+                hasher.hash(previous: $0, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
+                            recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
+            }
+            // A tombstone's hash covered the erased payload, which is gone: it cannot be checked.
+            if let given = item.hash, let computed, !erased, given != computed.hexString {
+                throw refused(source, "its hash \(given.prefix(16))… does not match its content (\(computed.hexString.prefix(16))… recomputed from the event before it in stream '\(item.stream)'): the event, or one before it, is not what was exported")
+            }
+            if let chained = item.hash.flatMap({ [UInt8](hexadecimal: $0) }) ?? computed {
+                heads[StreamKey(item.stream)] = (item.version, chained)
+            } else {
+                heads[StreamKey(item.stream)] = nil
+            }
+            if existing != nil || first != nil {
+                skippedNow += 1
+                continue
+            }
+            let current: Int64
+            if let known = versions[StreamKey(item.stream)] {
+                current = known
+            } else {
+                do { current = try store.version(of: item.stream) } catch { throw CopyError(source: source, error: error) }
+            }
+            guard item.version > current else {
+                throw refused(source, "stream '\(item.stream)' already holds a different event at version \(item.version)")
+            }
+            guard item.version == current + 1 else {
+                throw refused(source, "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
+            }
+            // A new event: its stream id must be one the stores accept now (NFC, no invisible
+            // character), named by this line rather than by the batch that would refuse it.
+            do { try AppendValidation.validateAppendedStreamID(item.stream) } catch { throw refused(source, "\(error)") }
+            if erased, item.hash != nil { rechainedNow += 1 }
+            earlier[item.event.id] = (index, source)
+            if let last = pending.last, StreamKey(last.stream) == StreamKey(item.stream) {   // bytes: Swift's == would merge canonically equal ids
+                pending[pending.count - 1].events.append(item.event)
+            } else {
+                pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event]))
+            }
+            versions[StreamKey(item.stream)] = item.version
+            pendingCount += 1
+        }
+        if !pending.isEmpty {
+            do {
+                try store.append(pending)
+            } catch {
+                // Nothing of the batch was written; forget what the cache knew, it is re-read on demand.
+                self.versions.removeAll(keepingCapacity: true)
+                self.heads.removeAll(keepingCapacity: true)
+                throw CopyError(source: source, reason: "the batch of \(range) was not written: \(error)", underlying: error)
+            }
         }
         appended += pendingCount
-        pending.removeAll(keepingCapacity: true)
-        pendingCount = 0
+        skipped += skippedNow
+        rechained += rechainedNow
+        if versions.count > 200_000 {   // bounded memory; re-read on demand
+            versions.removeAll(keepingCapacity: true)
+            heads.removeAll(keepingCapacity: true)
+        }
+        self.versions = versions
+        self.heads = heads
     }
 
-    var hasPending: Bool { !pending.isEmpty }
+    /// What identifies an event's content, from an import line or a stored event.
+    struct Fields {
+        var stream: String
+        var version: Int64
+        var type: String
+        /// Microseconds since 1970, as stores keep them.
+        var recordedAt: Int64?
+        var data: Data
+        var metadata: Data
+
+        init(_ item: LogRecord.Imported) {
+            stream = item.stream
+            version = item.version
+            type = item.event.type
+            recordedAt = item.event.recordedAt.map(Timestamp.microseconds)
+            data = item.event.data
+            metadata = item.event.metadata
+        }
+
+        init(_ event: RecordedEvent) {
+            stream = event.streamID
+            version = event.version
+            type = event.type
+            recordedAt = Timestamp.microseconds(event.recordedAt)
+            data = event.data
+            metadata = event.metadata
+        }
+
+        var isTombstone: Bool { Erasure.isTombstone(data: data, metadata: metadata) }
+
+        /// The names of the fields that differ from `stored` (compared as bytes; a time one side
+        /// does not give is not compared). Hashes are not compared: each store chains its own
+        /// (tombstones anew), and a given hash is checked against the content instead. `erasedDigests` are the digests the store
+        /// kept of `stored`'s payloads, when it erased them.
+        func differences(from stored: Fields, erasedDigests: ErasedDigests?) -> [String] {
+            var names: [String] = []
+            if !stream.utf8.elementsEqual(stored.stream.utf8) { names.append("stream") }
+            if version != stored.version { names.append("version") }
+            if !type.utf8.elementsEqual(stored.type.utf8) { names.append("type") }
+            if let recordedAt, let other = stored.recordedAt, recordedAt != other { names.append("recordedAt") }
+            switch (isTombstone, stored.isTombstone) {
+            case (false, true):
+                // Erased in the store since: the same payloads if they hash to the kept digests.
+                if erasedDigests?.dataSHA256 != SHA256Hasher.digest(data) { names.append("data") }
+                if erasedDigests?.metadataSHA256 != SHA256Hasher.digest(metadata) { names.append("metadata") }
+            default:
+                if data != stored.data { names.append("data") }
+                if metadata != stored.metadata { names.append("metadata") }
+            }
+            return names
+        }
+
+        /// "data", "data and metadata", "type, data and metadata".
+        static func list(_ names: [String]) -> String {
+            guard names.count > 1 else { return names.first ?? "" }
+            return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+        }
+
+        /// What a reader needs to tell the cases apart, after the stored place.
+        static func note(_ names: [String], stored: RecordedEvent, given: LogRecord.Imported) -> String {
+            var notes: [String] = []
+            if names.contains("stream") || names.contains("version") {
+                notes.append("given: stream '\(given.stream)' version \(given.version)")
+            }
+            if Erasure.isTombstone(data: given.event.data, metadata: given.event.metadata), !Erasure.isTombstone(stored) {
+                notes.append("the given event is erased, the stored one is not: erase the user here with evtool forget")
+            } else if Erasure.isTombstone(stored), names.contains("data") || names.contains("metadata") {
+                notes.append("the stored event was erased, and the given payloads are not the ones it erased")
+            }
+            return notes.map { "; " + $0 }.joined()
+        }
+    }
 
     struct CopyError: Error {
         var source: Int
