@@ -17,6 +17,10 @@ enum ExitCode: Int32 {
     case emptyStore = 67
     /// The store cannot be reached or opened, or (other than for verify) needs a newer evtool.
     case unavailable = 69
+    /// Standard output refused a write (a full disk, a closed stream, an I/O error), or
+    /// input could not be read (EX_IOERR). A command that recorded something before its
+    /// output failed has recorded it; only the report of it was lost.
+    case ioError = 74
     /// A concurrency conflict that retries did not resolve.
     case conflict = 75
     /// verify: the store was written by a newer evtool, whose schema this one cannot check
@@ -45,6 +49,8 @@ enum ExitCode: Int32 {
           66  verify: not an evtool store
           67  verify, seal: the store holds no events (nothing to verify)
           69  store unavailable (cannot connect or open, or written by a newer evtool)
+          74  I/O error: standard output refused a write (disk full, closed), or input
+              could not be read; a closed pipe (evtool log | head) ends quietly with 0
           75  concurrency conflict after retries
           78  verify: the store was written by a newer evtool
           130 interrupted by Ctrl-C at a batch boundary (rerun to resume)

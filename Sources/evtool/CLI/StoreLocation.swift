@@ -37,11 +37,11 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         return defaultLocation
     }
 
-    /// Where the store is, for messages (a URL's password is masked).
+    /// Where the store is, for messages, with every password masked (``Redaction``).
     var description: String {
         switch self {
-        case .sqlite(let path): return "sqlite:\(path)"
-        case .postgres(let url): return Self.maskingPassword(in: url)
+        case .sqlite(let path): return Redaction.maskingPasswords(in: "sqlite:\(path)")
+        case .postgres(let url): return Redaction.maskingPasswords(in: url)
         }
     }
 
@@ -61,14 +61,6 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         }
         let base = String(url[..<question])
         return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
-    }
-
-    /// The URL with any password replaced by `***`.
-    static func maskingPassword(in url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
-        let credentials = url[scheme.upperBound..<at]
-        guard let colon = credentials.firstIndex(of: ":") else { return url }
-        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 
     /// The store's size on disk (the SQLite file with its WAL), when it is a file.

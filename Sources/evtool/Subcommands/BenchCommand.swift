@@ -60,25 +60,25 @@ enum BenchCommand {
 
     static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres"]
 
-    static func preamble(_ console: inout Console, _ description: String) {
+    static func preamble(_ console: inout Console, _ description: String) throws {
         #if DEBUG
         console.message("WARNING: this is a DEBUG build; figures are meaningless. Run: swift run -c release evtool bench")
         #endif
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824
-        console.output("evtool bench: \(description)")
-        console.output("machine: \(cores) cores, \(String(format: "%.0f", memory)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString); SQLite \(String(cString: sqlite3_libversion()))")
+        try console.output("evtool bench: \(description)")
+        try console.output("machine: \(cores) cores, \(String(format: "%.0f", memory)) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString); SQLite \(String(cString: sqlite3_libversion()))")
     }
 
     static func runSQLite(events: Int, single: Int, batch: Int, runs: Int, directory: String, console: inout Console) throws {
-        preamble(&console, "SQLite store, N = \(String(events).groupedThousands) batched (\(batch)/append) and read, \(String(single).groupedThousands) one per call; ~1,000 user streams; median of \(runs) run(s)")
+        try preamble(&console, "SQLite store, N = \(String(events).groupedThousands) batched (\(batch)/append) and read, \(String(single).groupedThousands) one per call; ~1,000 user streams; median of \(runs) run(s)")
         var bench = SQLiteBenchmark(directory: directory)
         var figures: [BenchFigure] = []
 
         // Batched append, and the raw single-transaction insert of the same rows.
         var batchedRows = Workload.rows(count: events, batchSize: batch)
         let payloadBytes = batchedRows.reduce(0) { $0 + $1.event.data.count + $1.event.metadata.count }
-        console.output("rows: \(String(events).groupedThousands), average data+metadata \(payloadBytes / events) bytes")
+        try console.output("rows: \(String(events).groupedThousands), average data+metadata \(payloadBytes / events) bytes")
         var ours: [Double] = [], raw: [Double] = []
         var readPath = ""
         for run in 0..<runs {
@@ -91,7 +91,7 @@ enum BenchCommand {
         }
         figures.append(BenchFigure(operation: "append, batches of \(batch)", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(raw), baselineName: "one transaction, prepared INSERT", target: 0.7))
-        console.output(figures.last!.line); console.flush()
+        try console.output(figures.last!.line); try console.flush()
         batchedRows = []
 
         // One event per append call, and raw one-row-per-transaction inserts.
@@ -107,7 +107,7 @@ enum BenchCommand {
         }
         figures.append(BenchFigure(operation: "append, one event per call", ours: Double(single) / Measurement.median(ours),
                                    baseline: Double(single) / Measurement.median(raw), baselineName: "prepared INSERT, one transaction per row", target: 0.5))
-        console.output(figures.last!.line); console.flush()
+        try console.output(figures.last!.line); try console.flush()
 
         // Full read of the log the last batched run wrote.
         ours = []; raw = []
@@ -122,7 +122,7 @@ enum BenchCommand {
         }
         figures.append(BenchFigure(operation: "read whole log (batches of 1,000)", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(raw), baselineName: "prepared SELECT, every column", target: 0.5))
-        console.output(figures.last!.line); console.flush()
+        try console.output(figures.last!.line); try console.flush()
 
         // Peak memory while reading a tenth of the log, then all of it.
         Measurement.resetPeak()
@@ -132,7 +132,7 @@ enum BenchCommand {
         Measurement.resetPeak()
         _ = try bench.ourRead(path: readPath)
         let whole = Measurement.residentMemory().peak - before
-        console.output("peak memory growth while reading: \(Measurement.mebibytes(max(tenth, 0))) for \(String(events / 10).groupedThousands) events, \(Measurement.mebibytes(max(whole, 0))) for \(String(events).groupedThousands) (resident before: \(Measurement.mebibytes(before)))")
+        try console.output("peak memory growth while reading: \(Measurement.mebibytes(max(tenth, 0))) for \(String(events / 10).groupedThousands) events, \(Measurement.mebibytes(max(whole, 0))) for \(String(events).groupedThousands) (resident before: \(Measurement.mebibytes(before)))")
         bench.remove(readPath)
     }
 }
