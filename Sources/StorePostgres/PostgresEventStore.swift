@@ -34,10 +34,20 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     ///     stores can share one database under different names.
     ///   - maximumIdleConnections: how many connections the store keeps open between calls.
     ///   - notifiesFollowers: whether each append sends a NOTIFY (one extra short statement).
+    ///   - createIfMissing: whether to install the store when the schema holds none (true by
+    ///     default); readers pass false, so that a mistyped schema name is an error and no
+    ///     empty store is created.
     /// - Throws: ``EventStoreError/unavailable(_:)`` when the server cannot be reached or
-    ///   refuses the login, ``EventStoreError/newerSchema(found:supported:)`` when a newer
-    ///   evtool installed the schema, ``EventStoreError/invalidInput(_:)`` for a bad schema name.
-    public init(url: String, schema: String = "evtool", maximumIdleConnections: Int = 8, notifiesFollowers: Bool = true) throws {
+    ///   refuses the login, or (with `createIfMissing` off) the schema holds no store,
+    ///   ``EventStoreError/newerSchema(found:supported:)`` when a newer evtool installed the
+    ///   schema, ``EventStoreError/invalidInput(_:)`` for a bad schema name or a system schema
+    ///   (`information_schema`, `pg_catalog`, `pg_toast`, `pg_temp…`, any `pg_…`).
+    public init(url: String, schema: String = "evtool", maximumIdleConnections: Int = 8, notifiesFollowers: Bool = true,
+                createIfMissing: Bool = true) throws {
+        // PostgresSchema refuses names starting with pg_; information_schema is the other system schema.
+        guard schema != "information_schema" else {
+            throw EventStoreError.invalidInput("schema 'information_schema' belongs to PostgreSQL itself; choose another schema for the store")
+        }
         do {
             self.schema = try PostgresSchema(name: schema)
         } catch {
@@ -46,7 +56,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         self.pool = ConnectionPool(conninfo: url, maximumIdle: max(1, maximumIdleConnections))
         self.holdBackWait = .seconds(2)
         self.notifiesFollowers = notifiesFollowers
-        try installSchema()
+        try installSchema(createIfMissing: createIfMissing)
     }
 
     /// Drops a store's schema and everything in it (for tests and for deleting a store).
@@ -66,8 +76,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     // MARK: - Schema
 
     /// Installs or upgrades the schema under an advisory lock, so that two processes
-    /// opening the same store at once are safe.
-    private func installSchema() throws {
+    /// opening the same store at once are safe. With `createIfMissing` off, a schema that
+    /// holds no store is an error, and nothing is created.
+    private func installSchema(createIfMissing: Bool) throws {
         do {
             let lease = try pool.take()
             let connection = lease.connection
@@ -79,6 +90,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 if PostgresResultText.value(exists) == "t" {
                     let row = try connection.execute("SELECT version FROM \(schema.quoted).schema_version WHERE id = 1")
                     found = Int(PostgresResultText.value(row) ?? "") ?? 0
+                } else if !createIfMissing {
+                    let database = PostgresResultText.value(try connection.execute("SELECT current_database()")) ?? "the database"
+                    throw EventStoreError.unavailable("no store in schema '\(schema.name)' of database '\(database)' (it holds no evtool store); nothing was created")
                 }
                 if found > PostgresSchema.currentVersion {
                     throw EventStoreError.newerSchema(found: found, supported: PostgresSchema.currentVersion)

@@ -87,8 +87,9 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         return store
     }
 
-    /// Opens the store. `create` makes a missing SQLite file; reading commands pass false so a
-    /// typo in a path is an error, not a new empty store.
+    /// Opens the store. `create` makes a missing SQLite file or installs the store in a
+    /// PostgreSQL schema that holds none; reading commands pass false, so a typo in a path or
+    /// a schema name is an error (69), not a new empty store.
     func open(create: Bool) throws -> any EventStore {
         switch self {
         case .sqlite(let path):
@@ -96,9 +97,9 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             options.createIfMissing = create
             return try SQLiteEventStore(path: path, options: options)
         case .postgres(let url):
-            // The store installs or upgrades its schema on open.
+            // The store installs (when `create`) or upgrades its schema on open.
             let (connection, schema) = try Self.splittingSchema(from: url)
-            return try PostgresEventStore(url: connection, schema: schema)
+            return try PostgresEventStore(url: connection, schema: schema, createIfMissing: create)
         }
     }
 }
