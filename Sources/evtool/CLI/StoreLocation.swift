@@ -21,11 +21,33 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             self = .sqlite(path: path)
         } else if text.isEmpty {
             throw CLIError.usage("the store is empty; give sqlite:PATH, a file path, or a postgres:// URL", nil)
+        } else if Self.looksLikeKeyValueConnectionString(text) {
+            // Taken as a file name, it would make an SQLite file named after the password.
+            throw CLIError.usage("the store '\(text)' is a libpq key/value connection string; give a URL, postgresql://USER@HOST:PORT/DB?schema=NAME (the password in PGPASSWORD or ~/.pgpass), or sqlite:PATH for a file of that name", nil)
         } else if text.contains("://") {
             throw CLIError.usage("unknown store URL scheme in '\(text.prefix(while: { $0 != ":" }))://…'; use sqlite:PATH or postgres://", nil)
         } else {
             self = .sqlite(path: text)
         }
+    }
+
+    /// libpq's connection keywords (and evtool's `schema`), which start a key/value string.
+    static let connectionKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding",
+        "connect_timeout", "client_encoding", "options", "application_name", "fallback_application_name", "keepalives",
+        "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode",
+        "sslmode", "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert",
+        "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version",
+        "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs", "load_balance_hosts", "schema",
+    ]
+
+    /// Whether `text` starts as a libpq key/value string does: a connection keyword, optional
+    /// spaces, `=`.
+    static func looksLikeKeyValueConnectionString(_ text: String) -> Bool {
+        let trimmed = text.drop(while: { $0 == " " || $0 == "\t" })
+        let keyword = trimmed.prefix(while: { $0.isLetter || $0 == "_" })
+        guard connectionKeywords.contains(keyword.lowercased()) else { return false }
+        return trimmed.dropFirst(keyword.count).drop(while: { $0 == " " || $0 == "\t" }).first == "="
     }
 
     /// The store named by a command's `--store`, else `$EVTOOL_STORE`, else the default.
