@@ -48,7 +48,8 @@ enum ExitCode: Int32 {
               inserted or reordered)
           66  verify: not an evtool store
           67  verify, seal: the store holds no events (nothing to verify)
-          69  store unavailable (cannot connect or open, or written by a newer evtool)
+          69  store unavailable (cannot connect or open, or written by a newer evtool);
+              a read of a missing or empty store (reads never create one)
           74  I/O error: standard output refused a write (disk full, closed), or input
               could not be read; a closed pipe (evtool log | head) ends quietly with 0
           75  concurrency conflict after retries
