@@ -46,7 +46,8 @@ struct StandardStreamTests {
     func fullAndClosedOutput(store: String, label: String) throws {
         var tried = 0
         for command in Self.writingCommands + [["--help"], ["help", "export"], ["export", "--help"]] {
-            let arguments = command.first!.hasPrefix("-") || command.first == "help" || command.last == "--help" ? command : command + ["--store", store]
+            let isHelp = command.first?.hasPrefix("-") == true || command.first == "help" || command.last == "--help"
+            let arguments = isHelp ? command : command + ["--store", store]
             for (redirection, cause) in [(">/dev/full", "No space left on device"), (">&-", "it is closed")] {
                 let result = try Self.evtool(arguments, redirections: redirection)
                 tried += 1

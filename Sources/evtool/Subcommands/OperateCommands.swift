@@ -131,7 +131,7 @@ enum OperateCommands {
             let size = location.sizeInBytes
             let projections = try store.projectionStatuses()
             if arguments.flag("json") {
-                let typeJSON = types.keys.sorted().map { "\(JSONText.quoted($0)):\(types[$0]!)" }.joined(separator: ",")
+                let typeJSON = types.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }.joined(separator: ",")
                 let projectionJSON = projections.map {
                     #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#
                 }.joined(separator: ",")
@@ -145,7 +145,7 @@ enum OperateCommands {
             if let size { try console.output("size       \(Measurement.mebibytes(size))") }
             try console.output("")
             var table = TextTable("TYPE", "EVENTS")
-            for type in types.keys.sorted() { table.add(type, String(types[type]!).groupedThousands) }
+            for (type, count) in types.sorted(by: { $0.key < $1.key }) { table.add(type, String(count).groupedThousands) }
             for line in table.lines { try console.output(line) }
             try console.output("")
             if projections.isEmpty { return try console.output("No views built yet (run 'evtool project')") }
