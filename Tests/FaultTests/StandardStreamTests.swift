@@ -92,6 +92,21 @@ struct StandardStreamTests {
         #expect(whole.output.hasSuffix("status 0\n") && whole.errors.hasPrefix("exported "), "\(whole)")
     }
 
+    @Test("closed standard error: the exit codes stay, data still reaches standard output, no trap")
+    func closedErrors() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = "sqlite:\(directory.path)/store.sqlite"
+        try Self.populate(store, directory: directory.path)
+        let export = try Self.evtool(["export", "--store", store], redirections: "2>&-")
+        #expect(!export.wasSignaled && export.status == 0 && export.output.split(separator: "\n").count > 1_000, "\(export.status)")
+        let rebuild = try Self.evtool(["rebuild", "--store", store], redirections: "2>&-")
+        #expect(!rebuild.wasSignaled && rebuild.status == 0, "\(rebuild)")
+        let missing = try Self.evtool(["stats", "--store", directory.path + "/missing.sqlite"], redirections: "2>&-")
+        #expect(!missing.wasSignaled && missing.status == 69, "\(missing)")
+        let both = try Self.evtool(["export", "--store", store], redirections: ">/dev/full 2>&-")
+        #expect(!both.wasSignaled && both.status == 74, "\(both)")
+    }
+
     @Test("closed standard input: every FILE|- option and import - refuse it in one line (no trap), nothing recorded")
     func closedInput() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }

@@ -115,8 +115,11 @@ struct StorePathTests {
         }
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         #expect(bound == 0, "cannot make a socket file for the test")
+        let link = directory.path + "/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
         let before = try Self.listing(directory.path)
-        let cases: [(String, String)] = [("/dev/null", "a device"), ("/dev/zero", "a device"), (fifo, "a FIFO (named pipe)"), (socketPath, "a socket")]
+        let cases: [(String, String)] = [("/dev/null", "a device"), ("/dev/zero", "a device"), (link, "a device"),
+                                         (fifo, "a FIFO (named pipe)"), (socketPath, "a socket")]
         let commands = Self.readingCommands + [["append", "--stream", "s", "--type", "T", "--data", "{}"],
                                               ["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2"], ["init"], ["import", "-"]]
         var tried = 0
