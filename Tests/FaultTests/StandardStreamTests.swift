@@ -166,6 +166,10 @@ struct StandardStreamTests {
         let writeOnly = try Self.evtool(["append", "--stream", "s", "--type", "Note", "--data", "-", "--store", store], redirections: "0>'\(directory.path)/sink'")
         #expect(!writeOnly.wasSignaled && writeOnly.status == 74, "\(writeOnly)")
         #expect(writeOnly.errors == "Error: cannot read standard input: Bad file descriptor\n", "\(writeOnly)")
+        // Over the 64 MiB limit: refused before it is all in memory, nothing recorded.
+        let huge = try Self.script("head -c 70000000 /dev/zero | \"$EVTOOL\" append --stream big --type Note --data - --store '\(store)'")
+        #expect(!huge.wasSignaled && huge.status == 65, "\(huge)")
+        #expect(huge.errors == "Error: the data input (standard input) is larger than 64 MiB\n", "\(huge)")
         // Empty standard input is not closed: an empty import is 0 events; an empty payload is refused as JSON.
         let empty = try Processes.run(Binaries.evtool, ["import", "-", "--store", store], input: "")
         #expect(empty.status == 0 && empty.output.hasPrefix("imported 0 events"), "\(empty)")

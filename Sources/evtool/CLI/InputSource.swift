@@ -72,7 +72,7 @@ final class InputSource {
             if chunk.isEmpty { return data }
             data.append(chunk)
             if data.count > Self.maximumSize {
-                throw CLIError(message: "the \(what) input \(name) is larger than \(Self.maximumSize / 1_048_576) MiB", code: .invalidData)
+                throw CLIError(message: "the \(what) input (\(name)) is larger than \(Self.maximumSize / 1_048_576) MiB", code: .invalidData)
             }
         }
     }
