@@ -80,9 +80,10 @@ enum Evtool {
     /// The longest error line printed; longer messages keep their start and end.
     static let maximumErrorLength = 600
 
-    /// A message as one bounded line, passwords masked (``Redaction``): control characters (line breaks, escapes that would
-    /// drive a terminal) are shown as `\n`, `\u{1B}` …, and a message that quotes a huge
-    /// value keeps its first 300 and last 200 characters, so the error stays readable.
+    /// A message as one bounded line, passwords masked (``Redaction``): control characters
+    /// (line breaks, escapes that would drive a terminal) are shown as `\n`, `\u{1B}` …, and
+    /// a message that quotes a huge value keeps its first 300 and last 200 characters, so the
+    /// error stays readable.
     static func errorLine(_ message: String) -> String {
         var line = ""
         for scalar in Redaction.maskingPasswords(in: message).unicodeScalars {
