@@ -94,7 +94,26 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     // MARK: - Schema
 
+    /// Checks, creates or upgrades the schema and sets the journal mode, trying again while
+    /// another process holds the file's lock, for up to the busy timeout.
+    ///
+    /// SQLite's busy handler does not cover every wait: where waiting could deadlock, such as
+    /// `PRAGMA journal_mode=WAL` (which reads the header, then must write it) while another
+    /// process is committing a new store's schema, SQLite returns SQLITE_BUSY at once. The
+    /// failed statement has released its lock by then, so the other process finishes, and the
+    /// whole step, which has no effect until its transaction commits, is simply run again.
     private static func prepare(_ connection: SQLiteConnection, path: String, options: Options) throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int(options.busyTimeoutMilliseconds))
+        while true {
+            do {
+                return try prepareOnce(connection, path: path, options: options)
+            } catch let error as SQLiteError where error.code.primary == .busy && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.05))
+            }
+        }
+    }
+
+    private static func prepareOnce(_ connection: SQLiteConnection, path: String, options: Options) throws {
         // One snapshot: another process may commit a new store's schema at any moment.
         let found = try connection.transaction("DEFERRED") { try identity(connection) }
         try check(found, path: path)
