@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
-        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "StoreSQLite", "StorePostgres", "TestSupport"]),
+        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["EventLog", "TestSupport", "evtool", "evtool-bench"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
     ],

@@ -17,12 +17,15 @@ public enum ApplicationError: Error, Sendable, Hashable, CustomStringConvertible
     /// The store cannot be reached, or a write's outcome was lost; trying again is safe
     /// (with the same request id for a write).
     case unavailable(String)
+    /// The store refused a privilege the operation needs (the store's role may not do it);
+    /// nothing was changed. A deployment problem, not the client's.
+    case permissionDenied(String)
     /// The store is damaged, newer than this release, or holds an event it cannot read.
     case failed(String)
 
     public var description: String {
         switch self {
-        case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .failed(message):
+        case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .permissionDenied(message), let .failed(message):
             return message
         case let .versionMismatch(expected, actual):
             return "the user's events are at version \(actual), not \(expected) as the request expected; nothing was recorded"
@@ -45,6 +48,7 @@ public enum ApplicationError: Error, Sendable, Hashable, CustomStringConvertible
             case .invalidInput: self = .invalid(field: nil, message: error.description)
             case .wrongExpectedVersion, .duplicateEventID: self = .conflict(error.description)
             case .corrupt, .newerSchema: self = .failed(error.description)
+            case .permissionDenied: self = .permissionDenied(error.description)
             }
         case let error as ProjectionStoreError:
             self = .conflict(error.description)

@@ -123,7 +123,7 @@ public final class API: Sendable {
             case let .versionMismatch(_, actual): return Problem(.preconditionFailed, error.description, headers: [("ETag", ETag.text(actual))])
             case let .conflict(message): return Problem(.conflict, message)
             case let .unavailable(message): return Problem(.unavailable, message, headers: [("Retry-After", "1")])
-            case let .failed(message): return Problem(.serverError, message)
+            case let .permissionDenied(message), let .failed(message): return Problem(.serverError, message)
             }
         default:
             // The libraries' own errors (a broken rule, the store's failures) as the application words them.

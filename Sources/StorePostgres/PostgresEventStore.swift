@@ -34,10 +34,20 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     ///     stores can share one database under different names.
     ///   - maximumIdleConnections: how many connections the store keeps open between calls.
     ///   - notifiesFollowers: whether each append sends a NOTIFY (one extra short statement).
+    ///   - createIfMissing: whether to install the store when the schema holds none (true by
+    ///     default); readers pass false, so that a mistyped schema name is an error and no
+    ///     empty store is created.
     /// - Throws: ``EventStoreError/unavailable(_:)`` when the server cannot be reached or
-    ///   refuses the login, ``EventStoreError/newerSchema(found:supported:)`` when a newer
-    ///   evtool installed the schema, ``EventStoreError/invalidInput(_:)`` for a bad schema name.
-    public init(url: String, schema: String = "evtool", maximumIdleConnections: Int = 8, notifiesFollowers: Bool = true) throws {
+    ///   refuses the login, or (with `createIfMissing` off) the schema holds no store,
+    ///   ``EventStoreError/newerSchema(found:supported:)`` when a newer evtool installed the
+    ///   schema, ``EventStoreError/invalidInput(_:)`` for a bad schema name or a system schema
+    ///   (`information_schema`, `pg_catalog`, `pg_toast`, `pg_temp…`, any `pg_…`).
+    public init(url: String, schema: String = "evtool", maximumIdleConnections: Int = 8, notifiesFollowers: Bool = true,
+                createIfMissing: Bool = true) throws {
+        // PostgresSchema refuses names starting with pg_; information_schema is the other system schema.
+        guard schema != "information_schema" else {
+            throw EventStoreError.invalidInput("schema 'information_schema' belongs to PostgreSQL itself; choose another schema for the store")
+        }
         do {
             self.schema = try PostgresSchema(name: schema)
         } catch {
@@ -46,7 +56,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         self.pool = ConnectionPool(conninfo: url, maximumIdle: max(1, maximumIdleConnections))
         self.holdBackWait = .seconds(2)
         self.notifiesFollowers = notifiesFollowers
-        try installSchema()
+        try installSchema(createIfMissing: createIfMissing)
     }
 
     /// Drops a store's schema and everything in it (for tests and for deleting a store).
@@ -69,13 +79,16 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// opening the same store at once are safe. A store that is already current is opened
     /// without taking that lock (any role can take an advisory lock: one held by another
     /// role must not stop app servers from opening the store), and an upgrade waits for it
-    /// at most `lock_timeout` (10 s), then fails with the server's message.
-    private func installSchema() throws {
+    /// at most `lock_timeout` (10 s), then fails with the server's message. With
+    /// `createIfMissing` off, a schema that holds no store is an error, and nothing is created.
+    private func installSchema(createIfMissing: Bool) throws {
         do {
             let lease = try pool.take()
             let connection = lease.connection
-            if try installedVersion(connection) == PostgresSchema.currentVersion {
-                pool.giveBack(lease)
+            let current = try installedVersion(connection)
+            if current == PostgresSchema.currentVersion || current == 0 && !createIfMissing {
+                defer { pool.giveBack(lease) }
+                if current == 0 { throw try noStore(connection) }
                 return
             }
             try connection.execute("BEGIN")
@@ -83,6 +96,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 try connection.execute("SET LOCAL lock_timeout = '10s'")
                 try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.installLockClass), \(schema.lockKey))")
                 let found = try installedVersion(connection)
+                if found == 0, !createIfMissing { throw try noStore(connection) }
                 if found > PostgresSchema.currentVersion {
                     throw EventStoreError.newerSchema(found: found, supported: PostgresSchema.currentVersion)
                 }
@@ -99,6 +113,12 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         } catch let error as PostgresError {
             throw error.storeError(appending: false)
         }
+    }
+
+    /// The error for a read of a schema that holds no store (nothing is created).
+    private func noStore(_ connection: PostgresConnection) throws -> EventStoreError {
+        let database = PostgresResultText.value(try connection.execute("SELECT current_database()")) ?? "the database"
+        return EventStoreError.unavailable("no store in schema '\(schema.name)' of database '\(database)' (it holds no evtool store); nothing was created")
     }
 
     /// The schema version the store's `schema_version` row records; 0 when there is none.

@@ -41,20 +41,20 @@ public final class SQLiteEventStore: MultiStreamAppending {
     private let connection: Mutex<SQLiteConnection>
 
     /// Opens the store at `path`, creating or upgrading its schema.
-    /// - Throws: ``EventStoreError/unavailable(_:)`` when the file cannot be opened,
+    ///
+    /// Only a regular file (or a path where none exists yet) is opened: a folder, a device
+    /// (`/dev/null`), a FIFO or a socket is refused before SQLite touches it, so SQLite never
+    /// creates a `-journal` or `-wal` file beside it. With `createIfMissing` off, a missing
+    /// or empty file is refused and nothing is created.
+    /// - Throws: ``EventStoreError/unavailable(_:)`` when the file cannot be opened, is not a
+    ///   regular file, or (with `createIfMissing` off) is missing or empty,
     ///   ``EventStoreError/corrupt(_:)`` when it is not an evtool store,
     ///   ``EventStoreError/newerSchema(found:supported:)`` when a newer evtool wrote it.
     public init(path: String, options: Options = Options()) throws {
         self.path = path
         let connection: SQLiteConnection
         do {
-            if path != ":memory:", !options.createIfMissing, !FileManager.default.fileExists(atPath: path) {
-                throw EventStoreError.unavailable("no store at '\(path)' (the file does not exist)")
-            }
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw EventStoreError.unavailable("'\(path)' is a directory, not an SQLite file")
-            }
+            if path != ":memory:" { try Self.checkLocation(path, createIfMissing: options.createIfMissing) }
             connection = try SQLiteConnection(path: path, create: options.createIfMissing)
             sqlite3_busy_timeout(connection.handle, options.busyTimeoutMilliseconds)
             try Self.prepare(connection, path: path, options: options)
@@ -64,6 +64,29 @@ public final class SQLiteEventStore: MultiStreamAppending {
         self.connection = Mutex(connection)
     }
 
+    /// Refuses a path that is not a regular file (or not there, when it may not be created).
+    /// Other failures (a missing folder, a path too long, no permission) are left to SQLite,
+    /// which names them.
+    private static func checkLocation(_ path: String, createIfMissing: Bool) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT, !createIfMissing {
+                throw EventStoreError.unavailable("no store at '\(path)' (the file does not exist)")
+            }
+            return
+        }
+        let kind: String
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw EventStoreError.unavailable("'\(path)' is a directory, not an SQLite file")
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFIFO: kind = "a FIFO (named pipe)"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "not a regular file"
+        }
+        throw EventStoreError.unavailable("'\(path)' is \(kind), not an SQLite file; a store is a regular file")
+    }
+
     /// Opens a private in-memory store (gone when released).
     public static func inMemory() throws -> SQLiteEventStore {
         try SQLiteEventStore(path: ":memory:")
@@ -71,40 +94,79 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     // MARK: - Schema
 
+    /// Checks, creates or upgrades the schema and sets the journal mode, trying again while
+    /// another process holds the file's lock, for up to the busy timeout.
+    ///
+    /// SQLite's busy handler does not cover every wait: where waiting could deadlock, such as
+    /// `PRAGMA journal_mode=WAL` (which reads the header, then must write it) while another
+    /// process is committing a new store's schema, SQLite returns SQLITE_BUSY at once. The
+    /// failed statement has released its lock by then, so the other process finishes, and the
+    /// whole step, which has no effect until its transaction commits, is simply run again.
     private static func prepare(_ connection: SQLiteConnection, path: String, options: Options) throws {
-        let (applicationID, version) = try identity(connection)
-        if applicationID != SQLiteSchema.applicationID {
-            let hasTables = try connection.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
-            if applicationID != 0 || hasTables > 0 {
-                throw EventStoreError.corrupt("'\(path)' is an SQLite database, but not an evtool store")
+        let deadline = ContinuousClock.now + .milliseconds(Int(options.busyTimeoutMilliseconds))
+        while true {
+            do {
+                return try prepareOnce(connection, path: path, options: options)
+            } catch let error as SQLiteError where error.code.primary == .busy && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.05))
             }
         }
-        if version > SQLiteSchema.currentVersion {
-            throw EventStoreError.newerSchema(found: version, supported: SQLiteSchema.currentVersion)
+    }
+
+    private static func prepareOnce(_ connection: SQLiteConnection, path: String, options: Options) throws {
+        // One snapshot: another process may commit a new store's schema at any moment.
+        let found = try connection.transaction("DEFERRED") { try identity(connection) }
+        try check(found, path: path)
+        if found.isEmpty, !options.createIfMissing, path != ":memory:" {
+            throw EventStoreError.unavailable("no store at '\(path)' (the file is empty; nothing was created in it)")
         }
         if path != ":memory:" {
             try connection.execute("PRAGMA journal_mode=WAL")
         }
         try connection.execute("PRAGMA synchronous=\(options.durability == .full ? "FULL" : "NORMAL")")
-        if version < SQLiteSchema.currentVersion {
-            try upgrade(connection)
+        if found.version < SQLiteSchema.currentVersion {
+            try upgrade(connection, path: path)
         }
     }
 
-    private static func identity(_ connection: SQLiteConnection) throws -> (applicationID: Int64, version: Int) {
-        let applicationID = try connection.scalarInt("PRAGMA application_id") ?? 0
-        let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
-        return (applicationID, version)
+    /// What a file holds, read in one statement (so in one snapshot).
+    private struct Identity {
+        var applicationID: Int64
+        var version: Int
+        var tables: Int64
+        /// No schema at all: a new file, or one another process is creating right now
+        /// (its schema appears whole when that process commits).
+        var isEmpty: Bool { applicationID == 0 && tables == 0 }
     }
 
-    /// Applies the missing schema steps in one write transaction; a second process that
-    /// opened the file at the same moment waits for the lock, then finds nothing to do.
-    private static func upgrade(_ connection: SQLiteConnection) throws {
+    private static func identity(_ connection: SQLiteConnection) throws -> Identity {
+        let statement = try connection.statement("""
+            SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+                   (SELECT count(*) FROM sqlite_schema)
+            """)
+        defer { statement.reset() }
+        guard try statement.step() else { return Identity(applicationID: 0, version: 0, tables: 0) }
+        return Identity(applicationID: statement.int64(0), version: Int(statement.int64(1)), tables: statement.int64(2))
+    }
+
+    /// Refuses a file that is another program's database or a newer evtool's store.
+    private static func check(_ found: Identity, path: String) throws {
+        if !found.isEmpty, found.applicationID != SQLiteSchema.applicationID {
+            throw EventStoreError.corrupt("'\(path)' is an SQLite database, but not an evtool store")
+        }
+        if found.version > SQLiteSchema.currentVersion {
+            throw EventStoreError.newerSchema(found: found.version, supported: SQLiteSchema.currentVersion)
+        }
+    }
+
+    /// Creates or upgrades the schema in one write transaction (`BEGIN IMMEDIATE`), and
+    /// decides what to do only inside it: of several processes opening a new file at once,
+    /// one creates the store and the others, waiting for the lock, find it made and do nothing.
+    private static func upgrade(_ connection: SQLiteConnection, path: String) throws {
         try connection.transaction {
-            let (_, version) = try identity(connection)
-            if version > SQLiteSchema.currentVersion {
-                throw EventStoreError.newerSchema(found: version, supported: SQLiteSchema.currentVersion)
-            }
+            let found = try identity(connection)
+            try check(found, path: path)
+            let version = found.version
             guard version < SQLiteSchema.currentVersion else { return }
             for (index, step) in SQLiteSchema.steps.enumerated() where index >= version {
                 try connection.execute(step)

@@ -44,48 +44,47 @@ enum Evtool {
     }
 
     /// Runs evtool with `arguments` (without the program name) and returns the exit code.
+    /// Output is flushed before it returns; a write to standard output that failed ends
+    /// the command with 74 (a closed pipe, `| head`, quietly with 0).
     static func run(_ arguments: [String], console: inout Console) -> ExitCode {
-        defer { console.flush() }
-        guard let name = arguments.first else {
-            console.output(overview)
-            return .ok
-        }
-        if name == "--help" || name == "-h" || name == "help" && arguments.count == 1 {
-            console.output(overview)
-            return .ok
-        }
-        if name == "help" {
-            guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                return report(CLIError.usage("unknown subcommand '\(arguments[1])'", nil), console: &console)
-            }
-            console.output(command.help)
-            return .ok
-        }
-        guard let command = commands.first(where: { $0.name == name }) else {
-            return report(CLIError.usage("unknown subcommand '\(name)'", nil), console: &console)
-        }
         do {
-            let parsed = try ParsedArguments(Array(arguments.dropFirst()), for: command)
-            if parsed.flag("help") {
-                console.output(command.help)
-                return .ok
-            }
-            try command.run(parsed, &console)
+            try dispatch(arguments, console: &console)
+            try console.flush()
             return .ok
         } catch {
             return report(error, console: &console)
         }
     }
 
+    /// Finds and runs the subcommand, or prints the help asked for.
+    private static func dispatch(_ arguments: [String], console: inout Console) throws {
+        guard let name = arguments.first else { return try console.output(overview) }
+        if name == "--help" || name == "-h" || name == "help" && arguments.count == 1 {
+            return try console.output(overview)
+        }
+        if name == "help" {
+            guard let command = commands.first(where: { $0.name == arguments[1] }) else {
+                throw CLIError.usage("unknown subcommand '\(arguments[1])'", nil)
+            }
+            return try console.output(command.help)
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            throw CLIError.usage("unknown subcommand '\(name)'", nil)
+        }
+        let parsed = try ParsedArguments(Array(arguments.dropFirst()), for: command)
+        if parsed.flag("help") { return try console.output(command.help) }
+        try command.run(parsed, &console)
+    }
+
     /// The longest error line printed; longer messages keep their start and end.
     static let maximumErrorLength = 600
 
-    /// A message as one bounded line: control and invisible characters (line breaks, escapes
+    /// A message as one bounded line, passwords masked (``Redaction``): control and invisible characters (line breaks, escapes
     /// that would drive a terminal, zero-width and bidirectional controls) are shown as `\n`,
     /// `\u{1B}`, `\u{202E}` … (``TerminalText/escaped(_:)``), and a message that quotes a huge
     /// value keeps its first 300 and last 200 characters, so the error stays readable.
     static func errorLine(_ message: String) -> String {
-        let line = TerminalText.escaped(message)
+        let line = TerminalText.escaped(Redaction.maskingPasswords(in: message))
         guard line.count > maximumErrorLength else { return line }
         let omitted = line.count - 500
         return String(line.prefix(300)) + "…(\(omitted) characters left out)…" + String(line.suffix(200))
@@ -94,6 +93,11 @@ enum Evtool {
     /// Prints a failure as `Error: …` (plus usage help for usage errors) and returns its code.
     static func report(_ error: Error, console: inout Console) -> ExitCode {
         switch error {
+        case let error as OutputError:
+            // The reader of the pipe is gone (`evtool log | head`): nothing is wrong here.
+            if error.isClosedPipe { return .ok }
+            console.message("Error: " + errorLine(error.description))
+            return .ioError
         case let error as CLIError:
             console.message("Error: " + errorLine(error.message))
             if error.code == .usage {

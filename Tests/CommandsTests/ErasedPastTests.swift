@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import Simulation
 import Testing
 
 /// What the decider assumes about an erased past and about event types it does not know:

@@ -85,6 +85,131 @@ struct StorePathTests {
         FaultSettings.report("bad input: \(tried) commands on \(stores.count) unusable stores refused (64/65/69), files untouched")
     }
 
+    /// Commands that only read (they must never create or change a store).
+    static let readingCommands: [[String]] = [
+        ["stats"], ["verify"], ["favorites", "--user", "ada"], ["recent", "--user", "ada"], ["viewed", "--user", "ada"],
+        ["details", "--listing", "L1"], ["history", "--user", "ada"], ["log"], ["export"], ["seal"],
+    ]
+
+    /// The files in a folder, with their sizes.
+    static func listing(_ path: String) throws -> [String: Int] {
+        var files: [String: Int] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+            files[name] = (try FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? Int) ?? -1
+        }
+        return files
+    }
+
+    @Test("SQLite: a device, a FIFO, a socket as the store: refused (69) before SQLite opens it, nothing created beside it, by reads and writes")
+    func notRegularFiles() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let fifo = directory.path + "/store.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let socketPath = directory.path + "/store.socket"
+        let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socketDescriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0, "cannot make a socket file for the test")
+        let link = directory.path + "/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
+        let before = try Self.listing(directory.path)
+        let cases: [(String, String)] = [("/dev/null", "a device"), ("/dev/zero", "a device"), (link, "a device"),
+                                         (fifo, "a FIFO (named pipe)"), (socketPath, "a socket")]
+        let commands = Self.readingCommands + [["append", "--stream", "s", "--type", "T", "--data", "{}"],
+                                              ["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2"], ["init"], ["import", "-"]]
+        var tried = 0
+        for (path, kind) in cases {
+            for command in commands {
+                let result = try Processes.run(Binaries.evtool, command + ["--store", path], input: "")
+                tried += 1
+                let context = "\(path) \(command): \(result)"
+                #expect(!result.wasSignaled && result.status == 69, "\(context)")
+                #expect(result.errors == "Error: the store is unavailable: '\(path)' is \(kind), not an SQLite file; a store is a regular file\n", "\(context)")
+                #expect(result.output.isEmpty, "\(context)")
+            }
+        }
+        #expect(try Self.listing(directory.path) == before, "files appeared beside the FIFO or the socket")
+        for suffix in ["-wal", "-shm"] { #expect(!FileManager.default.fileExists(atPath: "/dev/zero" + suffix)) }
+        FaultSettings.report("bad input: \(tried) commands on devices, a FIFO and a socket as SQLite stores refused with 69, nothing created")
+    }
+
+    @Test("SQLite: a read never creates or changes a store: an empty file and a missing one are refused (69) by every reading command, left as they were")
+    func readsCreateNothing() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let empty = directory.path + "/empty.sqlite"
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        for command in Self.readingCommands {
+            for (path, expected) in [(empty, "no store at '\(empty)' (the file is empty; nothing was created in it)"),
+                                     (directory.path + "/missing.sqlite", "no store at '\(directory.path)/missing.sqlite' (the file does not exist)")] {
+                let result = try Processes.run(Binaries.evtool, command + ["--store", path])
+                let context = "\(path) \(command): \(result)"
+                #expect(!result.wasSignaled && result.status == 69, "\(context)")
+                #expect(result.errors == "Error: the store is unavailable: \(expected)\n", "\(context)")
+            }
+        }
+        #expect(try Self.listing(directory.path) == ["empty.sqlite": 0], "a read created or changed a file")
+        // A write makes a store in the empty file.
+        let append = try Processes.run(Binaries.evtool, ["append", "--stream", "s", "--type", "T", "--data", "{}", "--store", empty])
+        #expect(append.status == 0, "\(append)")
+        #expect(try Processes.run(Binaries.evtool, ["verify", "--store", empty]).status == 0)
+    }
+
+    @Test("PostgreSQL: a read of a schema with no store exits 69 and creates nothing; system schemas are refused by reads and writes")
+    func postgresSchemas() throws {
+        let url = try TestStores.postgresURL()
+        func storeURL(_ schema: String) -> String { url + (url.contains("?") ? "&" : "?") + "schema=" + schema }
+        func schemaExists(_ schema: String) throws -> Bool {
+            let result = try Processes.run(Processes.psql, [url, "-XAtc", "SELECT count(*) FROM pg_namespace WHERE nspname = '\(schema)'"])
+            try #require(result.status == 0, "psql: \(result)")
+            return result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        let missing = TestStores.freshSchema()
+        defer { TestStores.dropPostgres(url: url, schema: missing) }
+        var tried = 0
+        for command in Self.readingCommands {
+            let result = try Processes.run(Binaries.evtool, command + ["--store", storeURL(missing)])
+            tried += 1
+            let context = "\(command): \(result)"
+            #expect(!result.wasSignaled && result.status == 69, "\(context)")
+            #expect(result.errors.hasPrefix("Error: the store is unavailable: no store in schema '\(missing)' of database '"), "\(context)")
+            #expect(result.errors.hasSuffix("' (it holds no evtool store); nothing was created\n"), "\(context)")
+            #expect(result.output.isEmpty, "\(context)")
+            #expect(try !schemaExists(missing), "\(command) created the schema")
+        }
+        // A schema that exists but holds no store (another application's): the same, and it stays empty.
+        let other = TestStores.freshSchema()
+        #expect(try Processes.run(Processes.psql, [url, "-XAtc", "CREATE SCHEMA \(other)"]).status == 0)
+        defer { TestStores.dropPostgres(url: url, schema: other) }
+        let stats = try Processes.run(Binaries.evtool, ["favorites", "--user", "ada", "--store", storeURL(other)])
+        #expect(stats.status == 69 && stats.errors.contains("no store in schema '\(other)'"), "\(stats)")
+        let tables = try Processes.run(Processes.psql, [url, "-XAtc", "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE nspname = '\(other)'"])
+        #expect(tables.output == "0\n", "a read created objects in an existing schema: \(tables)")
+        // System schemas, for reads and writes alike.
+        for schema in ["information_schema", "pg_catalog", "pg_toast", "pg_temp", "pg_temp_3", "pg_toast_temp_1", "pg_anything"] {
+            for command in [["stats"], ["append", "--stream", "s", "--type", "T", "--data", "{}"], ["init"]] {
+                let result = try Processes.run(Binaries.evtool, command + ["--store", storeURL(schema)])
+                tried += 1
+                let context = "\(schema) \(command): \(result)"
+                #expect(!result.wasSignaled && result.status == 65, "\(context)")
+                #expect(result.errors.hasPrefix("Error: ") && result.errors.split(separator: "\n").count == 1, "\(context)")
+                #expect(result.errors.contains("'\(schema)'"), "\(context)")
+            }
+        }
+        let catalog = try Processes.run(Processes.psql, [url, "-XAtc", "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE nspname = 'information_schema' AND relname = 'events'"])
+        #expect(catalog.output == "0\n", "\(catalog)")
+        // A write still installs the store in a new schema, and then reads work.
+        let fresh = TestStores.freshSchema()
+        defer { TestStores.dropPostgres(url: url, schema: fresh) }
+        #expect(try Processes.run(Binaries.evtool, ["append", "--stream", "s", "--type", "T", "--data", "{}", "--store", storeURL(fresh)]).status == 0)
+        #expect(try Processes.run(Binaries.evtool, ["verify", "--store", storeURL(fresh)]).status == 0)
+        FaultSettings.report("bad input: \(tried) reads of a missing schema and uses of system schemas refused, nothing created")
+    }
+
     @Test("PostgreSQL: a wrong password, a closed port, an unknown database: exit 69 in one line, the password never shown")
     func postgresConnections() throws {
         let url = try TestStores.postgresURL()

@@ -26,6 +26,7 @@ struct GroupCommitTests {
         }
         func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
         func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int { try base.scanAll(after: position, limit: limit, body) }
+        func events(withIDs ids: [UUID]) throws -> [RecordedEvent] { try base.events(withIDs: ids) }
         func headPosition() throws -> Int64 { try base.headPosition() }
         func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
         func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool { try base.waitForEvents(after: position, timeout: timeout) }

@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import Simulation
 import Testing
 
 /// Given events, when folded by a projection, then this view: no database involved.

@@ -17,6 +17,10 @@ enum ExitCode: Int32 {
     case emptyStore = 67
     /// The store cannot be reached or opened, or (other than for verify) needs a newer evtool.
     case unavailable = 69
+    /// Standard output refused a write (a full disk, a closed stream, an I/O error), or
+    /// input could not be read (EX_IOERR). A command that recorded something before its
+    /// output failed has recorded it; only the report of it was lost.
+    case ioError = 74
     /// A concurrency conflict that retries did not resolve.
     case conflict = 75
     /// The store refused for lack of a privilege (EX_NOPERM): a PostgreSQL role without the
@@ -48,7 +52,10 @@ enum ExitCode: Int32 {
               inserted or reordered)
           66  verify: not an evtool store
           67  verify, seal: the store holds no events (nothing to verify)
-          69  store unavailable (cannot connect or open, or written by a newer evtool)
+          69  store unavailable (cannot connect or open, or written by a newer evtool);
+              a read of a missing or empty store (reads never create one)
+          74  I/O error: standard output refused a write (disk full, closed), or input
+              could not be read; a closed pipe (evtool log | head) ends quietly with 0
           75  concurrency conflict after retries
           77  permission denied (a PostgreSQL role without the privilege, an SQLite
               file or folder this user may not read or write)

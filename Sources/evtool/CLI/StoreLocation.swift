@@ -21,11 +21,33 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             self = .sqlite(path: path)
         } else if text.isEmpty {
             throw CLIError.usage("the store is empty; give sqlite:PATH, a file path, or a postgres:// URL", nil)
+        } else if Self.looksLikeKeyValueConnectionString(text) {
+            // Taken as a file name, it would make an SQLite file named after the password.
+            throw CLIError.usage("the store '\(text)' is a libpq key/value connection string; give a URL, postgresql://USER@HOST:PORT/DB?schema=NAME (the password in PGPASSWORD or ~/.pgpass), or sqlite:PATH for a file of that name", nil)
         } else if text.contains("://") {
             throw CLIError.usage("unknown store URL scheme in '\(text.prefix(while: { $0 != ":" }))://…'; use sqlite:PATH or postgres://", nil)
         } else {
             self = .sqlite(path: text)
         }
+    }
+
+    /// libpq's connection keywords (and evtool's `schema`), which start a key/value string.
+    static let connectionKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding",
+        "connect_timeout", "client_encoding", "options", "application_name", "fallback_application_name", "keepalives",
+        "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode",
+        "sslmode", "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert",
+        "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version",
+        "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs", "load_balance_hosts", "schema",
+    ]
+
+    /// Whether `text` starts as a libpq key/value string does: a connection keyword, optional
+    /// spaces, `=`.
+    static func looksLikeKeyValueConnectionString(_ text: String) -> Bool {
+        let trimmed = text.drop(while: { $0 == " " || $0 == "\t" })
+        let keyword = trimmed.prefix(while: { $0.isLetter || $0 == "_" })
+        guard connectionKeywords.contains(keyword.lowercased()) else { return false }
+        return trimmed.dropFirst(keyword.count).drop(while: { $0 == " " || $0 == "\t" }).first == "="
     }
 
     /// The store named by a command's `--store`, else `$EVTOOL_STORE`, else the default.
@@ -37,11 +59,11 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         return defaultLocation
     }
 
-    /// Where the store is, for messages (a URL's password is masked).
+    /// Where the store is, for messages, with every password masked (``Redaction``).
     var description: String {
         switch self {
-        case .sqlite(let path): return "sqlite:\(path)"
-        case .postgres(let url): return Self.maskingPassword(in: url)
+        case .sqlite(let path): return Redaction.maskingPasswords(in: "sqlite:\(path)")
+        case .postgres(let url): return Redaction.maskingPasswords(in: url)
         }
     }
 
@@ -61,14 +83,6 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         }
         let base = String(url[..<question])
         return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
-    }
-
-    /// The URL with any password replaced by `***`.
-    static func maskingPassword(in url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
-        let credentials = url[scheme.upperBound..<at]
-        guard let colon = credentials.firstIndex(of: ":") else { return url }
-        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 
     /// The store's size on disk (the SQLite file with its WAL), when it is a file.
@@ -95,8 +109,9 @@ enum StoreLocation: Equatable, CustomStringConvertible {
         return store
     }
 
-    /// Opens the store. `create` makes a missing SQLite file; reading commands pass false so a
-    /// typo in a path is an error, not a new empty store.
+    /// Opens the store. `create` makes a missing SQLite file or installs the store in a
+    /// PostgreSQL schema that holds none; reading commands pass false, so a typo in a path or
+    /// a schema name is an error (69), not a new empty store.
     func open(create: Bool) throws -> any EventStore {
         switch self {
         case .sqlite(let path):
@@ -104,9 +119,9 @@ enum StoreLocation: Equatable, CustomStringConvertible {
             options.createIfMissing = create
             return try SQLiteEventStore(path: path, options: options)
         case .postgres(let url):
-            // The store installs or upgrades its schema on open.
+            // The store installs (when `create`) or upgrades its schema on open.
             let (connection, schema) = try Self.splittingSchema(from: url)
-            return try PostgresEventStore(url: connection, schema: schema)
+            return try PostgresEventStore(url: connection, schema: schema, createIfMissing: create)
         }
     }
 }

@@ -27,7 +27,7 @@ enum AppendCommand {
             let stream = try arguments.required("stream")
             let type = try arguments.required("type")
             var data = Data(try arguments.required("data").utf8)
-            if data == Data("-".utf8) { data = FileHandle.standardInput.readDataToEndOfFile() }
+            if data == Data("-".utf8) { data = try InputSource("-", what: "data").readAll(what: "data") }
             let metadata = Data((arguments.value("metadata") ?? "{}").utf8)
             let expected = try expectedVersion(arguments.value("expected-version") ?? "any", arguments)
             var id = UUID()
@@ -38,9 +38,9 @@ enum AppendCommand {
             let store = try StoreLocation.resolve(arguments).open(create: true)
             let result = try store.append(ProposedEvent(id: id, type: type, data: data, metadata: metadata), to: stream, expectedVersion: expected)
             if arguments.flag("json") {
-                console.output(#"{"stream":\#(JSONText.quoted(stream)),"version":\#(result.streamVersion),"position":\#(result.positions.lowerBound),"id":"\#(id.lowercaseString)"}"#)
+                try console.output(#"{"stream":\#(JSONText.quoted(stream)),"version":\#(result.streamVersion),"position":\#(result.positions.lowerBound),"id":"\#(id.lowercaseString)"}"#)
             } else {
-                console.output("appended \(TerminalText.escaped(type)) to \(TerminalText.escaped(stream)): version \(result.streamVersion), position \(result.positions.lowerBound)")
+                try console.output("appended \(TerminalText.escaped(type)) to \(TerminalText.escaped(stream)): version \(result.streamVersion), position \(result.positions.lowerBound)")
             }
         })
 

@@ -42,7 +42,7 @@ enum AuditCommands {
                         throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify (stream ids are compared byte for byte)", code: .emptyStore)
                     }
                     let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-                    console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
+                    try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
                     return
                 }
                 let seals = try (store as? any AuditableEventStore)?.seals() ?? []
@@ -52,8 +52,8 @@ enum AuditCommands {
                 let head = try store.headPosition()
                 var progress = Progress(label: "verify", total: head, console: console)
                 let report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
-                if head >= 100_000 { progress.finish() }
-                console.output(okLine(report))
+                if head >= 100_000 { progress.finish(console: &console) }
+                try console.output(okLine(report))
             } catch let failure as VerificationFailure {
                 throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
             }
@@ -86,13 +86,13 @@ enum AuditCommands {
                 let head = try store.headPosition()
                 var progress = Progress(label: "verify", total: head, console: console)
                 report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
-                if head >= 100_000 { progress.finish() }
+                if head >= 100_000 { progress.finish(console: &console) }
             } catch let failure as VerificationFailure {
                 throw CLIError(message: "the log fails verification, so it was not sealed: \(failure)", code: .invalidData)
             }
             let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
             try store.addSeal(seal)
-            console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
+            try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
         })
 
     static let forget = CommandSpec(
@@ -131,7 +131,7 @@ enum AuditCommands {
             if let file = store as? SQLiteEventStore {
                 compacted = try file.compact() ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
             }
-            console.output("erased \(outcome.erasedEvents) events of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
+            try console.output("erased \(outcome.erasedEvents) events of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
         })
 
     static func okLine(_ report: VerificationReport) -> String {

@@ -38,38 +38,38 @@ enum DemoCommand {
                 if index % 500 == 0 { progress.update(Int64(index), console: &console) }
             }
             progress.update(Int64(actions), console: &console, force: true)
-            progress.finish()
+            progress.finish(console: &console)
             let seconds = Date().timeIntervalSince(started)
-            console.output("recorded \(recorded) events for \(users) users in \(String(format: "%.1f", seconds)) s into \(location) (\(unchanged) actions changed nothing: repeated favorites, removals of non-favorites, or retried requests)")
+            try console.output("recorded \(recorded) events for \(users) users in \(String(format: "%.1f", seconds)) s into \(location) (\(unchanged) actions changed nothing: repeated favorites, removals of non-favorites, or retried requests)")
             let projector = Projector(store: store)
             let head = try projector.catchUp()
-            console.output("views up to date at position \(head)")
+            try console.output("views up to date at position \(head)")
             // The tour: the first user who has favorites right now.
             var user = ActivityGenerator.userID(0)
             for index in 0..<min(users, 100) where try projector.document(Views.favorites, key: ActivityGenerator.userID(index)) != nil {
                 user = ActivityGenerator.userID(index)
                 break
             }
-            console.output("")
-            console.output("== favorites of \(user) (evtool favorites --user \(user))")
+            try console.output("")
+            try console.output("== favorites of \(user) (evtool favorites --user \(user))")
             for item in try projector.document(Views.favorites, key: user)?.items.prefix(5) ?? [] {
-                console.output("  \(item.listingID)  \(item.summary.name) at \(item.summary.venue), \(item.summary.localDateTime)")
+                try console.output("  \(item.listingID)  \(item.summary.name) at \(item.summary.venue), \(item.summary.localDateTime)")
             }
-            console.output("== recent searches of \(user) (evtool recent --user \(user))")
+            try console.output("== recent searches of \(user) (evtool recent --user \(user))")
             for item in try projector.document(Views.recentSearches, key: user)?.items.prefix(5) ?? [] {
-                console.output("  \"\(item.keyword)\" in \(item.category.rawValue), \(History.formatDistance(item.distance)) \(item.units.rawValue)")
+                try console.output("  \"\(item.keyword)\" in \(item.category.rawValue), \(History.formatDistance(item.distance)) \(item.units.rawValue)")
             }
-            console.output("== recently viewed by \(user) (evtool viewed --user \(user))")
+            try console.output("== recently viewed by \(user) (evtool viewed --user \(user))")
             for item in try projector.document(Views.recentlyViewed, key: user)?.items.prefix(5) ?? [] {
-                console.output("  \(item.listingID)  \(item.name)")
+                try console.output("  \(item.listingID)  \(item.name)")
             }
             let popular = ActivityGenerator.listingID(0)
             if let cached = try projector.document(Views.cachedDetails, key: popular) {
-                console.output("== cached details of the most popular listing (evtool details --listing \(popular))")
-                console.output("  \((try? cached.decodedDetails())?.info.name ?? popular): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
+                try console.output("== cached details of the most popular listing (evtool details --listing \(popular))")
+                try console.output("  \((try? cached.decodedDetails())?.info.name ?? popular): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
             }
-            console.output("== history of \(user), last 3 actions (evtool history --user \(user))")
+            try console.output("== history of \(user), last 3 actions (evtool history --user \(user))")
             let entries = try History.entries(of: user, in: store)
-            for entry in entries.suffix(3) { console.output("  \(entry.position)  \(Timestamp.format(entry.recordedAt))  \(entry.summary)") }
+            for entry in entries.suffix(3) { try console.output("  \(entry.position)  \(Timestamp.format(entry.recordedAt))  \(entry.summary)") }
         })
 }

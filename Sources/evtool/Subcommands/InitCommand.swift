@@ -15,6 +15,6 @@ enum InitCommand {
             let location = try StoreLocation.resolve(arguments)
             let store = try location.open(create: true)
             let head = try store.headPosition()
-            console.output("store \(location) is ready (head position \(head))")
+            try console.output("store \(location) is ready (head position \(head))")
         })
 }

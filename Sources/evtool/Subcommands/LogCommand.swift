@@ -44,13 +44,13 @@ enum LogCommand {
                     continue
                 }
                 if let last = batch.last {
-                    for event in batch { console.output(json ? LogRecord.line(for: event, format: .jsonl) : humanLine(event)) }
+                    for event in batch { try console.output(json ? LogRecord.line(for: event, format: .jsonl) : humanLine(event)) }
                     printed += batch.count
                     cursor = last.position
                     continue
                 }
                 guard follow else { break }
-                console.flush()
+                try console.flush()
                 do {
                     while !Interrupt.isRequested, try !store.waitForEvents(after: cursor, timeout: .milliseconds(500)) {}
                 } catch {

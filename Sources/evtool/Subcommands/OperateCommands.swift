@@ -26,7 +26,7 @@ enum OperateCommands {
             let projector = Projector(store: store)
             guard arguments.flag("follow") else {
                 let head = try projector.catchUp()
-                console.output("views are up to date at position \(head)")
+                try console.output("views are up to date at position \(head)")
                 return
             }
             Interrupt.install()
@@ -66,8 +66,8 @@ enum OperateCommands {
                     reconnecting.succeeded(from: reached, console: &console)
                     if reached != head {
                         head = reached
-                        console.output("views at position \(head)")
-                        console.flush()
+                        try console.output("views at position \(head)")
+                        try console.flush()
                     }
                     _ = try store.waitForEvents(after: head, timeout: .milliseconds(500))
                 } catch {
@@ -101,14 +101,14 @@ enum OperateCommands {
             let head = try Projector(store: store).rebuild(names) { position, _ in
                 progress.update(position, console: &console)
                 if Interrupt.isRequested {
-                    progress.finish()
+                    progress.finish(console: &console)
                     throw CLIError(message: "interrupted at position \(position); run the same rebuild again to resume from its last commit (readers still see the old views)", code: .interrupted)
                 }
             }
             progress.update(head, console: &console, force: true)
-            progress.finish()
+            progress.finish(console: &console)
             let seconds = Date().timeIntervalSince(started)
-            console.output("rebuilt \((names ?? viewNames).joined(separator: ", ")) through position \(head) in \(String(format: "%.1f", seconds)) s")
+            try console.output("rebuilt \((names ?? viewNames).joined(separator: ", ")) through position \(head) in \(String(format: "%.1f", seconds)) s")
         })
 
     static let stats = CommandSpec(
@@ -131,29 +131,29 @@ enum OperateCommands {
             let size = location.sizeInBytes
             let projections = try store.projectionStatuses()
             if arguments.flag("json") {
-                let typeJSON = types.keys.sorted().map { "\(JSONText.quoted($0)):\(types[$0]!)" }.joined(separator: ",")
+                let typeJSON = types.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }.joined(separator: ",")
                 let projectionJSON = projections.map {
                     #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#
                 }.joined(separator: ",")
-                console.output(#"{"events":\#(events),"streams":\#(streams.count),"users":\#(streams.count),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
+                try console.output(#"{"events":\#(events),"streams":\#(streams.count),"users":\#(streams.count),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
                 return
             }
-            console.output("store      \(location)")
-            console.output("events     \(String(events).groupedThousands)")
-            console.output("streams    \(String(streams.count).groupedThousands) (one per user)")
-            console.output("head       position \(head)")
-            if let size { console.output("size       \(String(format: "%.1f MiB", Double(size) / 1_048_576))") }
-            console.output("")
+            try console.output("store      \(location)")
+            try console.output("events     \(String(events).groupedThousands)")
+            try console.output("streams    \(String(streams.count).groupedThousands) (one per user)")
+            try console.output("head       position \(head)")
+            if let size { try console.output("size       \(String(format: "%.1f MiB", Double(size) / 1_048_576))") }
+            try console.output("")
             var table = TextTable("TYPE", "EVENTS")
-            for type in types.keys.sorted() { table.add(type, String(types[type]!).groupedThousands) }
-            table.lines.forEach { console.output($0) }
-            console.output("")
-            if projections.isEmpty { return console.output("No views built yet (run 'evtool project')") }
+            for (type, count) in types.sorted(by: { $0.key < $1.key }) { table.add(type, String(count).groupedThousands) }
+            for line in table.lines { try console.output(line) }
+            try console.output("")
+            if projections.isEmpty { return try console.output("No views built yet (run 'evtool project')") }
             var views = TextTable("VIEW", "GENERATION", "VERSION", "CHECKPOINT", "LAG", "STATE")
             for status in projections {
                 views.add(status.name, String(status.generation), String(status.version), String(status.position),
                           String(head - status.position), status.isActive ? "active" : "building")
             }
-            views.lines.forEach { console.output($0) }
+            for line in views.lines { try console.output(line) }
         })
 }

@@ -17,13 +17,13 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.favorites, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return console.output(jsonText(document)) }
-            guard !items.isEmpty else { return console.output("No favorites") }
+            if arguments.flag("json") { return try console.output(jsonText(document)) }
+            guard !items.isEmpty else { return try console.output("No favorites") }
             var table = TextTable("LISTING", "NAME", "VENUE", "DATE", "CATEGORY", "ADDED")
             for item in items {
                 table.add(item.listingID, item.summary.name, item.summary.venue, item.summary.localDateTime, item.summary.category, Timestamp.format(item.addedAt))
             }
-            table.lines.forEach { console.output($0) }
+            for line in table.lines { try console.output(line) }
         })
 
     static let recent = CommandSpec(
@@ -33,8 +33,8 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.recentSearches, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return console.output(jsonText(document)) }
-            guard !items.isEmpty else { return console.output("No recent searches") }
+            if arguments.flag("json") { return try console.output(jsonText(document)) }
+            guard !items.isEmpty else { return try console.output("No recent searches") }
             var table = TextTable("KEYWORD", "CATEGORY", "DISTANCE", "LOCATION", "RESULTS", "SEARCHED")
             for item in items {
                 let place: String
@@ -45,7 +45,7 @@ enum QueryCommands {
                 table.add(item.keyword, item.category.rawValue, "\(History.formatDistance(item.distance)) \(item.units.rawValue)", place,
                           item.resultCount.map(String.init) ?? "-", Timestamp.format(item.searchedAt))
             }
-            table.lines.forEach { console.output($0) }
+            for line in table.lines { try console.output(line) }
         })
 
     static let viewed = CommandSpec(
@@ -55,11 +55,11 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.recentlyViewed, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return console.output(jsonText(document)) }
-            guard !items.isEmpty else { return console.output("No recently viewed listings") }
+            if arguments.flag("json") { return try console.output(jsonText(document)) }
+            guard !items.isEmpty else { return try console.output("No recently viewed listings") }
             var table = TextTable("LISTING", "NAME", "VIEWED")
             for item in items { table.add(item.listingID, item.name, Timestamp.format(item.viewedAt)) }
-            table.lines.forEach { console.output($0) }
+            for line in table.lines { try console.output(line) }
         })
 
     static let details = CommandSpec(
@@ -77,8 +77,8 @@ enum QueryCommands {
             } else {
                 document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
             }
-            if arguments.flag("json") { return console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
-            guard let document else { return console.output("No cached details for listing \(TerminalText.escaped(listing))") }
+            if arguments.flag("json") { return try console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
+            guard let document else { return try console.output("No cached details for listing \(TerminalText.escaped(listing))") }
             let details = try document.decodedDetails()
             let info = details.info
             var lines = [
@@ -91,7 +91,7 @@ enum QueryCommands {
                 ("Upcoming", "\(details.upcomingEvents.count) at the venue"),
             ]
             lines += [("Fetched", "\(Timestamp.format(document.fetchedAt)) by \(document.fetchedBy)"), ("Views", String(document.views))]
-            for (label, value) in lines { console.output(label.padded(to: 15) + TerminalText.escaped(value)) }
+            for (label, value) in lines { try console.output(label.padded(to: 15) + TerminalText.escaped(value)) }
         })
 
     static let history = CommandSpec(
@@ -112,15 +112,15 @@ enum QueryCommands {
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let user = try UserStream.existing(typed: typed, in: store)
             if arguments.flag("json") {
-                try History.forEachEntry(of: user, in: store, filter: filter) { console.output(try QueryJSON.encode($0)) }
+                try History.forEachEntry(of: user, in: store, filter: filter) { try console.output(try QueryJSON.encode($0)) }
                 return
             }
             var table = TextTable("POSITION", "RECORDED", "TYPE", "WHAT", "SOURCE", "REQUEST")
             try History.forEachEntry(of: user, in: store, filter: filter) { entry in
                 table.add(String(entry.position), Timestamp.format(entry.recordedAt), entry.type, entry.summary, entry.source ?? "-", entry.requestID ?? "-")
             }
-            if table.rows.isEmpty { return console.output("No history for user \(TerminalText.escaped(user))") }
-            table.lines.forEach { console.output($0) }
+            if table.rows.isEmpty { return try console.output("No history for user \(TerminalText.escaped(user))") }
+            for line in table.lines { try console.output(line) }
         })
 
     /// A view document as JSON; a user with nothing in the view gets an empty list.

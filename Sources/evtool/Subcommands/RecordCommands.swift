@@ -142,7 +142,7 @@ enum RecordCommands {
             requestID: arguments.value("request-id"), correlationID: arguments.value("correlation-id"))
         let store = try StoreLocation.resolve(arguments).open(create: true)
         let outcome = try CommandRunner(store: store).handle(command, context: context)
-        console.output(describe(outcome, user: user, type: type, json: arguments.flag("json")))
+        try console.output(describe(outcome, user: user, type: type, json: arguments.flag("json")))
     }
 
     static func describe(_ outcome: CommandOutcome, user: String, type: String, json: Bool) -> String {
@@ -163,15 +163,7 @@ enum RecordCommands {
 enum JSONInput {
     /// Reads `source` (a path, or `-` for standard input) and decodes it as `T`.
     static func decode<T: Decodable>(_: T.Type, from source: String, what: String) throws -> T {
-        let data: Data
-        if source == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: source) else {
-                throw CLIError(message: "cannot read the \(what) file '\(source)'", code: .invalidData)
-            }
-            data = contents
-        }
+        let data = try InputSource(source, what: what).readAll(what: what)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {

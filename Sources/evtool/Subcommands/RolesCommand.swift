@@ -27,7 +27,7 @@ enum RolesCommand {
                 throw CLIError.usage("say 'evtool roles sql …'", arguments.command)
             }
             do {
-                console.output(try PostgresRoles.sql(
+                try console.output(try PostgresRoles.sql(
                     schema: arguments.value("schema") ?? "evtool", owner: try arguments.required("owner"),
                     app: try arguments.required("app"), auditor: try arguments.required("auditor")))
             } catch let error as EventStoreError {

@@ -120,8 +120,8 @@ enum ServeCommands {
             let scheme = configuration.tls == nil ? "http" : "https"
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             console.message("serve: \(location) with \(configuration.threads) threads, group commit \(groupCommit ? "on" : "off")")
-            console.output("listening on \(scheme)://\(host):\(server.port)")
-            console.flush()
+            try console.output("listening on \(scheme)://\(host):\(server.port)")
+            try console.flush()
             var received: Int32 = 0
             sigwait(&signals, &received)
             console.message("serve: \(received == SIGTERM ? "SIGTERM" : "interrupt"): finishing \(server.requestsInFlight) requests in flight")
@@ -160,7 +160,7 @@ enum ServeCommands {
             } catch {
                 throw CLIError(message: "\(error)", code: .failure)
             }
-            console.output(token)
+            try console.output(token)
             console.message("token: added a token with role \(role.rawValue) to \(path); it is shown only now")
         })
 }

@@ -29,12 +29,12 @@ enum TransferCommands {
                 let batch = try store.readAll(after: cursor, limit: 1_000)
                 guard let last = batch.last else { break }
                 for event in batch where event.position <= to {
-                    console.output(LogRecord.line(for: event, format: format))
+                    try console.output(LogRecord.line(for: event, format: format))
                     count += 1
                 }
                 cursor = last.position
             }
-            console.flush()
+            try console.flush()
             console.message("exported \(String(count).groupedThousands) events")
         })
 
@@ -58,21 +58,11 @@ enum TransferCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 1)
             guard let path = arguments.positional.first else { throw CLIError.usage("name the file to import, or '-' for standard input", arguments.command) }
-            let handle: FileHandle
-            if path == "-" {
-                handle = .standardInput
-            } else {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                      let opened = FileHandle(forReadingAtPath: path) else {
-                    throw CLIError(message: "cannot read '\(path)': no such file", code: .invalidData)
-                }
-                handle = opened
-            }
+            let source = try InputSource(path, what: "import")
             let location = try StoreLocation.resolve(arguments)
             let target = try location.openForCopying()
             var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000))
-            var reader = LineReader(handle: handle)
+            var reader = LineReader(source: source)
             Interrupt.install()
             do {
                 while let line = try reader.next() {
@@ -93,7 +83,7 @@ enum TransferCommands {
             } catch let error as EventCopier.CopyError {
                 throw CLIError(message: "line \(error.source): \(error.reason)", code: exitCode(error.underlying))
             }
-            console.output("imported \(copier.appended) events, skipped \(copier.skipped) already present, into \(location)")
+            try console.output("imported \(copier.appended) events, skipped \(copier.skipped) already present, into \(location)")
         })
 
     static let migrate = CommandSpec(
@@ -137,16 +127,16 @@ enum TransferCommands {
                     cursor = last.position
                     progress.update(cursor, console: &console)
                     if Interrupt.isRequested {
-                        progress.finish()
+                        progress.finish(console: &console)
                         throw CLIError(message: "interrupted after copying through source position \(cursor); run the same migrate again to resume", code: .interrupted)
                     }
                 }
             } catch let error as EventCopier.CopyError {
-                progress.finish()
+                progress.finish(console: &console)
                 throw CLIError(message: "source position \(error.source): \(error.reason)", code: exitCode(error.underlying))
             }
             progress.update(head, console: &console, force: true)
-            progress.finish()
+            progress.finish(console: &console)
             console.message("verifying: reading both logs in order")
             let sourceDigest = try LogDigest.of(source)
             let targetDigest = try LogDigest.of(target)
@@ -156,7 +146,7 @@ enum TransferCommands {
             console.message("rebuilding the views in \(to)")
             guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
             try Projector(store: viewsStore).rebuild()
-            console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 
     /// Where to continue a migration: the source position of the target's last event, which

@@ -109,10 +109,10 @@ enum LogRecord {
     }
 }
 
-/// Reads lines from a file or standard input in large blocks, with a limit on a line's length.
+/// Reads lines from an ``InputSource`` in large blocks, with a limit on a line's length.
 struct LineReader {
     static let maximumLineLength = 16 * 1_048_576
-    private let handle: FileHandle
+    private let source: InputSource
     private var buffer = Data()
     /// Where the unread part of `buffer` starts (compacted when the buffer is refilled).
     private var start = 0
@@ -120,7 +120,7 @@ struct LineReader {
     /// The number of the line last returned (from 1).
     private(set) var lineNumber = 0
 
-    init(handle: FileHandle) { self.handle = handle }
+    init(source: InputSource) { self.source = source }
 
     /// The next line without its line break; nil at the end.
     mutating func next() throws -> Data? {
@@ -144,7 +144,7 @@ struct LineReader {
                 lineNumber += 1
                 return line
             }
-            let chunk = try handle.read(upToCount: 1_048_576) ?? Data()
+            let chunk = try source.read(upTo: 1_048_576)
             if chunk.isEmpty {
                 finished = true
             } else {

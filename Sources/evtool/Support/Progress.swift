@@ -29,15 +29,15 @@ struct Progress {
             let width = 30
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            FileHandle.standardError.write(Data("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(counts)".utf8))
+            console.terminalText("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(counts)")
         } else {
             console.message("\(label): \(Int(fraction * 100))% \(counts)")
         }
     }
 
     /// Ends the progress display (a newline after a terminal bar).
-    func finish() {
-        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    func finish(console: inout Console) {
+        if isTerminal { console.terminalText("\n") }
     }
 
     static func duration(_ seconds: Double) -> String {

@@ -39,7 +39,7 @@ struct Reconnecting {
             lostAt = Date()
             console.message("lost the store (\(Evtool.errorLine(storeError.description))); trying again, every \(Int(Self.longestPause)) s at most, until it is back (Ctrl-C stops)")
         }
-        console.flush()
+        try console.flush()
         // Sleep in short slices, so that Ctrl-C is noticed at once.
         let until = Date().addingTimeInterval(pause)
         while Date() < until, !Interrupt.isRequested { Thread.sleep(forTimeInterval: min(0.05, pause)) }
