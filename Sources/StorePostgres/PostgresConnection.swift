@@ -25,18 +25,22 @@ final class PostgresConnection {
     /// - Throws: ``PostgresError`` of kind `connectionFailed`, naming the server and the
     ///   cause (never the password).
     init(conninfo: String) throws {
-        guard let handle = PQconnectdb(conninfo) else {
+        guard let handle = PQconnectStart(conninfo) else {
             throw PostgresError(kind: .connectionFailed, sqlState: nil, message: "out of memory", constraint: nil, sql: nil, server: nil)
         }
+        // Silenced before the first message can arrive: libpq's default processor prints the
+        // server's notices and warnings (a shutdown warning, a role's debug messages) raw to
+        // standard error, which would break the one-line error contract.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        let timedOut = PostgresConnection.finishConnecting(handle)
         self.handle = handle
         self.server = PostgresConnection.serverName(of: handle)
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let text = PQerrorMessage(handle).map { String(cString: $0) } ?? ""
+        guard PQstatus(handle) == CONNECTION_OK, !timedOut else {
+            let text = timedOut ? "timeout expired" : PQerrorMessage(handle).map { String(cString: $0) } ?? ""
             throw PostgresError(
                 kind: .connectionFailed, sqlState: nil, message: PostgresConnection.cause(from: text),
                 constraint: nil, sql: nil, server: server)
         }
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         guard PQsetClientEncoding(handle, "UTF8") == 0 else {
             throw PostgresError(kind: .connectionFailed, sqlState: nil, message: "cannot set the client encoding to UTF8",
                                 constraint: nil, sql: nil, server: server)
@@ -48,6 +52,61 @@ final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    // MARK: - Connecting
+
+    /// Drives a connection started with `PQconnectStart` until it is made or has failed
+    /// (libpq's `PQconnectPoll` protocol), honouring `connect_timeout` as `PQconnectdb` does:
+    /// per server tried, at least 2 s, none when unset or 0. Returns whether it gave up on
+    /// that timeout.
+    private static func finishConnecting(_ handle: OpaquePointer) -> Bool {
+        guard PQstatus(handle) != CONNECTION_BAD else { return false }
+        let timeout = connectTimeout(of: handle)
+        var socket = PQsocket(handle)
+        var deadline = timeout.map { ContinuousClock.now + .seconds($0) }
+        var polling = PGRES_POLLING_WRITING
+        while true {
+            switch polling {
+            case PGRES_POLLING_OK, PGRES_POLLING_FAILED:
+                return false
+            case PGRES_POLLING_READING, PGRES_POLLING_WRITING:
+                let current = PQsocket(handle)
+                if current != socket {   // libpq moved on to the next server or address
+                    socket = current
+                    deadline = timeout.map { ContinuousClock.now + .seconds($0) }
+                }
+                guard current >= 0 else { return false }
+                var descriptor = pollfd(fd: current, events: Int16(polling == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0)
+                var wait: Int32 = -1
+                if let deadline {
+                    let left = ContinuousClock.now.duration(to: deadline)
+                    guard left > .zero else { return true }   // as PQconnectdb does when a server does not answer in time
+                    wait = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                }
+                let ready = poll(&descriptor, 1, wait)
+                if ready < 0, errno == EINTR { continue }
+                if ready == 0 { continue }   // the deadline check above ends the wait
+            default:
+                break
+            }
+            polling = PQconnectPoll(handle)
+        }
+    }
+
+    /// The `connect_timeout` in force for a connection being made, in seconds; nil for none.
+    private static func connectTimeout(of handle: OpaquePointer) -> Int64? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "connect_timeout" {
+                guard let value = option.pointee.val, let seconds = Int64(String(cString: value)), seconds > 0 else { return nil }
+                return max(2, seconds)
+            }
+            option += 1
+        }
+        return nil
+    }
 
     // MARK: - Messages
 
