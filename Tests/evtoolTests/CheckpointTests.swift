@@ -102,7 +102,7 @@ struct CheckpointTests {
         #expect(result.output.contains("consistency proof "), "\(result)")
     }
 
-    @Test("verify --checkpoint names truncation, a fork, a rewrite with seals replaced, and a forged checkpoint")
+    @Test("verify --checkpoint names truncation with the seals removed, a fork, a reorder across streams, and a forged checkpoint")
     func tamperingIsNamed() throws {
         let setup = try Self.setup(); defer { setup.directory.remove() }
         let fork = setup.directory.path + "/fork.sqlite"
@@ -127,6 +127,19 @@ struct CheckpointTests {
         result = try short.run("verify", "--checkpoint", checkpoint, "--public-key", setup.publicKey)
         #expect(result.status == 65, "\(result)")
         #expect(result.errors.contains("it has \(size - 1) events, fewer than the checkpoint covers: it was truncated"), "\(result)")
+
+        // Two events of different streams swapped below the checkpoint: every stream's chain and
+        // every seal still verify (each stream's order is kept), the tree's leaf order is not.
+        let reordered = setup.directory.path + "/reordered.sqlite"
+        try FileManager.default.copyItem(atPath: setup.path, toPath: reordered)
+        let pair = try Processes.run(Processes.sqlite3, [reordered, "SELECT a.position FROM events a JOIN events b ON b.position = a.position + 1 WHERE a.stream_id <> b.stream_id ORDER BY a.position LIMIT 1"])
+        let first = try #require(Int(pair.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(pair)")
+        try Self.sqlite(reordered, "UPDATE events SET position = 1000000 WHERE position = \(first); UPDATE events SET position = \(first) WHERE position = \(first + 1); UPDATE events SET position = \(first + 1) WHERE position = 1000000;")
+        let swapped = CLI(store: "sqlite:" + reordered, directory: setup.directory.path)
+        result = try swapped.run("verify")
+        #expect(result.status == 0, "the chains and seals cannot see it: \(result)")
+        result = try swapped.run("verify", "--checkpoint", checkpoint, "--public-key", setup.publicKey)
+        #expect(result.status == 65 && result.errors.contains("reordered"), "\(result)")
 
         // A forged checkpoint (another size and root, old signature) and one of another key.
         var text = try String(contentsOfFile: checkpoint, encoding: .utf8)
