@@ -61,12 +61,12 @@ struct CheckpointFormatTests {
     @Test("proof documents round-trip and refuse damaged lines")
     func proofDocuments() throws {
         let path = [MerkleHash.leaf([1]), MerkleHash.leaf([2])]
-        let inclusion = ProofDocument.inclusion(index: 3, size: 9, event: UUID(), entry: MerkleHash.leaf([0]), path: path)
+        let inclusion = ProofDocument.inclusion(index: 3, size: 9, event: UUID(), entry: MerkleHash.leaf([0]), previous: EventChain.genesis, path: path)
         #expect(try ProofDocument(text: inclusion.text) == inclusion)
         let consistency = ProofDocument.consistency(from: 3, to: 9, path: path)
         #expect(try ProofDocument(text: consistency.text) == consistency)
         for bad in [consistency.text.replacingOccurrences(of: "from 3", with: "from x"), consistency.text + "AAAA\n",
-                    inclusion.text.replacingOccurrences(of: "event ", with: "evnt "), "evtool other proof\n"] {
+                    inclusion.text.replacingOccurrences(of: "event ", with: "evnt "), inclusion.text.replacingOccurrences(of: "previous ", with: "prev "), "evtool other proof\n"] {
             #expect(throws: MerkleProofError.self) { try ProofDocument(text: bad) }
         }
     }

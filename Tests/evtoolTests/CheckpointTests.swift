@@ -169,10 +169,20 @@ struct CheckpointTests {
             let file = try setup.cli.file("proof.txt", proof.output)
             let checked = try CLI.bare("check-proof", file, "--checkpoint", older, "--public-key", setup.publicKey)
             #expect(checked.status == 0 && checked.output.hasPrefix("OK: event \(id) is leaf "), "\(checked)")
+            // With the event itself (its export line): its content is what the leaf commits to.
+            let line = try #require(try setup.cli.run("export").output.split(separator: "\n").first { $0.contains(#""id":"\#(id)""#) })
+            let eventFile = try setup.cli.file("event.jsonl", line + "\n")
+            let withEvent = try CLI.bare("check-proof", file, "--checkpoint", older, "--public-key", setup.publicKey, "--event-file", eventFile)
+            #expect(withEvent.status == 0 && withEvent.output.hasSuffix(", with the content of \(eventFile)\n"), "\(withEvent)")
+            let changedData = line.replacingOccurrences(of: #""data":{"#, with: #""data":{"extra":1,"#)
+            #expect(changedData != line)
+            let changedEvent = try setup.cli.file("changed-event.jsonl", changedData + "\n")
+            let refusedEvent = try CLI.bare("check-proof", file, "--checkpoint", older, "--public-key", setup.publicKey, "--event-file", changedEvent)
+            #expect(refusedEvent.status == 65 && refusedEvent.errors.contains("is not the proven event"), "\(refusedEvent)")
             // A changed hash line, or the proof against another checkpoint's size, fails.
             var lines = proof.output.split(separator: "\n").map(String.init)
-            if lines.count > 5 {
-                lines[5] = Data(repeating: 9, count: 32).base64EncodedString()
+            if lines.count > 6 {
+                lines[6] = Data(repeating: 9, count: 32).base64EncodedString()
                 let changed = try setup.cli.file("changed.txt", lines.joined(separator: "\n") + "\n")
                 let refused = try CLI.bare("check-proof", changed, "--checkpoint", older, "--public-key", setup.publicKey)
                 #expect(refused.status == 65 && refused.errors.hasPrefix("Error: the proof does not hold: "), "\(refused)")

@@ -8,6 +8,7 @@ import Foundation
 ///     size 12
 ///     event 0193…-…            (the event's id)
 ///     entry <hex chain hash>   (the leaf's entry: the event's chain hash)
+///     previous <hex chain hash>  (the hash before it in its stream, zeros for version 1)
 ///     <audit path hash, base64, one a line>
 ///
 ///     evtool consistency proof
@@ -15,8 +16,9 @@ import Foundation
 ///     to 12
 ///     <proof hash, base64, one a line>
 public enum ProofDocument: Sendable, Hashable {
-    /// That the event with `event` id and chain hash `entry` is leaf `index` of the tree of `size`.
-    case inclusion(index: UInt64, size: UInt64, event: UUID, entry: [UInt8], path: [[UInt8]])
+    /// That the event with `event` id and chain hash `entry` is leaf `index` of the tree of `size`;
+    /// `previous` (the chain hash before it in its stream) lets a holder of the event recompute `entry`.
+    case inclusion(index: UInt64, size: UInt64, event: UUID, entry: [UInt8], previous: [UInt8], path: [[UInt8]])
     /// That the tree of `from` events is a prefix of the tree of `to`.
     case consistency(from: UInt64, to: UInt64, path: [[UInt8]])
 
@@ -25,8 +27,8 @@ public enum ProofDocument: Sendable, Hashable {
         let hashes: [[UInt8]]
         var text: String
         switch self {
-        case .inclusion(let index, let size, let event, let entry, let path):
-            text = "evtool inclusion proof\nindex \(index)\nsize \(size)\nevent \(event.lowercaseString)\nentry \(entry.hexString)\n"
+        case .inclusion(let index, let size, let event, let entry, let previous, let path):
+            text = "evtool inclusion proof\nindex \(index)\nsize \(size)\nevent \(event.lowercaseString)\nentry \(entry.hexString)\nprevious \(previous.hexString)\n"
             hashes = path
         case .consistency(let from, let to, let path):
             text = "evtool consistency proof\nfrom \(from)\nto \(to)\n"
@@ -69,7 +71,11 @@ public enum ProofDocument: Sendable, Hashable {
             guard let entry = [UInt8](hexadecimal: entryText), entry.count == MerkleHash.size else {
                 throw .malformed("line 5: '\(entryText)' is not a hex chain hash")
             }
-            self = .inclusion(index: index, size: size, event: id, entry: entry, path: try hashes(from: 5))
+            let previousText = try field(5, "previous")
+            guard let previous = [UInt8](hexadecimal: previousText), previous.count == MerkleHash.size else {
+                throw .malformed("line 6: '\(previousText)' is not a hex chain hash")
+            }
+            self = .inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: try hashes(from: 6))
         case "evtool consistency proof":
             let from = try number(1, "from"), to = try number(2, "to")
             self = .consistency(from: from, to: to, path: try hashes(from: 3))

@@ -61,26 +61,32 @@ enum ProofCommands {
             try LogTree.feed(&builders, from: store)
             let built = try finish(builders[0], location)
             if let checkpoint, let checkpointPath { try expect(built.root, of: checkpoint, checkpointPath) }
-            guard let entry = [UInt8](hexadecimal: event.hash) else {
-                throw CLIError(message: "event \(idText) has no valid chain hash", code: .invalidData)
+            let previousHash = event.version > 1
+                ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
+            guard let entry = [UInt8](hexadecimal: event.hash), let previous = previousHash.flatMap({ [UInt8](hexadecimal: $0) }) else {
+                throw CLIError(message: "event \(idText) or the one before it in its stream has no valid chain hash", code: .invalidData)
             }
-            console.output(String(ProofDocument.inclusion(index: index, size: size, event: id, entry: entry, path: built.proof).text.dropLast()))
+            console.output(String(ProofDocument.inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: built.proof).text.dropLast()))
         })
 
     static let checkProof = CommandSpec(
         name: "check-proof", summary: "Check a proof against signed checkpoints, offline (no store)",
-        usage: "PROOF --checkpoint FILE [--checkpoint NEWER] [--public-key KEY]",
+        usage: "PROOF --checkpoint FILE [--checkpoint NEWER] [--public-key KEY] [--event-file FILE]",
         arguments: [("PROOF", "A proof file printed by 'evtool prove'")],
         options: [
             .init(name: "checkpoint", value: "FILE", help: "The checkpoint the proof is for (a consistency proof: the older, then the newer)", repeatable: true),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoints' Ed25519 signatures with this public key (PEM)"),
+            .init(name: "event-file", value: "FILE", help: "The proven event as 'evtool export' prints it (one line): check that the proof is about this content"),
         ],
         discussion: """
             Needs no store: an auditor can hand a third party one event's inclusion proof, the
             checkpoint and the public key. An inclusion proof checks that the event with the
             proof's id and chain hash is leaf I of the checkpoint's tree; a consistency proof,
-            that the older checkpoint's tree is a prefix of the newer one's. Exit 0 when it
-            holds; 65 when it does not, naming why.
+            that the older checkpoint's tree is a prefix of the newer one's. With --event-file,
+            the event's chain hash is recomputed from its content (stream, version, id, type,
+            time, data, metadata) and the proof's previous hash, and must be the proven leaf's:
+            the proof is then about exactly that event. Exit 0 when it holds; 65 when it does
+            not, naming why.
             """,
         examples: ["evtool check-proof proof.txt --checkpoint cp-12.txt --public-key checkpoint-key.pub.pem",
                    "evtool check-proof consistency.txt --checkpoint cp-12.txt --checkpoint cp-40.txt --public-key checkpoint-key.pub.pem"],
@@ -96,13 +102,18 @@ enum ProofCommands {
             }
             do {
                 switch proof {
-                case .inclusion(let index, let size, let event, let entry, let path):
+                case .inclusion(let index, let size, let event, let entry, let previous, let path):
                     guard checkpoints.count == 1 else { throw CLIError.usage("an inclusion proof takes one '--checkpoint'", arguments.command) }
                     guard checkpoints[0].size == size else {
                         throw CLIError(message: "the proof is for a tree of \(size) events, the checkpoint's has \(checkpoints[0].size)", code: .invalidData)
                     }
                     try MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(entry), index: index, size: size, path: path, root: checkpoints[0].root)
-                    console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))")
+                    var content = ""
+                    if let file = arguments.value("event-file") {
+                        try checkEventFile(file, event: event, entry: entry, previous: previous)
+                        content = ", with the content of \(file)"
+                    }
+                    console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
                 case .consistency(let from, let to, let path):
                     guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
                     guard checkpoints[0].size == from, checkpoints[1].size == to else {
@@ -115,6 +126,32 @@ enum ProofCommands {
                 throw CLIError(message: "the proof does not hold: \(error)", code: .invalidData)
             }
         })
+
+    /// Recomputes the chain hash of the event in an export line and compares it with the proof's.
+    static func checkEventFile(_ path: String, event: UUID, entry: [UInt8], previous: [UInt8]) throws {
+        let text = try AuditFiles.text(path, "event")
+        guard let line = text.split(separator: "\n").first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+            throw CLIError(message: "the event file '\(path)' is empty", code: .invalidData)
+        }
+        let imported: LogRecord.Imported
+        do {
+            imported = try LogRecord.parse(Data(line.utf8))
+        } catch {
+            throw CLIError(message: "the event file '\(path)' is not an exported event: \(error.reason)", code: .invalidData)
+        }
+        guard imported.event.id == event else {
+            throw CLIError(message: "the event file '\(path)' holds event \(imported.event.id.lowercaseString), not the proven \(event.lowercaseString)", code: .invalidData)
+        }
+        guard let recordedAt = imported.event.recordedAt else {
+            throw CLIError(message: "the event file '\(path)' has no recording time", code: .invalidData)
+        }
+        let hash = EventChain.hash(previous: previous, stream: imported.stream, version: imported.version, id: imported.event.id,
+                                   type: imported.event.type, recordedAt: Timestamp.format(recordedAt), data: imported.event.data,
+                                   metadata: imported.event.metadata)
+        guard hash == entry.hexString else {
+            throw CLIError(message: "the event file '\(path)' is not the proven event: its content hashes to \(hash), the proof's leaf is \(entry.hexString) (the event was changed, or erased)", code: .invalidData)
+        }
+    }
 
     static func finish(_ builder: MerkleProofBuilder, _ location: StoreLocation) throws -> (root: [UInt8], proof: [[UInt8]]) {
         do {
