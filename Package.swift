@@ -73,7 +73,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["EventLog", "StoreSQLite", "StorePostgres"], path: "Tests/TestSupport"),
         .testTarget(
             name: "EventLogTests",
-            dependencies: ["EventLog", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]
+            dependencies: ["EventLog", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"],
+            exclude: ["MerkleVectors"]
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
         .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),

@@ -200,11 +200,11 @@ private final class FailureBox: @unchecked Sendable {
 
 extension BenchCommand {
     static func runPostgres(url: String, events: Int, single: Int, batch: Int, runs: Int, console: inout Console) throws {
-        try preamble(&console, "PostgreSQL store, N = \(String(events).groupedThousands) batched (\(batch)/append) and read, \(String(single).groupedThousands) one per call; ~1,000 user streams; median of \(runs) run(s)")
+        preamble(&console, "PostgreSQL store, N = \(String(events).groupedThousands) batched (\(batch)/append) and read, \(String(single).groupedThousands) one per call; ~1,000 user streams; median of \(runs) run(s)")
         var bench = PostgresBenchmark(url: url)
         let version = PQlibVersion()
-        try console.output("libpq \(version / 10_000).\(version % 100); server: \(url.split(separator: "@").last.map(String.init) ?? "(from PG* variables)")")
-        try console.output(BenchFigure.header)
+        console.output("libpq \(version / 10_000).\(version % 100); server: \(url.split(separator: "@").last.map(String.init) ?? "(from PG* variables)")")
+        console.output(BenchFigure.header)
         var figures: [BenchFigure] = []
 
         // Batched append against COPY of the same rows.
@@ -221,7 +221,7 @@ extension BenchCommand {
         }
         figures.append(BenchFigure(operation: "append, batches of \(batch)", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(raw), baselineName: "COPY of the same rows", target: 0.5))
-        try console.output(figures.last!.line); try console.flush()
+        console.output(figures.last!.line); console.flush()
         batchedRows = []
 
         // Full read against one raw SELECT.
@@ -236,7 +236,7 @@ extension BenchCommand {
         }
         figures.append(BenchFigure(operation: "read whole log (batches of 1,000)", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(raw), baselineName: "one SELECT of every column", target: 0.5))
-        try console.output(figures.last!.line); try console.flush()
+        console.output(figures.last!.line); console.flush()
         bench.drop(readSchema)
 
         // One event per call, one connection, against raw single-row INSERT transactions.
@@ -260,14 +260,14 @@ extension BenchCommand {
         let oneWriter = Double(single) / Measurement.median(ours)
         figures.append(BenchFigure(operation: "append, one event per call, 1 connection", ours: oneWriter,
                                    baseline: Double(single) / Measurement.median(raw), baselineName: "prepared INSERT, one transaction per row", target: 0.8))
-        try console.output(figures.last!.line); try console.flush()
+        console.output(figures.last!.line); console.flush()
         figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: Double(single) / Measurement.median(concurrent),
                                    baseline: oneWriter, baselineName: "the same with 1 writer: the ratio is the speed-up", target: 3.0))
-        try console.output(figures.last!.line); try console.flush()
+        console.output(figures.last!.line); console.flush()
         // What the machine allows: the same speed-up for raw single-row inserts.
         let rawOne = Double(single) / Measurement.median(raw)
         figures.append(BenchFigure(operation: "raw INSERT per transaction, 8 connections", ours: Double(single) / Measurement.median(rawConcurrent),
                                    baseline: rawOne, baselineName: "raw with 1 connection: the machine's own speed-up", target: nil))
-        try console.output(figures.last!.line); try console.flush()
+        console.output(figures.last!.line); console.flush()
     }
 }

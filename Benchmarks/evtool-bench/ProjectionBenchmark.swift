@@ -50,7 +50,7 @@ enum ProjectionBenchmark {
     }
 
     static func run(events: Int, users: Int, runs: Int, directory: String, console: inout Console) throws {
-        try BenchCommand.preamble(&console, "projections, rebuild of all views over N = \(String(events).groupedThousands) events, \(String(users).groupedThousands) users; median of \(runs) run(s)")
+        BenchCommand.preamble(&console, "projections, rebuild of all views over N = \(String(events).groupedThousands) events, \(String(users).groupedThousands) users; median of \(runs) run(s)")
         var bench = SQLiteBenchmark(directory: directory)
         let path = bench.freshPath("views")
         let small = bench.freshPath("views-small")
@@ -69,8 +69,8 @@ enum ProjectionBenchmark {
         }
         let figure = BenchFigure(operation: "rebuild all 4 views", ours: Double(events) / Measurement.median(ours),
                                  baseline: Double(events) / Measurement.median(raw), baselineName: "prepared SELECT of the log", target: 0.3)
-        try console.output(BenchFigure.header)
-        try console.output(figure.line); try console.flush()
+        console.output(BenchFigure.header)
+        console.output(figure.line); console.flush()
 
         // Peak memory of a rebuild at N/10 and N events over the same users, beside the size of
         // the views it built (the views of this workload grow with N: recent-search lists fill
@@ -95,8 +95,8 @@ enum ProjectionBenchmark {
         }
         let smallRun = try peak(small)
         let largeRun = try peak(path)
-        try console.output("peak memory growth during rebuild: \(Measurement.mebibytes(smallRun.peak)) at \(String(events / 10).groupedThousands) events (views: \(Measurement.mebibytes(smallRun.views)) of JSON), \(Measurement.mebibytes(largeRun.peak)) at \(String(events).groupedThousands) (views: \(Measurement.mebibytes(largeRun.views))); memory/views \(String(format: "%.2f", Double(smallRun.peak) / Double(max(smallRun.views, 1)))) and \(String(format: "%.2f", Double(largeRun.peak) / Double(max(largeRun.views, 1)))) (target: bounded by the views, not by N)")
-        try console.flush()
+        console.output("peak memory growth during rebuild: \(Measurement.mebibytes(smallRun.peak)) at \(String(events / 10).groupedThousands) events (views: \(Measurement.mebibytes(smallRun.views)) of JSON), \(Measurement.mebibytes(largeRun.peak)) at \(String(events).groupedThousands) (views: \(Measurement.mebibytes(largeRun.views))); memory/views \(String(format: "%.2f", Double(smallRun.peak) / Double(max(smallRun.views, 1)))) and \(String(format: "%.2f", Double(largeRun.peak) / Double(max(largeRun.views, 1)))) (target: bounded by the views, not by N)")
+        console.flush()
         bench.remove(small)
         bench.remove(path)
     }
@@ -119,7 +119,7 @@ enum ProjectionBenchmark {
         }
         samples.sort()
         let median = samples[samples.count / 2] * 1_000, p99 = samples[samples.count * 99 / 100] * 1_000
-        try console.output("favorites of one user, \(String(users).groupedThousands) users in the store (\(String(users * 3).groupedThousands) events): median \(String(format: "%.3f", median)) ms, p99 \(String(format: "%.3f", p99)) ms (target: median < 1 ms)")
-        try console.flush()
+        console.output("favorites of one user, \(String(users).groupedThousands) users in the store (\(String(users * 3).groupedThousands) events): median \(String(format: "%.3f", median)) ms, p99 \(String(format: "%.3f", p99)) ms (target: median < 1 ms)")
+        console.flush()
     }
 }

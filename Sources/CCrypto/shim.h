@@ -6,6 +6,7 @@
 #include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
+#include <openssl/rand.h>
 
 /// EVP_MAX_MD_SIZE is a macro; the SHA-256 digest length as a constant Swift can import.
 static inline int evtool_sha256_length(void) { return 32; }
@@ -30,4 +31,6 @@ static inline void evtool_sha256(const void *data, size_t count, unsigned char *
     SHA256_Update(&context, data, count);
     SHA256_Final(digest, &context);
 }
+/// EVP_PKEY_ED25519 is a macro over a macro; the key type of Ed25519 as a function Swift can call.
+static inline int evtool_ed25519_type(void) { return EVP_PKEY_ED25519; }
 #endif

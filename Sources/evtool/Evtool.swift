@@ -16,6 +16,7 @@ enum Evtool {
         OperateCommands.project, OperateCommands.rebuild, OperateCommands.stats,
         TransferCommands.export, TransferCommands.import, TransferCommands.migrate,
         AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, RolesCommand.spec,
+        KeysCommand.spec, ProofCommands.prove, ProofCommands.checkProof,
         AppendCommand.spec, ServeCommands.serve, ServeCommands.token,
     ]
 

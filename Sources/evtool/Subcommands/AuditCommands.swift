@@ -8,9 +8,11 @@ import StoreSQLite
 enum AuditCommands {
     static let verify = CommandSpec(
         name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
-        usage: "[--stream ID] [--store STORE]",
+        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--store STORE]",
         options: [
             .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
+            .init(name: "checkpoint", value: "FILE", help: "Also prove that the log extends this checkpoint (from 'evtool seal --key')"),
+            .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
             CommandSpec.storeOption,
         ],
         discussion: """
@@ -24,6 +26,12 @@ enum AuditCommands {
             What happened after the last seal is protected only by the per-stream chains: run
             'evtool seal' regularly and keep the printed seal hashes outside the store.
 
+            With --checkpoint, also proves with a Merkle consistency proof that the first N
+            events (N the checkpoint's tree size) are still the ones the checkpoint covers and
+            that today's log extends them: a truncated log, an event below the checkpoint
+            modified, removed, inserted or reordered, seals rewritten with it, or a fork are each
+            named (exit 65). With --public-key, a forged or changed checkpoint is refused first.
+
             Exit codes: 0 the log verifies; 65 it does not (tampered or damaged); 66 the store is
             not an evtool store; 67 the store holds no events and no seals (nothing was verified:
             most likely the wrong store); 69 the store cannot be opened; 78 the store was written
@@ -33,6 +41,13 @@ enum AuditCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let location = try StoreLocation.resolve(arguments)
+            let checkpoint = try arguments.value("checkpoint").map { try CheckpointCheck.prepare($0, publicKey: arguments.value("public-key")) }
+            if checkpoint == nil, arguments.value("public-key") != nil {
+                throw CLIError.usage("'--public-key' checks a '--checkpoint'", arguments.command)
+            }
+            if checkpoint != nil, arguments.value("stream") != nil {
+                throw CLIError.usage("'--checkpoint' covers the whole log, not one '--stream'", arguments.command)
+            }
             let store = try openForAudit(location)
             var verifier = try LogVerifier(store: store)
             do {
@@ -53,7 +68,12 @@ enum AuditCommands {
                 var progress = Progress(label: "verify", total: head, console: console)
                 let report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
                 if head >= 100_000 { progress.finish(console: &console) }
-                try console.output(okLine(report))
+                guard let checkpoint, let path = arguments.value("checkpoint") else {
+                    try console.output(okLine(report))
+                    return
+                }
+                let consistency = try CheckpointCheck.run(store: store, checkpoint: checkpoint.checkpoint, path: path, signature: checkpoint.signature)
+                try console.output(okLine(report) + "; " + consistency)
             } catch let failure as VerificationFailure {
                 throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
             }
@@ -61,18 +81,31 @@ enum AuditCommands {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--store STORE]",
-        options: [CommandSpec.storeOption],
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--store STORE]",
+        options: [
+            .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
+            .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
+            CommandSpec.storeOption,
+        ],
         discussion: """
             A seal is a SHA-256 over every stream's (id, version, hash) as of the verified head,
             chained to the seal before it. Later, 'evtool verify' detects a whole stream deleted,
             the log truncated, or a stream's last events removed before that position. The seal's
             hash is printed: keep it somewhere the store's administrators cannot write (a ticket,
             the auditor's notes), since someone who can rewrite the store can rewrite its seals.
+
+            With --key, also prints a checkpoint: the size and RFC 9162 Merkle root of the tree
+            over the sealed events' chain hashes, the seal's time, and an Ed25519 signature, as a
+            C2SP signed note. Publish it (or hand it to an auditor): 'evtool verify --checkpoint'
+            and 'evtool check-proof' check the store and proofs against it, and someone who can
+            rewrite the store cannot make another checkpoint without the private key.
             """,
-        examples: ["evtool seal", "evtool seal --store postgres://owner@db/evtool"],
+        examples: ["evtool seal", "evtool seal --store postgres://owner@db/evtool",
+                   "evtool seal --key ~/.evtool-keys/checkpoint-key.pem --checkpoint-out cp.txt"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
+            let key = try arguments.value("key").map { try AuditFiles.key($0, "private key") }
+            if let key, key.privateKey == nil { throw CLIError(message: "'--key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
             guard let store = try openForAudit(location) as? any AuditableEventStore else {
                 throw CLIError(message: "the store \(location) cannot keep seals", code: .unavailable)
@@ -93,6 +126,17 @@ enum AuditCommands {
             let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
             try store.addSeal(seal)
             try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
+            guard key != nil || arguments.value("checkpoint-out") != nil else { return }
+            var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
+            if let key { try checkpoint.sign(with: key) }
+            if let out = arguments.value("checkpoint-out") {
+                do {
+                    try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+                } catch {
+                    throw CLIError(message: "the seal was recorded, but the checkpoint could not be written to '\(out)': \(error.localizedDescription)", code: .failure)
+                }
+            }
+            if key != nil { try console.output(String(checkpoint.text.dropLast())) }
         })
 
     static let forget = CommandSpec(

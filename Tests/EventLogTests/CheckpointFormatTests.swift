@@ -1,0 +1,73 @@
+import EventLog
+import Foundation
+import Testing
+
+/// Ed25519 through libcrypto, the checkpoint note and the proof document: pure, no store.
+@Suite("Checkpoints: Ed25519, the signed note, proof documents")
+struct CheckpointFormatTests {
+    /// RFC 8032 §7.1, tests 1 and 2.
+    static let vectors: [(secret: String, public: String, message: String, signature: String)] = [
+        ("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+         "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
+         "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"),
+        ("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+         "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+         "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"),
+    ]
+
+    @Test("Ed25519 matches the RFC 8032 test vectors; PEM round-trips; a changed message or signature fails")
+    func ed25519() throws {
+        for vector in Self.vectors {
+            let key = try Ed25519Key(privateKey: [UInt8](hexadecimal: vector.secret) ?? [])
+            #expect(key.publicKey.hexString == vector.public)
+            let message = [UInt8](hexadecimal: vector.message) ?? []
+            let signature = try key.sign(message)
+            #expect(signature.hexString == vector.signature)
+            let publicKey = try Ed25519Key(pem: key.publicPEM)
+            #expect(publicKey.privateKey == nil && publicKey.publicKey == key.publicKey)
+            #expect(publicKey.verify(signature, of: message))
+            #expect(!publicKey.verify(signature, of: message + [0]))
+            var changed = signature
+            changed[10] ^= 4
+            #expect(!publicKey.verify(changed, of: message))
+            #expect(try Ed25519Key(pem: key.privatePEM ?? "") == key)
+            #expect(throws: Ed25519Error.noPrivateKey) { try publicKey.sign(message) }
+        }
+        #expect(throws: Ed25519Error.self) { try Ed25519Key(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n") }
+        #expect(throws: Ed25519Error.self) { try Ed25519Key(pem: "hello") }
+        #expect(try Ed25519Key.generate() != (try Ed25519Key.generate()))
+    }
+
+    @Test("a checkpoint signs and reads back; a changed line, another key or no signature is refused by name")
+    func checkpoint() throws {
+        let key = try Ed25519Key.generate()
+        var checkpoint = Checkpoint(size: 42, root: MerkleHash.leaf([1, 2, 3]), time: "2026-12-01T07:40:00.000000Z")
+        #expect(throws: CheckpointError.unsigned) { try checkpoint.verifySignature(key.publicOnly) }
+        try checkpoint.sign(with: key)
+        let text = checkpoint.text
+        #expect(text.hasPrefix("evtool\n42\n\(Data(checkpoint.root).base64EncodedString())\ntime 2026-12-01T07:40:00.000000Z\n\n— evtool "))
+        let read = try Checkpoint(text: text)
+        #expect(read == checkpoint)
+        try read.verifySignature(key.publicOnly)
+        let forged = try Checkpoint(text: text.replacingOccurrences(of: "\n42\n", with: "\n41\n"))
+        #expect(throws: CheckpointError.forged) { try forged.verifySignature(key.publicOnly) }
+        #expect(throws: CheckpointError.self) { try read.verifySignature(try Ed25519Key.generate().publicOnly) }
+        for bad in [text.replacingOccurrences(of: "\n42\n", with: "\nforty\n"), text.replacingOccurrences(of: "\n\n", with: "\n"),
+                    text.replacingOccurrences(of: "time ", with: "when "), text + "— evtool short\n", ""] {
+            #expect(throws: CheckpointError.self) { try Checkpoint(text: bad) }
+        }
+    }
+
+    @Test("proof documents round-trip and refuse damaged lines")
+    func proofDocuments() throws {
+        let path = [MerkleHash.leaf([1]), MerkleHash.leaf([2])]
+        let inclusion = ProofDocument.inclusion(index: 3, size: 9, event: UUID(), entry: MerkleHash.leaf([0]), previous: EventChain.genesis, path: path)
+        #expect(try ProofDocument(text: inclusion.text) == inclusion)
+        let consistency = ProofDocument.consistency(from: 3, to: 9, path: path)
+        #expect(try ProofDocument(text: consistency.text) == consistency)
+        for bad in [consistency.text.replacingOccurrences(of: "from 3", with: "from x"), consistency.text + "AAAA\n",
+                    inclusion.text.replacingOccurrences(of: "event ", with: "evnt "), inclusion.text.replacingOccurrences(of: "previous ", with: "prev "), "evtool other proof\n"] {
+            #expect(throws: MerkleProofError.self) { try ProofDocument(text: bad) }
+        }
+    }
+}
