@@ -269,5 +269,17 @@ extension BenchCommand {
         figures.append(BenchFigure(operation: "raw INSERT per transaction, 8 connections", ours: Double(single) / Measurement.median(rawConcurrent),
                                    baseline: rawOne, baselineName: "raw with 1 connection: the machine's own speed-up", target: nil))
         console.output(figures.last!.line); console.flush()
+        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: Double(single) / Measurement.median(concurrent),
+                                   baseline: Double(single) / Measurement.median(rawConcurrent),
+                                   baselineName: "prepared INSERT, one transaction per row, 8 connections", target: 0.8))
+        console.output(figures.last!.line)
+
+        // The peers' figures for the same operations, when ../shared/bench ran just before.
+        for line in PeerFigures.lines(prefixes: ["mdb.write", "es.pg.per_call", "pg.py.insert_per_tx"],
+                                      ours: ["mdb.write": oneWriter, "es.pg.per_call": oneWriter, "pg.py.insert_per_tx": oneWriter],
+                                      targets: ["mdb.write": 1.3]) {
+            console.output(line)
+        }
+        console.flush()
     }
 }
