@@ -599,7 +599,9 @@ $fn$;
 -- exists, 3 exactly p_version), like append() with one part of one event, and returns the
 -- same columns. PL/pgSQL prepares each expression again in every transaction, so this
 -- function takes as few steps as it can: the reservation, then one statement for the
--- common case (the stream exists and the expectation holds).
+-- common case (the stream exists and the expectation holds). A function of that name left
+-- by hand (a schema taken back to an earlier version) is replaced, grants and all.
+DROP FUNCTION IF EXISTS {{schema}}.append_one(text, integer, bigint, uuid, text, json, json, timestamptz);
 CREATE FUNCTION {{schema}}.append_one(
     p_stream text, p_kind integer, p_version bigint, p_id uuid, p_type text, p_data json, p_metadata json,
     p_recorded_at timestamptz,

@@ -8,7 +8,9 @@ import Foundation
 /// waits `interval` before it sends again. A NOTIFY that fails (the server went away) is
 /// dropped and the connection opened again for the next one: followers re-check the log
 /// every second, so a lost notification only delays them. The thread starts with the first
-/// announcement and ends when the store goes away (after sending what is pending).
+/// announcement and ends when the store goes away, after sending what is pending: the store's
+/// `deinit` waits for that (at most a second), so a short-lived process such as one
+/// `evtool append` still wakes followers at once.
 final class PostgresNotifier: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`; the connection is only
     // used by the notifier's own thread.
@@ -16,6 +18,7 @@ final class PostgresNotifier: @unchecked Sendable {
     private var pending: Int64?
     private var stopped = false
     private var started = false
+    private var finished = false
     private let conninfo: String
     private let channel: String
     private let interval: TimeInterval
@@ -41,19 +44,35 @@ final class PostgresNotifier: @unchecked Sendable {
             thread.name = "evtool-postgres-notifier"
             thread.start()
         }
-        condition.signal()
+        condition.broadcast()
         condition.unlock()
     }
 
-    /// Sends what is pending, then ends the thread.
-    func stop() {
+    /// Whether the thread has ended (after ``stop(timeout:)``; for tests).
+    var isFinished: Bool {
+        condition.lock(); defer { condition.unlock() }
+        return finished
+    }
+
+    /// Sends what is pending, then ends the thread; waits for that up to `timeout`.
+    func stop(timeout: TimeInterval = 1) {
         condition.lock()
         stopped = true
-        condition.signal()
+        condition.broadcast()
+        let deadline = Date().addingTimeInterval(timeout)
+        while started && !finished && condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    private func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
         condition.unlock()
     }
 
     private func run() {
+        defer { finish() }
         var connection: PostgresConnection?
         while true {
             condition.lock()

@@ -55,6 +55,31 @@ struct PostgresFollowerTests {
         }
     }
 
+    @Test("a notifier stopped right after an announcement (a store going away, a one-shot command) sends it before stop returns")
+    func notifierFlushesOnStop() throws {
+        let url = try TestDatabase.url()
+        let schema = try PostgresSchema(name: TestDatabase.freshSchema())
+        let listener = try PostgresConnection(conninfo: url)
+        _ = try listener.execute("LISTEN \"\(schema.channel)\"")
+        let notifier = PostgresNotifier(conninfo: url, channel: schema.channel)
+        notifier.announce(41)
+        notifier.announce(42)
+        notifier.stop()
+        #expect(notifier.isFinished, "stop returned before the pending notification was sent")
+        var payloads: [String] = []
+        let deadline = Date().addingTimeInterval(5)
+        while payloads.last != "42" && Date() < deadline {
+            var descriptor = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 100)
+            payloads += try listener.consumeNotifications().map(\.payload)
+        }
+        #expect(payloads.last == "42")
+        // A notifier that never announced anything has no thread to stop.
+        let idle = PostgresNotifier(conninfo: url, channel: schema.channel)
+        idle.stop()
+        #expect(!idle.isFinished)
+    }
+
     @Test("the store's waitForEvents wakes on an append and times out without one")
     func storeWaitForEvents() throws {
         try TestDatabase.withStore { store, _ in

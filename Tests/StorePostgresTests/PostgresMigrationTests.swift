@@ -15,7 +15,7 @@ struct PostgresMigrationTests {
         "7695d8edbd4983d2d492f2f1040747180be2aaf41893875325f182103c35d959",
         "85dce9f05c4cb745ae5f27ff5dd150e460327624172b05dbd723d9947772bff7",
         "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
-        "e2a5e7c6a6d294e9bef614f21ca6f28a3708623bbfa6f42f4b9293d115049f06",
+        "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
