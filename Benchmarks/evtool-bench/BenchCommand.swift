@@ -187,5 +187,12 @@ enum BenchCommand {
         let whole = Measurement.residentMemory().peak - before
         console.output("peak memory growth while reading: \(Measurement.mebibytes(max(tenth, 0))) for \(String(events / 10).groupedThousands) events, \(Measurement.mebibytes(max(whole, 0))) for \(String(events).groupedThousands) (resident before: \(Measurement.mebibytes(before)))")
         bench.remove(readPath)
+
+        // The peers' figures for the same operations, when ../shared/bench ran just before.
+        for line in PeerFigures.lines(prefixes: ["es.sqlite.", "sqlite.py."],
+                                      ours: ["es.sqlite.batch": figures[0].ours, "es.sqlite.per_call": figures[1].ours, "es.sqlite.read": figures[2].ours,
+                                             "sqlite.py.bulk_1tx": figures[0].ours, "sqlite.py.per_tx_full": figures[1].ours, "sqlite.py.scan": figures[2].ours]) {
+            console.output(line)
+        }
     }
 }

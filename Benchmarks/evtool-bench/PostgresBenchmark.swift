@@ -69,8 +69,8 @@ struct PostgresBenchmark {
 
     // MARK: - Raw libpq
 
-    private func rawConnect() -> OpaquePointer {
-        guard let connection = PQconnectdb(url), PQstatus(connection) == CONNECTION_OK else { fatalError("raw connect failed") }
+    private func rawConnect(_ conninfo: String? = nil) -> OpaquePointer {
+        guard let connection = PQconnectdb(conninfo ?? url), PQstatus(connection) == CONNECTION_OK else { fatalError("raw connect failed") }
         return connection
     }
 
@@ -160,6 +160,58 @@ struct PostgresBenchmark {
         }
     }
 
+    /// The same server's `message_store` database, when message-db is installed in it
+    /// (../shared/bench/README: message-db's `database/install.sh` with that server's
+    /// PGHOST/PGPORT): the URL for it, or nil.
+    func messageDBURL() -> String? {
+        // Only a URL with a database path (scheme://host/database) names one to replace.
+        guard let scheme = url.range(of: "://"), let slash = url.range(of: "/", options: .backwards),
+              slash.lowerBound > scheme.upperBound else { return nil }
+        let query = url[slash.upperBound...].firstIndex(of: "?").map { String(url[$0...]) } ?? ""
+        let candidate = String(url[..<slash.upperBound]) + "message_store" + query
+        guard let connection = PQconnectdb(candidate) else { return nil }
+        defer { PQfinish(connection) }
+        guard PQstatus(connection) == CONNECTION_OK else { return nil }
+        let result = PQexec(connection, "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'message_store' AND p.proname = 'write_message'")
+        defer { PQclear(result) }
+        return PQresultStatus(result) == PGRES_TUPLES_OK && PQntuples(result) == 1 ? candidate : nil
+    }
+
+    /// message-db's `write_message(id, stream, type, data, metadata, expected_version)` per
+    /// event (prepared, autocommit), the same rows, into a cleared `message_store.messages`;
+    /// throws when message-db refuses (a broken install).
+    func messageDBWrites(_ rows: [BenchRow], url messageDB: String) throws -> Double {
+        let connection = rawConnect(messageDB)
+        defer { PQfinish(connection) }
+        func run(_ sql: String) throws {
+            let result = PQexec(connection, sql)
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw CLIError(message: "message-db: \(String(cString: PQerrorMessage(connection)))", code: .failure) }
+        }
+        // message-db's functions call each other unqualified: its role's search_path.
+        try run("SET search_path = message_store, public")
+        try run("TRUNCATE message_store.messages")
+        let prepared = PQprepare(connection, "write", "SELECT message_store.write_message($1::varchar, $2::varchar, $3::varchar, $4::jsonb, $5::jsonb, $6::bigint)", 0, nil)
+        defer { PQclear(prepared) }
+        guard PQresultStatus(prepared) == PGRES_COMMAND_OK else { throw CLIError(message: "message-db: \(String(cString: PQerrorMessage(connection)))", code: .failure) }
+        var failure: String?
+        let seconds = Measurement.seconds {
+            for row in rows where failure == nil {
+                // message-db's versions start at 0, and -1 is a new stream.
+                let values = [row.idText, row.stream, row.event.type, String(decoding: row.event.data, as: UTF8.self),
+                              String(decoding: row.event.metadata, as: UTF8.self), String(row.version - 2)]
+                let copies = values.map { strdup($0) }
+                defer { copies.forEach { free($0) } }
+                let pointers = copies.map { UnsafePointer($0) }
+                let result = PQexecPrepared(connection, "write", 6, pointers, nil, nil, 0)
+                defer { PQclear(result) }
+                if PQresultStatus(result) != PGRES_TUPLES_OK { failure = String(cString: PQerrorMessage(connection)) }
+            }
+        }
+        if let failure { throw CLIError(message: "message-db write_message failed: \(failure)", code: .failure) }
+        return seconds
+    }
+
     /// One `SELECT` of every column of the log in position order (text format), touching
     /// each value's bytes.
     func rawRead(schema: String) -> (seconds: Double, count: Int) {
@@ -242,8 +294,10 @@ extension BenchCommand {
         // One event per call, one connection, against raw single-row INSERT transactions.
         let singleRows = Workload.rows(count: single, batchSize: 1, seed: 11)
         ours = []; raw = []
-        var concurrent: [Double] = [], rawConcurrent: [Double] = []
+        var concurrent: [Double] = [], rawConcurrent: [Double] = [], messageDB: [Double] = []
+        let messageDBURL = bench.messageDBURL()
         for _ in 0..<runs {
+            if let messageDBURL { messageDB.append(try bench.messageDBWrites(singleRows, url: messageDBURL)) }
             let rawSchema = try bench.freshSchema("insert")
             raw.append(bench.rawSingleInserts(singleRows, schema: rawSchema))
             bench.drop(rawSchema)
@@ -269,5 +323,26 @@ extension BenchCommand {
         figures.append(BenchFigure(operation: "raw INSERT per transaction, 8 connections", ours: Double(single) / Measurement.median(rawConcurrent),
                                    baseline: rawOne, baselineName: "raw with 1 connection: the machine's own speed-up", target: nil))
         console.output(figures.last!.line); console.flush()
+        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: Double(single) / Measurement.median(concurrent),
+                                   baseline: Double(single) / Measurement.median(rawConcurrent),
+                                   baselineName: "prepared INSERT, one transaction per row, 8 connections", target: 0.8))
+        console.output(figures.last!.line)
+
+        if messageDB.isEmpty {
+            console.output("message-db: not installed in this server's message_store database (../shared/bench/README says how); no same-run figure")
+        } else {
+            figures.append(BenchFigure(operation: "append, one event per call, vs message-db", ours: oneWriter,
+                                       baseline: Double(single) / Measurement.median(messageDB),
+                                       baselineName: "message-db write_message per event, same server, same rows", target: 1.3))
+            console.output(figures.last!.line)
+        }
+
+        // The peers' figures for the same operations, when ../shared/bench ran just before.
+        for line in PeerFigures.lines(prefixes: ["mdb.write", "es.pg.per_call", "pg.py.insert_per_tx"],
+                                      ours: ["mdb.write": oneWriter, "es.pg.per_call": oneWriter, "pg.py.insert_per_tx": oneWriter],
+                                      targets: ["mdb.write": 1.3]) {
+            console.output(line)
+        }
+        console.flush()
     }
 }

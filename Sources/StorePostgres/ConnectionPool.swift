@@ -35,8 +35,8 @@ final class ConnectionPool: Sendable {
     /// - Throws: ``PostgresError`` when a new connection cannot be opened.
     func take() throws -> Lease {
         while let lease = idle.withLock({ box -> Lease? in box.connections.popLast().map(Lease.init) }) {
-            // Read the results of statements sent without waiting (the NOTIFY after an
-            // append), so that the caller's statement is the next one on the wire.
+            // Read the results of any statement sent without waiting (`send`), so that the
+            // caller's statement is the next one on the wire.
             if lease.connection.isHealthy, (try? lease.connection.drainPending()) != nil { return lease }
             // A connection the server closed while it sat idle (restart, terminate): drop it.
         }

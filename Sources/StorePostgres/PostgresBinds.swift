@@ -39,6 +39,27 @@ struct PostgresBinds {
         begin(); buffer.append(contentsOf: value.utf8); end()
     }
 
+    /// A `uuid`: its 16 bytes.
+    mutating func append(uuid value: UUID) {
+        begin(); withUnsafeBytes(of: value.uuid) { buffer.append(contentsOf: $0) }; end()
+    }
+
+    /// A `json` value: its bytes as they are.
+    mutating func append(json value: Data) {
+        begin(); buffer.append(contentsOf: value); end()
+    }
+
+    /// A `timestamptz` from microseconds since 1970, or NULL for nil.
+    mutating func append(timestamptz value: Int64?) {
+        begin()
+        if let value {
+            appendBigEndian(value - 946_684_800_000_000)   // the wire counts from 2000-01-01
+        } else {
+            isNull[isNull.count - 1] = true
+        }
+        end()
+    }
+
     /// A `uuid[]` array.
     mutating func append(uuidArray values: [UUID]) {
         begin()

@@ -112,7 +112,7 @@ extension PostgresEventStore: AuditableEventStore {
                                        data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
             let appended = try connection.query(
                 schema.appendSQL, types: PostgresSchema.appendTypes,
-                binds: Self.appendBinds([StreamAppend(stream: Erasure.stream, expectedVersion: .any, events: [record])]))
+                binds: Self.appendBinds([StreamAppend(stream: Erasure.stream, expectedVersion: .any, events: [record])], events: [record]))
             guard appended.rowCount == 1, try appended.int32(row: 0, column: 0) == 0 else {
                 throw EventStoreError.corrupt("the append function refused the UserErased event")
             }

@@ -21,8 +21,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// How long ``readAll(after:limit:)`` waits for an older transaction that still holds
     /// back committed events before it returns what is safe so far.
     let holdBackWait: Duration
-    /// Whether appends send a NOTIFY that wakes ``PostgresFollower``s.
-    let notifiesFollowers: Bool
+    /// Sends the NOTIFY that wakes ``PostgresFollower``s after appends; nil when appends
+    /// do not notify.
+    let notifier: PostgresNotifier?
 
     /// Opens (and if needed installs or upgrades) a store.
     ///
@@ -33,7 +34,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     ///   - schema: the PostgreSQL schema for the store's tables (default `evtool`); several
     ///     stores can share one database under different names.
     ///   - maximumIdleConnections: how many connections the store keeps open between calls.
-    ///   - notifiesFollowers: whether each append sends a NOTIFY (one extra short statement).
+    ///   - notifiesFollowers: whether appends wake followers with a NOTIFY, sent from a
+    ///     connection of the store's own at most every 2 ms (not one statement per append).
     ///   - createIfMissing: whether to install the store when the schema holds none (true by
     ///     default); readers pass false, so that a mistyped schema name is an error and no
     ///     empty store is created.
@@ -55,9 +57,11 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         }
         self.pool = ConnectionPool(conninfo: url, maximumIdle: max(1, maximumIdleConnections))
         self.holdBackWait = .seconds(2)
-        self.notifiesFollowers = notifiesFollowers
+        self.notifier = notifiesFollowers ? PostgresNotifier(conninfo: url, channel: self.schema.channel) : nil
         try installSchema(createIfMissing: createIfMissing)
     }
+
+    deinit { notifier?.stop() }
 
     /// Drops a store's schema and everything in it (for tests and for deleting a store).
     ///
@@ -154,7 +158,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 throw EventStoreError.duplicateEventID(event.id)
             }
         }
-        let binds = Self.appendBinds(parts)
+        let events = parts.flatMap(\.events)
+        let (sql, types, binds) = Self.appendStatement(parts, events: events, schema: schema)
 
         let lease: ConnectionPool.Lease
         do {
@@ -171,7 +176,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             for attempt in 1...Self.appendAttempts {
                 let result: PostgresResult
                 do {
-                    result = try connection.query(schema.appendSQL, types: PostgresSchema.appendTypes, binds: binds)
+                    result = try connection.query(sql, types: types, binds: binds)
                 } catch let error as PostgresError where error.sqlState == .appendRetry && attempt < Self.appendAttempts {
                     continue
                 }
@@ -213,50 +218,38 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             results.append(AppendResult(streamVersion: version, positions: next...(next + count - 1)))
             next += count
         }
-        if notifiesFollowers {
-            // After the commit, as its own statement: a NOTIFY inside the append would make
-            // every append's commit wait for the previous one, fsync included (PostgreSQL
-            // holds a cluster-wide lock from a notifying transaction's pre-commit until after
-            // its commit). This statement commits without waiting for the WAL flush, so it
-            // holds that lock for microseconds; a notification lost in a crash only delays
-            // followers, which re-check periodically.
-            var notify = PostgresBinds()
-            notify.append(text: schema.channel)
-            notify.append(text: String(next - 1))
-            // Sent without waiting for its result: the caller goes on while the server runs it.
-            do {
-                try connection.send(
-                    "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)",
-                    types: [PostgresType.text, PostgresType.text], binds: notify)
-            } catch {
-                return results   // committed; the connection is dropped, followers re-check
-            }
-        }
         pool.giveBack(lease)
+        // Followers are woken by a NOTIFY from another connection, at most one per few
+        // milliseconds however many appends commit meanwhile (PostgresNotifier).
+        notifier?.announce(next - 1)
         return results
     }
 
-    /// How many times one append is tried when writers of its stream keep committing
-    /// later positions first (each try is one round trip; more than two is rare).
-    static let appendAttempts = 100
+    /// The statement for one append: `append_one` with plain values for one event to one
+    /// stream (the path every user action takes), `append` with arrays otherwise.
+    static func appendStatement(_ parts: [StreamAppend], events: [ProposedEvent], schema: PostgresSchema) -> (String, [UInt32], PostgresBinds) {
+        if parts.count == 1, events.count == 1, let part = parts.first, let event = events.first {
+            var binds = PostgresBinds(capacity: event.data.count + event.metadata.count + event.type.utf8.count + part.stream.utf8.count + 80)
+            binds.append(text: part.stream)
+            binds.append(int4: expectationKind(part.expectedVersion))
+            binds.append(int8: expectedNumber(part.expectedVersion))
+            binds.append(uuid: event.id)
+            binds.append(text: event.type)
+            binds.append(json: event.data)
+            binds.append(json: event.metadata)
+            binds.append(timestamptz: event.recordedAt.map(Timestamp.microseconds))
+            return (schema.appendOneSQL, PostgresSchema.appendOneTypes, binds)
+        }
+        return (schema.appendSQL, PostgresSchema.appendTypes, appendBinds(parts, events: events))
+    }
 
-    /// The parameters of the append function (``PostgresSchema/appendSQL``) for `parts`.
-    static func appendBinds(_ parts: [StreamAppend]) -> PostgresBinds {
-        let events = parts.flatMap(\.events)
+    /// The parameters of the batch append function (``PostgresSchema/appendSQL``) for `parts`,
+    /// whose events, in order, are `events`.
+    static func appendBinds(_ parts: [StreamAppend], events: [ProposedEvent]) -> PostgresBinds {
         var binds = PostgresBinds(capacity: events.reduce(256) { $0 + $1.data.count + $1.metadata.count + $1.type.utf8.count + 40 })
         binds.append(textArray: parts.map(\.stream))
-        binds.append(int4Array: parts.map { part in
-            switch part.expectedVersion {
-            case .any: return 0
-            case .noStream: return 1
-            case .streamExists: return 2
-            case .exactly: return 3
-            }
-        })
-        binds.append(int8Array: parts.map { part in
-            if case .exactly(let version) = part.expectedVersion { return version }
-            return 0
-        })
+        binds.append(int4Array: parts.map { expectationKind($0.expectedVersion) })
+        binds.append(int8Array: parts.map { expectedNumber($0.expectedVersion) })
         binds.append(int4Array: parts.map { Int32($0.events.count) })
         binds.append(uuidArray: events.map(\.id))
         binds.append(textArray: events.map(\.type))
@@ -265,6 +258,27 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         binds.append(timestamptzArray: events.map { $0.recordedAt.map(Timestamp.microseconds) })
         return binds
     }
+
+    /// The append functions' expectation codes: 0 any, 1 no stream, 2 stream exists, 3 exactly.
+    static func expectationKind(_ expected: ExpectedVersion) -> Int32 {
+        switch expected {
+        case .any: return 0
+        case .noStream: return 1
+        case .streamExists: return 2
+        case .exactly: return 3
+        }
+    }
+
+    static func expectedNumber(_ expected: ExpectedVersion) -> Int64 {
+        if case .exactly(let version) = expected { return version }
+        return 0
+    }
+
+
+    /// How many times one append is tried when writers of its stream keep committing
+    /// later positions first (each try is one round trip; more than two is rare).
+    static let appendAttempts = 100
+
 
     /// Turns a refused append into the store error a caller can act on.
     private func mapAppendFailure(_ error: PostgresError, parts: [StreamAppend], connection: PostgresConnection) throws -> EventStoreError {

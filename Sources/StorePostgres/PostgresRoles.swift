@@ -59,6 +59,7 @@ public enum PostgresRoles {
             GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals TO \(a);
             GRANT SELECT, INSERT, UPDATE, DELETE ON \(s).projections, \(s).view_documents TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) TO \(a);
+            GRANT EXECUTE ON FUNCTION \(s).append_one(text, integer, bigint, uuid, text, json, json, timestamptz) TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(a);
 
             -- The auditor: reads the log, its audit trail and the views; changes nothing.

@@ -60,6 +60,15 @@ struct PostgresSchema: Sendable {
         PostgresType.timestamptzArray,
     ]
 
+    /// One event to one stream (schema version 5): the same columns as ``appendSQL``.
+    var appendOneSQL: String {
+        "SELECT status, failed_part, actual_version, stream_versions, first_position FROM \(quoted).append_one($1, $2, $3, $4, $5, $6, $7, $8)"
+    }
+    static let appendOneTypes: [UInt32] = [
+        PostgresType.text, PostgresType.int4, PostgresType.int8, PostgresType.uuid,
+        PostgresType.text, PostgresType.json, PostgresType.json, PostgresType.timestamptz,
+    ]
+
     var columns: String { "position, stream_id, version, event_id, type, data, metadata, recorded_at, hash" }
 
     /// Rows after a position, each with whether it is safe to hand out (see docs/POSTGRES-ORDERING.md).

@@ -4,6 +4,9 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("PostgreSQL store: following the log")
 struct PostgresFollowerTests {
@@ -27,6 +30,57 @@ struct PostgresFollowerTests {
             #expect(follower.position == events.last?.position)
             #expect(try follower.waitForEvents(after: follower.position, timeout: .milliseconds(100)) == false)
         }
+    }
+
+    @Test("appends do not send a NOTIFY each: a burst of them wakes a listener with a few notifications, the last carrying the head")
+    func notificationsCoalesce() throws {
+        try TestDatabase.withStore { store, schema in
+            let listener = try PostgresConnection(conninfo: try TestDatabase.url())
+            _ = try listener.execute("LISTEN \"\(try PostgresSchema(name: schema).channel)\"")
+            let appends = 300
+            var last: Int64 = 0
+            for index in 0..<appends {
+                last = try store.append(event("T", #"{"i":\#(index)}"#), to: "u", expectedVersion: .any).positions.upperBound
+            }
+            // Collect until the head's notification arrives (or 10 s pass).
+            var payloads: [String] = []
+            let deadline = Date().addingTimeInterval(10)
+            while payloads.last != String(last) && Date() < deadline {
+                var descriptor = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, 100)
+                payloads += try listener.consumeNotifications().map(\.payload)
+            }
+            #expect(payloads.last == String(last), "the last notification names the head position \(last): \(payloads.suffix(3))")
+            #expect(!payloads.isEmpty && payloads.count < appends, "\(payloads.count) notifications for \(appends) appends")
+            // Each names a position that had committed, in rising order.
+            let positions = payloads.compactMap(Int64.init)
+            #expect(positions.count == payloads.count && positions == positions.sorted() && positions.allSatisfy { $0 >= 1 && $0 <= last })
+        }
+    }
+
+    @Test("a notifier stopped right after an announcement (a store going away, a one-shot command) sends it before stop returns")
+    func notifierFlushesOnStop() throws {
+        let url = try TestDatabase.url()
+        let schema = try PostgresSchema(name: TestDatabase.freshSchema())
+        let listener = try PostgresConnection(conninfo: url)
+        _ = try listener.execute("LISTEN \"\(schema.channel)\"")
+        let notifier = PostgresNotifier(conninfo: url, channel: schema.channel)
+        notifier.announce(41)
+        notifier.announce(42)
+        notifier.stop()
+        #expect(notifier.isFinished, "stop returned before the pending notification was sent")
+        var payloads: [String] = []
+        let deadline = Date().addingTimeInterval(5)
+        while payloads.last != "42" && Date() < deadline {
+            var descriptor = pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 100)
+            payloads += try listener.consumeNotifications().map(\.payload)
+        }
+        #expect(payloads.last == "42")
+        // A notifier that never announced anything has no thread to stop.
+        let idle = PostgresNotifier(conninfo: url, channel: schema.channel)
+        idle.stop()
+        #expect(!idle.isFinished)
     }
 
     @Test("the store's waitForEvents wakes on an append and times out without one")

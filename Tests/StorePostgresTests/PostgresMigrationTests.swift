@@ -15,6 +15,7 @@ struct PostgresMigrationTests {
         "7695d8edbd4983d2d492f2f1040747180be2aaf41893875325f182103c35d959",
         "85dce9f05c4cb745ae5f27ff5dd150e460327624172b05dbd723d9947772bff7",
         "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
+        "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
@@ -57,6 +58,64 @@ struct PostgresMigrationTests {
                 ARRAY['{"keyword":"opéra ✓"}'::json, '{"listingId":"L1"}'], ARRAY['{}'::json, '{}'],
                 ARRAY['2026-01-02T03:04:05.123456Z', NULL]::timestamptz[])
             """)
+    }
+
+    @Test("a version-4 store with least-privilege roles upgrades: append_one can be called by exactly the roles that can call append")
+    func upgradeKeepsAppendCallers() throws {
+        let url = try TestDatabase.url()
+        let name = TestDatabase.freshSchema()
+        let suffix = String(name.dropFirst(2).prefix(8))
+        let (app, auditor) = ("app5_\(suffix)", "auditor5_\(suffix)")
+        defer {
+            try? PostgresEventStore.dropSchema(url: url, schema: name)
+            for role in [app, auditor] { _ = try? TestDatabase.execute("DROP OWNED BY \(role) CASCADE; DROP ROLE IF EXISTS \(role);") }
+        }
+        let schema = try PostgresSchema(name: name)
+        for step in 0..<4 {
+            try TestDatabase.execute(schema.migrations[step] + "\nUPDATE \(schema.quoted).schema_version SET version = \(step + 1);")
+        }
+        // What version 4's roles script granted on functions: EXECUTE on append to the app only.
+        try TestDatabase.execute("""
+            CREATE ROLE \(app) LOGIN; CREATE ROLE \(auditor) LOGIN;
+            REVOKE ALL ON ALL FUNCTIONS IN SCHEMA \(schema.quoted) FROM PUBLIC;
+            GRANT USAGE ON SCHEMA \(schema.quoted) TO \(app), \(auditor);
+            GRANT EXECUTE ON FUNCTION \(schema.quoted).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) TO \(app);
+            """)
+        _ = try PostgresEventStore(url: url, schema: name)
+        let signature = "\(schema.quoted).append_one(text, integer, bigint, uuid, text, json, json, timestamptz)"
+        #expect(try TestDatabase.execute("SELECT has_function_privilege('\(app)', '\(signature)', 'EXECUTE')") == "t")
+        #expect(try TestDatabase.execute("SELECT has_function_privilege('\(auditor)', '\(signature)', 'EXECUTE')") == "f")
+        #expect(try TestDatabase.execute("""
+            SELECT count(*) FROM pg_proc p, aclexplode(p.proacl) a WHERE p.oid = '\(signature)'::regprocedure AND a.grantee = 0
+            """) == "0", "PUBLIC must not be able to call append_one")
+        // A store whose functions PUBLIC may call (no roles set up) keeps that for append_one.
+        let unrestricted = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: unrestricted) }
+        _ = try PostgresEventStore(url: url, schema: unrestricted)
+        #expect(try TestDatabase.execute("SELECT has_function_privilege('\(auditor)', '\"\(unrestricted)\".append_one(text, integer, bigint, uuid, text, json, json, timestamptz)', 'EXECUTE')") == "t")
+    }
+
+    @Test("one-event appends (append_one) and batched appends (append) chain the same hashes: the log verifies and agrees with the SQL chain")
+    func appendOneChainsLikeAppend() throws {
+        try TestDatabase.withStore { store, name in
+            try store.append(event("Searched", #"{"keyword":"jazz"}"#), to: "user-1", expectedVersion: .noStream)
+            try store.append([event("Favorited", #"{"listingId":"L1"}"#), event("Unfavorited", #"{"listingId":"L1"}"#)], to: "user-1", expectedVersion: .exactly(1))
+            try store.append(event("Searched", #"{"keyword":"opéra ✓"}"#), to: "user-1", expectedVersion: .exactly(3))
+            try store.append(event("Searched", "{}"), to: "user-2", expectedVersion: .any)
+            #expect(throws: EventStoreError.wrongExpectedVersion(stream: "user-1", expected: .exactly(9), actual: 4)) {
+                try store.append(event(), to: "user-1", expectedVersion: .exactly(9))
+            }
+            #expect(throws: EventStoreError.wrongExpectedVersion(stream: "user-3", expected: .streamExists, actual: 0)) {
+                try store.append(event(), to: "user-3", expectedVersion: .streamExists)
+            }
+            var verifier = try LogVerifier(store: store)
+            #expect(try verifier.verifyLog().events == 5)
+            // The heads match the last event of each stream.
+            #expect(try TestDatabase.execute("""
+                SELECT count(*) FROM \(name).streams s JOIN \(name).events e ON e.stream_id = s.stream_id AND e.version = s.version
+                WHERE e.hash = s.hash AND e.position = s.position
+                """) == "2")
+        }
     }
 
     @Test("a store made at every earlier version (its own migrations, its own append function) upgrades on open and verifies", arguments: 1..<PostgresSchema.currentVersion)

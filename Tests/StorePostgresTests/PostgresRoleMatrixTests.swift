@@ -162,10 +162,13 @@ struct PostgresRoleMatrixTests {
             SELECT * FROM \(s).append(ARRAY['user-1'], ARRAY[0], ARRAY[0::bigint], ARRAY[1], ARRAY[gen_random_uuid()],
                 ARRAY['Forged'], ARRAY['{}'::json], ARRAY['{}'::json], ARRAY[NULL::timestamptz])
             """
+        let appendOneCall = """
+            SELECT * FROM \(s).append_one('user-1', 0, 0, gen_random_uuid(), 'Forged', '{}', '{}', NULL)
+            """
         for role in [d.app, d.auditor] {
             let connection = try PostgresConnection(conninfo: d.url(for: role))
             _ = try connection.execute("BEGIN")
-            for statement in forgeries + (role == d.auditor ? [appendCall] : []) {
+            for statement in forgeries + (role == d.auditor ? [appendCall, appendOneCall] : []) {
                 let outcome = Self.attempt(connection, statement)
                 #expect(!outcome.allowed, "\(role) was allowed: \(statement)")
                 #expect(outcome.error.contains("permission denied") || outcome.error.contains("must be owner"),
