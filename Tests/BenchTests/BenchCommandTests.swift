@@ -66,14 +66,14 @@ struct BenchCommandTests {
         #expect(!(try Processes.run(Processes.evtool, ["--help"])).output.contains("bench"))
     }
 
-    @Test("a short sqlite run prints the preamble, the rows, three figures and the memory line")
+    @Test("a short sqlite run prints the preamble, the rows, three figures, the memory line and the peers' figures (or that there are none)")
     func sqliteRun() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let result = try Processes.run(Self.bench, ["sqlite", "--events", "1000", "--single", "100", "--runs", "1", "--dir", directory.path])
         #expect(result.status == 0, "\(result)")
         #expect(Self.onlyDebugWarnings(result.errors), "\(result)")
         let lines = result.output.split(separator: "\n")
-        try #require(lines.count == 7, "\(result)")
+        try #require(lines.count >= 8, "\(result)")
         #expect(lines[0] == "evtool-bench: SQLite store, N = 1,000 batched (1000/append) and read, 100 one per call; ~1,000 user streams; median of 1 run(s)")
         #expect(lines[1].hasPrefix("machine: ") && lines[1].contains("; SQLite 3."))
         #expect(lines[2].wholeMatch(of: /rows: 1,000, average data\+metadata [0-9]+ bytes/) != nil, "\(lines[2])")
@@ -81,6 +81,10 @@ struct BenchCommandTests {
         #expect(Self.isFigure(lines[4], operation: "append, one event per call", baseline: "prepared INSERT, one transaction per row"), "\(lines[4])")
         #expect(Self.isFigure(lines[5], operation: "read whole log (batches of 1,000)", baseline: "prepared SELECT, every column"), "\(lines[5])")
         #expect(lines[6].hasPrefix("peak memory growth while reading: "))
+        // Then the peers' figures from ../shared/bench when it ran on this machine lately: a
+        // heading and one indented line each, or one line saying there are none.
+        #expect(lines[7].hasPrefix("peers"), "\(lines[7])")
+        #expect(lines.dropFirst(8).allSatisfy { $0.hasPrefix("  ") }, "\(result)")
         // The run removes its database files, even from a folder it was given.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
