@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages evtool builds and tests with, when they are missing:
-# libsqlite3-dev, libpq-dev, libssl-dev, pkg-config, the sqlite3 shell and PostgreSQL 15.
+# libsqlite3-dev, libpq-dev, libssl-dev, pkg-config, the sqlite3 shell, PostgreSQL 15, and for
+# the report's browser tests Chromium, its WebDriver and python3-venv (Selenium itself comes
+# from PyPI into .build/venv: scripts/python-env.sh).
 # As root it uses apt-get; otherwise it names what to install and fails.
 set -euo pipefail
 
@@ -15,6 +17,9 @@ have_pkg libcrypto || missing+=(libssl-dev)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 
 if ((${#missing[@]} == 0)); then
     exit 0

@@ -16,6 +16,7 @@ enum Evtool {
         OperateCommands.project, OperateCommands.rebuild, OperateCommands.stats,
         TransferCommands.export, TransferCommands.import, TransferCommands.migrate,
         AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, RolesCommand.spec,
+        ReportCommand.spec,
         AppendCommand.spec,
     ]
 
