@@ -1,0 +1,52 @@
+import AuditReport
+import EventLog
+import Foundation
+import TestSupport
+import Testing
+
+/// `evtool report` on the command line, and the page's markup, without a browser.
+@Suite("Report: command line and markup")
+struct ReportCommandTests {
+    @Test("bad arguments: one Error line, exit 64; an unwritable --out: exit 1, the old file kept; stdout holds the page")
+    func arguments() throws {
+        let folder = try TemporaryDirectory(); defer { folder.remove() }
+        let store = "sqlite:" + folder.path + "/s.sqlite"
+        try HandMade.make(store: store, folder: folder.path, hostile: false)
+        for arguments in [["report"], ["report", "--user", "ada", "--store-overview"], ["report", "--store-overview", "--as-of", "3"],
+                          ["report", "--user", "ada", "--as-of", "yesterday"], ["report", "--user", "", "--out", "x.html"], ["report", "--user", "ada", "--out", ""]] {
+            let result = try Processes.run(Processes.evtool, arguments + ["--store", store])
+            #expect(result.status == 64, "\(arguments): \(result)")
+            #expect(result.output.isEmpty && result.errors.hasPrefix("Error: "), "\(arguments): \(result)")
+        }
+        let old = folder.path + "/old.html"
+        try "old page".write(toFile: old, atomically: true, encoding: .utf8)
+        let missing = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", old, "--store", "sqlite:" + folder.path + "/none.sqlite"])
+        #expect(missing.status == 69, "\(missing)")
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "old page")
+        let unwritable = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", folder.path + "/no/such/dir/page.html", "--store", store])
+        #expect(unwritable.status == 1 && unwritable.errors.hasPrefix("Error: cannot write the report to"), "\(unwritable)")
+
+        let page = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--store", store])
+        #expect(page.status == 0, "\(page)")
+        #expect(page.output.hasPrefix("<!DOCTYPE html>") && page.output.hasSuffix("</html>\n"))
+        let written = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", old, "--store", store])
+        #expect(written.status == 0 && written.output.isEmpty, "\(written)")
+        #expect(try String(contentsOfFile: old, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+    }
+
+    @Test("the page forbids scripts and loads, its stylesheet's hash is in the CSP, and user strings are escaped")
+    func markup() throws {
+        let store = InMemoryEventStore()
+        let keyword = #"<img src=x onerror=alert(1)>"#
+        let data = #"{"keyword":\#(JSONSyntax.quoted(keyword)),"category":"All","distance":10,"units":"miles","location":{"custom":"</style>"},"schemaVersion":2}"#
+        _ = try store.append([ProposedEvent(type: "Searched", data: Data(data.utf8))], to: #"u"><b>"#, expectedVersion: .any)
+        let page = try AuditReport.userPage(user: #"u"><b>"#, store: store, options: .init(storeDescription: "memory <x>"))
+        #expect(page.contains("searched &quot;&lt;img src=x"), "the event was read as a search")
+        #expect(!page.contains("<img") && !page.contains("<b>") && !page.contains("<script"))
+        #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;") && page.contains("u&quot;&gt;&lt;b&gt;") && page.contains("memory &lt;x&gt;"))
+        #expect(page.components(separatedBy: "</style>").count == 2, "only the page's own </style>")
+        let css = try #require(page.range(of: "<style>").flatMap { start in page.range(of: "</style>").map { String(page[start.upperBound..<$0.lowerBound]) } })
+        let digest = Data(SHA256Hasher.digest(Data(css.utf8))).base64EncodedString()
+        #expect(page.contains("default-src 'none'; style-src 'sha256-\(digest)'; img-src 'none'; script-src 'none'"))
+    }
+}
