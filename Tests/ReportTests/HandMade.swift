@@ -17,6 +17,9 @@ enum HandMade {
     static let tableBreak = #"</bdi></td></tr></table><svg onload="document.documentElement.setAttribute('data-pwned','svg')"></svg>"#
     static let rtl = "\u{202E}evil.exe gnp.\u{202C} مرحبا بالعالم"
     static let longName = String(repeating: "Ш", count: 2_000) + String(repeating: "x", count: 8_000)
+    /// The recording commands refuse names over 2,000 bytes, so the 10 KB name goes into the
+    /// exported line in place of this placeholder (import takes payloads as they are).
+    static let longPlaceholder = "LONG-NAME-PLACEHOLDER"
     static let quoteBreak = #"L9"><b onmouseover="document.documentElement.setAttribute('data-pwned','attr')">x"#
 
     /// The hostile strings a page for `user` must show as text.
@@ -54,14 +57,14 @@ enum HandMade {
             try run(["search", "--user", "ada", "--keyword", hostileKeyword])
             try run(["search", "--user", hostileUser, "--keyword", hostileKeyword, "--location", styleBreak,
                      "--request-id", tableBreak, "--correlation-id", rtl, "--source", styleBreak])
-            try run(["favorite", "--user", hostileUser, "--listing", quoteBreak, "--summary", "-"], input: summary(longName, rtl))
+            try run(["favorite", "--user", hostileUser, "--listing", quoteBreak, "--summary", "-"], input: summary(longPlaceholder, rtl))
             try run(["favorite", "--user", hostileUser, "--listing", "L-rtl", "--summary", "-"], input: summary(rtl, tableBreak))
             try run(["view", "--user", hostileUser, "--listing", "L7", "--details", detailsFile, "--source", hostileUser])
         }
         var lines: [String] = []
         var time = ISO8601DateFormatter().date(from: "2026-03-01T09:00:00Z") ?? Date()
         for line in try Shell.evtool(["export"], store: staging).split(separator: "\n") {
-            var text = String(line)
+            var text = String(line).replacingOccurrences(of: longPlaceholder, with: longName)
             text = text.replacingOccurrences(of: #""hash":"[0-9a-f]+","#, with: "", options: .regularExpression)
             if let range = text.range(of: #""recordedAt":"[^"]+""#, options: .regularExpression) {
                 text.replaceSubrange(range, with: "\"recordedAt\":\"\(format(time))\"")
