@@ -102,12 +102,13 @@ enum Browser {
     }
 
     /// The requests other than loading the page itself: any the page's document made, and any
-    /// to the network or another file from anywhere (the browser's own chrome:// pages aside).
+    /// from any other document (the browser's own chrome:// pages, such as the first blank tab, aside).
     static func foreignRequests(_ page: Page, file: String) -> [Page.Request] {
         let own = ["file://" + file, URL(fileURLWithPath: file).absoluteString]
         return page.requests.filter { request in
             if own.contains(request.url) { return false }
-            return own.contains(request.document) || !request.url.hasPrefix("chrome://")
+            if own.contains(request.document) { return true }
+            return !request.url.hasPrefix("chrome://") && !request.document.hasPrefix("chrome://")
         }
     }
 }

@@ -48,13 +48,13 @@ enum HandMade {
         try run(["unfavorite", "--user", "ada", "--listing", "L7", "--source", "web/1.0"])
         try run(["favorite", "--user", "ada", "--listing", "L9", "--summary", "-"], input: summary("Wicked", "Pantages Theatre"))
         try run(["unfavorite", "--user", "ada", "--listing", "L9"])
-        try run(["search", "--user", "ada", "--keyword", "Lakers", "--category", "Sports"])
+        try run(["search", "--user", "ada", "--keyword", "Lakers", "--category", "Sports", "--location", "Los Angeles"])
         try run(["favorite", "--user", "ada", "--listing", "L7", "--summary", "-"], input: summary("Hamilton", "Pantages Theatre"))
         // bob: two events on the fifth and sixth day.
         try run(["search", "--user", "bob", "--keyword", "jazz", "--location", "Chicago"])
         try run(["favorite", "--user", "bob", "--listing", "L8", "--summary", "-"], input: summary("Lakers vs Celtics", "Crypto.com Arena"))
         if hostile {
-            try run(["search", "--user", "ada", "--keyword", hostileKeyword])
+            try run(["search", "--user", "ada", "--keyword", hostileKeyword, "--location", rtl])
             try run(["search", "--user", hostileUser, "--keyword", hostileKeyword, "--location", styleBreak,
                      "--request-id", tableBreak, "--correlation-id", rtl, "--source", styleBreak])
             try run(["favorite", "--user", hostileUser, "--listing", quoteBreak, "--summary", "-"], input: summary(longPlaceholder, rtl))

@@ -13,11 +13,13 @@ struct ReportCommandTests {
         let store = "sqlite:" + folder.path + "/s.sqlite"
         try HandMade.make(store: store, folder: folder.path, hostile: false)
         for arguments in [["report"], ["report", "--user", "ada", "--store-overview"], ["report", "--store-overview", "--as-of", "3"],
-                          ["report", "--user", "ada", "--as-of", "yesterday"], ["report", "--user", "", "--out", "x.html"], ["report", "--user", "ada", "--out", ""]] {
+                          ["report", "--user", "ada", "--as-of", "yesterday"], ["report", "--user", "ada", "--out", ""]] {
             let result = try Processes.run(Processes.evtool, arguments + ["--store", store])
             #expect(result.status == 64, "\(arguments): \(result)")
             #expect(result.output.isEmpty && result.errors.hasPrefix("Error: "), "\(arguments): \(result)")
         }
+        let empty = try Processes.run(Processes.evtool, ["report", "--user", "", "--store", store])
+        #expect(empty.status == 65 && empty.output.isEmpty && empty.errors.hasPrefix("Error: "), "a rejected user id, as in the other commands: \(empty)")
         let old = folder.path + "/old.html"
         try "old page".write(toFile: old, atomically: true, encoding: .utf8)
         let missing = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", old, "--store", "sqlite:" + folder.path + "/none.sqlite"])
@@ -38,7 +40,7 @@ struct ReportCommandTests {
     func markup() throws {
         let store = InMemoryEventStore()
         let keyword = #"<img src=x onerror=alert(1)>"#
-        let data = #"{"keyword":\#(JSONSyntax.quoted(keyword)),"category":"All","distance":10,"units":"miles","location":{"custom":"</style>"},"schemaVersion":2}"#
+        let data = #"{"keyword":\#(JSONSyntax.quoted(keyword)),"category":"All","distance":10,"units":"miles","location":{"custom":{"text":"</style>"}},"schemaVersion":2}"#
         _ = try store.append([ProposedEvent(type: "Searched", data: Data(data.utf8))], to: #"u"><b>"#, expectedVersion: .any)
         let page = try AuditReport.userPage(user: #"u"><b>"#, store: store, options: .init(storeDescription: "memory <x>"))
         #expect(page.contains("searched &quot;&lt;img src=x"), "the event was read as a search")
