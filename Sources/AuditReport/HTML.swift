@@ -24,8 +24,9 @@ enum HTML {
 
     /// A string that came from users (keyword, id, name, source …): escaped and isolated in a
     /// `<bdi>`, so right-to-left text or a stray direction override cannot reorder what surrounds it.
+    /// A string over 300 characters scrolls in a box of a few lines on screen (printed whole).
     static func user(_ text: String) -> String {
-        "<bdi>" + escape(text) + "</bdi>"
+        (text.utf8.count > 300 && text.count > 300 ? "<bdi class=\"long\">" : "<bdi>") + escape(text) + "</bdi>"
     }
 
     /// The page's stylesheet (screen and print); allowed by its SHA-256 in the CSP.
@@ -34,12 +35,13 @@ enum HTML {
         body{margin:0 auto;max-width:1100px;padding:1.5rem;line-height:1.4}
         h1{font-size:1.6rem;margin:0 0 .3rem}h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
         bdi,td,th,dd,li,h1,p{overflow-wrap:anywhere;word-break:break-word}
-        bdi{unicode-bidi:isolate}
+        bdi{unicode-bidi:isolate}bdi.long{display:block;max-height:7.5em;overflow:auto}
         table{border-collapse:collapse;width:100%;font-size:.85rem;table-layout:auto}
         th,td{border:1px solid #d0d7de;padding:.25rem .4rem;text-align:start;vertical-align:top;max-width:32rem}
         th{background:#f3f5f7}tr:nth-child(even) td{background:#fafbfc}
         td.n,th.n{text-align:end;font-variant-numeric:tabular-nums;white-space:nowrap}
         td.t{white-space:nowrap;font-variant-numeric:tabular-nums}
+        #timeline td:nth-child(3){min-width:7.5em}#timeline td:nth-child(4){min-width:14em}
         dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
         dl.facts dt{font-weight:600}dl.facts dd{margin:0}
         .ok{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}
@@ -50,7 +52,7 @@ enum HTML {
         .legend span{display:inline-block;margin-inline-end:1rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-inline-end:.3rem;vertical-align:middle}
         .c0{background:#0969da}.c1{background:#bf3989}.c2{background:#1a7f37}.c3{background:#bc4c00}.c4{background:#8250df}.c5{background:#6e7781}
         details summary{cursor:pointer;color:#0969da}
-        @media print{body{max-width:none;padding:0;font-size:10pt}h2{break-after:avoid}tr,svg,dl{break-inside:avoid}details>*{display:block}a{color:inherit}}
+        @media print{body{max-width:none;padding:0;font-size:10pt}h2{break-after:avoid}tr,svg,dl{break-inside:avoid}bdi.long{max-height:none;overflow:visible}a{color:inherit}}
         """
 
     /// The colours of the charts' series, in order (the legend's `.c0` … classes match).
