@@ -4,22 +4,26 @@ import Foundation
 /// Building blocks of the report pages: escaping, and a page skeleton with inline CSS under a
 /// strict Content-Security-Policy (no script, no network, the stylesheet allowed by its hash).
 enum HTML {
-    /// `text` escaped for an HTML text node or a quoted attribute value.
+    /// `text` escaped for an HTML text node or a quoted attribute value (`& < > " '`, and NUL
+    /// as U+FFFD). Works on UTF-8 bytes, as every character it replaces is ASCII; a string
+    /// with none of them comes back as it is.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\0": out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
+        let special: (UInt8) -> Bool = { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 }
+        guard text.utf8.contains(where: special) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x26: out.append(contentsOf: "&amp;".utf8)
+            case 0x3C: out.append(contentsOf: "&lt;".utf8)
+            case 0x3E: out.append(contentsOf: "&gt;".utf8)
+            case 0x22: out.append(contentsOf: "&quot;".utf8)
+            case 0x27: out.append(contentsOf: "&#39;".utf8)
+            case 0: out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+            default: out.append(byte)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A string that came from users (keyword, id, name, source …): escaped and isolated in a

@@ -1,4 +1,4 @@
-import AuditReport
+@testable import AuditReport
 import EventLog
 import Foundation
 import TestSupport
@@ -34,6 +34,16 @@ struct ReportCommandTests {
         let written = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", old, "--store", store])
         #expect(written.status == 0 && written.output.isEmpty, "\(written)")
         #expect(try String(contentsOfFile: old, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+    }
+
+    @Test("escape: each of & < > \" ' and NUL replaced, other text (multi-byte, RTL) unchanged")
+    func escape() {
+        #expect(HTML.escape(#"a&b<c>d"e'f\#u{0}g"#) == "a&amp;b&lt;c&gt;d&quot;e&#39;f\u{FFFD}g")
+        let plain = "Ш日本 \u{202E}مرحبا 🎫 x"
+        #expect(HTML.escape(plain) == plain)
+        #expect(HTML.escape("<Ш>") == "&lt;Ш&gt;")
+        #expect(HTML.user(String(repeating: "é", count: 301)).hasPrefix("<bdi class=\"long\">"))
+        #expect(HTML.user("short") == "<bdi>short</bdi>")
     }
 
     @Test("the page forbids scripts and loads, its stylesheet's hash is in the CSP, and user strings are escaped")
