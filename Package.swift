@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "Projections", dependencies: ["EventLog", "Commands"]),
         // Seeded user activity for `evtool demo`, the benchmarks and the tests (not a product).
         .target(name: "Simulation", dependencies: ["Commands"]),
+        // The auditor's HTML pages (pure rendering plus reads through the store protocols).
+        .target(name: "AuditReport", dependencies: ["EventLog", "Commands", "Projections"]),
 
         // MARK: - Stores (I/O at the edges)
         .target(name: "StoreSQLite", dependencies: ["EventLog", "CSQLite"]),
@@ -59,7 +61,7 @@ let package = Package(
         // MARK: - Command line
         .executableTarget(
             name: "evtool",
-            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer"]
+            dependencies: ["AuditReport", "EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer"]
         ),
 
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
@@ -88,6 +90,8 @@ let package = Package(
                     exclude: ["Clients"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
+        // Loads `evtool report` pages in headless Chromium (Tests/Browser/report_page.py, Selenium).
+        .testTarget(name: "ReportTests", dependencies: ["AuditReport", "EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
         .testTarget(name: "BenchTests", dependencies: ["EventLog", "TestSupport", "evtool", "evtool-bench"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
     ],

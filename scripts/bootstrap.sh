@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages evtool builds and tests with, when they are missing:
 # libsqlite3-dev, libpq-dev, libssl-dev, libmicrohttpd-dev, pkg-config, the sqlite3 shell,
-# PostgreSQL 15 and python3 with venv (the HTTP tests' client).
+# PostgreSQL 15, python3 with venv (the HTTP tests' client and Selenium come from PyPI into
+# virtual environments), and for the report's browser tests Chromium and its WebDriver.
 # As root it uses apt-get; otherwise it names what to install and fails.
 set -euo pipefail
 
@@ -19,6 +20,8 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 
 if ((${#missing[@]} == 0)); then
     exit 0

@@ -22,8 +22,8 @@ if grep -E "^/.*: warning:" "$build_log" | grep -v "/.build/" >/dev/null; then
 fi
 rm -f "$build_log"
 
-# The HTTP end-to-end tests' client (httpx from PyPI, in .build/http-venv; made once).
-EVTOOL_TEST_PYTHON=$(scripts/http-venv.sh)
+# The tests' Python clients (httpx, schemathesis, Selenium from PyPI, in .build/venv; made once).
+EVTOOL_TEST_PYTHON=$(scripts/python-env.sh)
 export EVTOOL_TEST_PYTHON
 
 pg_dir=$(mktemp -d /tmp/evtool-test-pg.XXXXXX)

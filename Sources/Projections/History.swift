@@ -84,25 +84,52 @@ public enum History {
     }
 
     /// One line saying what a recorded event means.
+    ///
+    /// Read through the views' decoder (``ViewEvent/fastAction(type:data:)``, which reads only
+    /// the fields it needs straight from the bytes, else the Codable path): a history or audit
+    /// report of 10,000 actions then costs milliseconds, not a Codable decode of every payload.
     public static func summary(of recorded: RecordedEvent) -> String {
-        guard let event = try? DomainEvent.decode(recorded) else {
+        guard let action = ViewEvent.fastAction(type: recorded.type, data: recorded.data)
+                ?? ViewEvent.slowAction(type: recorded.type, data: recorded.data) else {
             return "\(recorded.type) (\(recorded.data.count) bytes of data)"
         }
+        return summary(of: action)
+    }
+
+    /// One line saying what an action means, e.g. `favorited "Hamilton" (L123)`.
+    public static func summary(of action: ViewEvent.Action) -> String {
+        switch action {
+        case .searched(let search):
+            let results = search.resultCount.map { ", \($0) results" } ?? ""
+            return "searched \"\(search.keyword)\" in \(search.category.rawValue) within \(formatDistance(search.distance)) \(search.units.rawValue) \(place(search.location))\(results)"
+        case .favorited(let listingID, let summary):
+            return "favorited \"\(summary.name)\" (\(listingID))"
+        case .unfavorited(let listingID):
+            return "unfavorited \(listingID)"
+        case .detailsViewed(let listingID, let name, _):
+            return "viewed details of \"\(name)\" (\(listingID))"
+        }
+    }
+
+    /// The same line from the domain event itself (the Codable path; tests hold the two equal).
+    static func summary(of event: DomainEvent) -> String {
         switch event {
         case .searched(let search):
-            let place: String
-            switch search.location {
-            case let .current(latitude, longitude): place = String(format: "near %.4f,%.4f", latitude, longitude)
-            case let .custom(text): place = "near \"\(text)\""
-            }
             let results = search.results.map { ", \($0.count) results" } ?? ""
-            return "searched \"\(search.keyword)\" in \(search.category.rawValue) within \(formatDistance(search.distance)) \(search.units.rawValue) \(place)\(results)"
+            return "searched \"\(search.keyword)\" in \(search.category.rawValue) within \(formatDistance(search.distance)) \(search.units.rawValue) \(place(search.location))\(results)"
         case .favorited(let favorite):
             return "favorited \"\(favorite.summary.name)\" (\(favorite.listingID))"
         case .unfavorited(let unfavorite):
             return "unfavorited \(unfavorite.listingID)"
         case .detailsViewed(let viewed):
             return "viewed details of \"\(viewed.details.info.name)\" (\(viewed.listingID))"
+        }
+    }
+
+    static func place(_ location: SearchLocation) -> String {
+        switch location {
+        case let .current(latitude, longitude): return String(format: "near %.4f,%.4f", latitude, longitude)
+        case let .custom(text): return "near \"\(text)\""
         }
     }
 

@@ -82,6 +82,7 @@ enum ArgumentCorpus {
             (["0": "viewed", "user": "ada"], [], [("user", .identifier), ("as-of", .asOf)]),
             (["0": "details", "listing": "L7"], [], [("listing", .identifier), ("as-of", .asOf)]),
             (["0": "history", "user": "ada"], [], [("user", .identifier), ("since", .time), ("until", .time), ("as-of", .asOf)]),
+            (["0": "report", "user": "ada"], [], [("user", .identifier), ("as-of", .asOf)]),
             (["0": "append", "stream": "notes", "type": "Note", "data": "{}"], [],
              [("stream", .identifier), ("type", .typeName), ("data", .json), ("metadata", .json), ("expected-version", .integer), ("id", .uuid)]),
             (["0": "export"], [], [("from", .integer), ("to", .integer), ("format", .choice)]),

@@ -13,6 +13,8 @@ struct StorePathTests {
         ["stats", "--store", "STORE"],
         ["favorites", "--user", "ada", "--store", "STORE"],
         ["history", "--user", "ada", "--store", "STORE"],
+        ["report", "--user", "ada", "--store", "STORE"],
+        ["report", "--store-overview", "--store", "STORE"],
         ["export", "--store", "STORE"],
         ["rebuild", "--store", "STORE"],
         ["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--store", "STORE"],

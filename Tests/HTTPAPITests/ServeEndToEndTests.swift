@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `evtool serve` as a process on each store, driven by a real HTTP client (Python httpx, in the
-/// venv scripts/http-venv.sh makes): every status code, the role matrix, ETag/If-Match,
+/// venv scripts/python-env.sh makes): every status code, the role matrix, ETag/If-Match,
 /// idempotency keys, read-your-writes, the event stream, hostile clients, and a SIGTERM with a
 /// request in flight (Clients/serve_e2e.py holds the checks).
 @Suite(.serialized)
@@ -70,14 +70,14 @@ struct ServeScenario {
     }
 }
 
-/// The Python that has httpx (made by scripts/http-venv.sh, or `$EVTOOL_TEST_PYTHON`).
+/// The Python that has httpx (made by scripts/python-env.sh, or `$EVTOOL_TEST_PYTHON`).
 enum HTTPClient {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func python() throws -> String {
         if let python = ProcessInfo.processInfo.environment["EVTOOL_TEST_PYTHON"], !python.isEmpty { return python }
-        let made = try Processes.run("/bin/bash", [root.appendingPathComponent("scripts/http-venv.sh").path])
-        guard made.status == 0 else { throw ScenarioError("scripts/http-venv.sh failed: \(made)") }
+        let made = try Processes.run("/bin/bash", [root.appendingPathComponent("scripts/python-env.sh").path])
+        guard made.status == 0 else { throw ScenarioError("scripts/python-env.sh failed: \(made)") }
         return made.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -1,0 +1,36 @@
+import EventLog
+import Foundation
+import Projections
+
+/// The audit report pages: one self-contained HTML page per user and one for the whole
+/// store, made from any ``EventStore`` (the CLI's `evtool report` and the HTTP server's
+/// `/audit` routes call these same functions).
+public enum AuditReport {
+    /// What to make a page from.
+    public struct Options: Sendable {
+        /// How the page names the store (a path or URL without its password).
+        public var storeDescription: String
+        /// The point in the log (the whole log when nil); user pages only.
+        public var asOf: AsOf?
+        /// The time the page says it was made.
+        public var now: Date
+
+        public init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date()) {
+            self.storeDescription = storeDescription
+            self.asOf = asOf
+            self.now = now
+        }
+    }
+
+    /// The page of one user: who and what, timeline, favorites over time, lists, searches, trust.
+    /// Cost: one read of the user's stream, one verification of it, the seals and erasures.
+    public static func userPage(user: String, store: any EventStore, options: Options) throws -> String {
+        try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now).html
+    }
+
+    /// The page of the whole store: events per day by type, users, listings, seals, views, erasures.
+    /// Cost: one streaming pass over the log.
+    public static func overviewPage(store: any EventStore, options: Options) throws -> String {
+        try StoreOverview.gather(in: store, storeDescription: options.storeDescription, now: options.now).html
+    }
+}

@@ -1,0 +1,119 @@
+import EventLog
+import Foundation
+
+/// Building blocks of the report pages: escaping, and a page skeleton with inline CSS under a
+/// strict Content-Security-Policy (no script, no network, the stylesheet allowed by its hash).
+enum HTML {
+    /// `text` escaped for an HTML text node or a quoted attribute value (`& < > " '`, and NUL
+    /// as U+FFFD). Works on UTF-8 bytes, as every character it replaces is ASCII; a string
+    /// with none of them comes back as it is.
+    static func escape(_ text: String) -> String {
+        let special: (UInt8) -> Bool = { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 || $0 == 0 }
+        guard text.utf8.contains(where: special) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x26: out.append(contentsOf: "&amp;".utf8)
+            case 0x3C: out.append(contentsOf: "&lt;".utf8)
+            case 0x3E: out.append(contentsOf: "&gt;".utf8)
+            case 0x22: out.append(contentsOf: "&quot;".utf8)
+            case 0x27: out.append(contentsOf: "&#39;".utf8)
+            case 0: out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A string that came from users (keyword, id, name, source …): escaped and isolated in a
+    /// `<bdi>`, so right-to-left text or a stray direction override cannot reorder what surrounds it.
+    /// A string over 300 characters scrolls in a box of a few lines on screen (printed whole).
+    static func user(_ text: String) -> String {
+        (text.utf8.count > 300 && text.count > 300 ? "<bdi class=\"long\">" : "<bdi>") + escape(text) + "</bdi>"
+    }
+
+    /// The page's stylesheet (screen and print); allowed by its SHA-256 in the CSP.
+    static let css = """
+        :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:#1b1f24;background:#fff}
+        body{margin:0 auto;max-width:1100px;padding:1.5rem;line-height:1.4}
+        h1{font-size:1.6rem;margin:0 0 .3rem}h2{font-size:1.2rem;margin:2rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
+        bdi,td,th,dd,li,h1,p{overflow-wrap:anywhere;word-break:break-word}
+        bdi{unicode-bidi:isolate}bdi.long{display:block;max-height:7.5em;overflow:auto}
+        table{border-collapse:collapse;width:100%;font-size:.85rem;table-layout:auto}
+        th,td{border:1px solid #d0d7de;padding:.25rem .4rem;text-align:start;vertical-align:top;max-width:32rem}
+        th{background:#f3f5f7}tr:nth-child(even) td{background:#fafbfc}
+        td.n,th.n{text-align:end;font-variant-numeric:tabular-nums;white-space:nowrap}
+        td.t{white-space:nowrap;font-variant-numeric:tabular-nums}
+        #timeline td:nth-child(3){min-width:7.5em}#timeline td:nth-child(4){min-width:14em}
+        dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
+        dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+        .ok{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}
+        .erased td{color:#6e7781;font-style:italic}
+        .muted{color:#57606a}code,.hash{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.8rem;overflow-wrap:anywhere}
+        svg{max-width:100%;height:auto;border:1px solid #d0d7de;background:#fff}
+        svg text{font-size:11px;fill:#57606a}
+        .legend span{display:inline-block;margin-inline-end:1rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-inline-end:.3rem;vertical-align:middle}
+        .c0{background:#0969da}.c1{background:#bf3989}.c2{background:#1a7f37}.c3{background:#bc4c00}.c4{background:#8250df}.c5{background:#6e7781}
+        details summary{cursor:pointer;color:#0969da}
+        @media print{body{max-width:none;padding:0;font-size:10pt}h2{break-after:avoid}tr,svg,dl{break-inside:avoid}bdi.long{max-height:none;overflow:visible}a{color:inherit}}
+        """
+
+    /// The colours of the charts' series, in order (the legend's `.c0` … classes match).
+    static let colours = ["#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#6e7781"]
+
+    /// The Content-Security-Policy: nothing may load or run; only the page's own stylesheet applies.
+    static var contentSecurityPolicy: String {
+        let digest = Data(SHA256Hasher.digest(Data(css.utf8))).base64EncodedString()
+        return "default-src 'none'; style-src 'sha256-\(digest)'; img-src 'none'; script-src 'none'; base-uri 'none'; form-action 'none'"
+    }
+
+    /// A whole page around `body` (already HTML).
+    static func page(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
+        <meta name="referrer" content="no-referrer">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        <style>\(css)</style>
+        </head>
+        <body>
+        \(body)
+        </body>
+        </html>
+
+        """
+    }
+
+    /// A `<dl>` of label/value pairs (values already HTML).
+    static func facts(_ pairs: [(String, String)], id: String) -> String {
+        var out = "<dl class=\"facts\" id=\"\(id)\">"
+        for (label, value) in pairs { out += "<dt>\(escape(label))</dt><dd>\(value)</dd>" }
+        return out + "</dl>"
+    }
+
+    /// A whole number with thousands separators (1,234,567).
+    static func count<I: BinaryInteger>(_ value: I) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(character)
+        }
+        return (value < 0 ? "-" : "") + out
+    }
+
+    /// A UTC day (days since 1970-01-01) as `YYYY-MM-DD`.
+    static func day(_ day: Int64) -> String {
+        String(Timestamp.format(Date(timeIntervalSince1970: Double(day) * 86_400)).prefix(10))
+    }
+
+    /// The UTC day of a time (days since 1970-01-01).
+    static func dayNumber(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
+}

@@ -1,0 +1,115 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// What the store overview shows, gathered in one streaming pass over the log (memory grows
+/// with days, users and listings, never with events), plus the seals, view checkpoints and erasures.
+public struct StoreOverview: Sendable {
+    /// The event types the stacked chart shows in their own colour; the rest are "other".
+    public static let chartedTypes = ["Searched", "Favorited", "Unfavorited", "DetailsViewed"]
+
+    /// One day of the log.
+    public struct Day: Sendable, Hashable {
+        public var day: Int64
+        /// Events per type, in ``StoreOverview/chartedTypes`` order, then other types.
+        public var byType: [Int]
+        /// Users with at least one event that day.
+        public var activeUsers: Int
+        /// Users seen on or before that day.
+        public var users: Int
+    }
+
+    /// A listing with how often users favorited or opened it.
+    public struct ListingCount: Sendable, Hashable {
+        public var listingID: String
+        public var name: String
+        public var count: Int
+    }
+
+    /// A view's checkpoint and how far it is behind the head.
+    public struct Checkpoint: Sendable, Hashable {
+        public var status: ProjectionStatus
+        public var lag: Int64
+    }
+
+    public var storeDescription: String
+    public var madeAt: Date
+    public var headPosition: Int64
+    public var events: Int64 = 0
+    public var days: [Day] = []
+    public var users = 0
+    public var mostFavorited: [ListingCount] = []
+    public var mostViewed: [ListingCount] = []
+    public var seals: [Seal] = []
+    public var checkpoints: [Checkpoint] = []
+    public var erasures: [UserReport.ErasureRecord] = []
+
+    /// Gathers the overview in one pass over the log up to the head read first.
+    /// - Parameter top: how many listings the "most favorited/viewed" tables keep.
+    public static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, now: Date = Date()) throws -> StoreOverview {
+        let head = try store.headPosition()
+        var overview = StoreOverview(storeDescription: storeDescription, madeAt: now, headPosition: head)
+        var perDay: [Int64: [Int]] = [:]
+        var activePerDay: [Int64: Set<String>] = [:]
+        var firstDayOfUser: [String: Int64] = [:]
+        var favorited: [String: (name: String, count: Int)] = [:]
+        var viewed: [String: (name: String, count: Int)] = [:]
+        let typeIndex = Dictionary(uniqueKeysWithValues: chartedTypes.enumerated().map { ($1, $0) })
+        var cursor: Int64 = 0
+        scanning: while cursor < head {
+            var last = cursor
+            let count = try store.scanAll(after: cursor, limit: 5_000) { event in
+                last = event.position
+                guard event.position <= head else { return }
+                overview.events += 1
+                let day = HTML.dayNumber(event.recordedAt)
+                perDay[day, default: Array(repeating: 0, count: chartedTypes.count + 1)][typeIndex[event.type] ?? chartedTypes.count] += 1
+                guard !event.streamID.hasPrefix("$") else { return }
+                let user = UserStream.userID(ofStream: event.streamID)
+                activePerDay[day, default: []].insert(user)
+                if let seen = firstDayOfUser[user] {
+                    if day < seen { firstDayOfUser[user] = day }
+                } else {
+                    firstDayOfUser[user] = day
+                }
+                guard event.type == "Favorited" || event.type == "DetailsViewed", let decoded = ViewEvent.decode(event) else { return }
+                switch decoded.action {
+                case let .favorited(listing, summary):
+                    favorited[listing, default: (summary.name, 0)].count += 1
+                    favorited[listing]?.name = summary.name
+                case let .detailsViewed(listing, name, _):
+                    viewed[listing, default: (name, 0)].count += 1
+                    viewed[listing]?.name = name
+                default: break
+                }
+            }
+            if count == 0 || last >= head { break scanning }
+            cursor = last
+        }
+        var newUsersPerDay: [Int64: Int] = [:]
+        for day in firstDayOfUser.values { newUsersPerDay[day, default: 0] += 1 }
+        overview.users = firstDayOfUser.count
+        if let first = perDay.keys.min(), let last = perDay.keys.max() {
+            var users = 0
+            for day in first...last {
+                users += newUsersPerDay[day] ?? 0
+                overview.days.append(Day(day: day, byType: perDay[day] ?? Array(repeating: 0, count: chartedTypes.count + 1),
+                                         activeUsers: activePerDay[day]?.count ?? 0, users: users))
+            }
+        }
+        func ranked(_ counts: [String: (name: String, count: Int)]) -> [ListingCount] {
+            counts.map { ListingCount(listingID: $0.key, name: $0.value.name, count: $0.value.count) }
+                .sorted { $0.count != $1.count ? $0.count > $1.count : $0.listingID < $1.listingID }
+                .prefix(top).map { $0 }
+        }
+        overview.mostFavorited = ranked(favorited)
+        overview.mostViewed = ranked(viewed)
+        if let audit = store as? any AuditableEventStore { overview.seals = try audit.seals() }
+        if let views = store as? any ProjectionStore {
+            overview.checkpoints = try views.projectionStatuses().map { Checkpoint(status: $0, lag: max(0, head - $0.position)) }
+        }
+        overview.erasures = try UserReport.ErasureRecord.all(in: store)
+        return overview
+    }
+}

@@ -1,0 +1,178 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// What the audit report of one user shows, gathered from the log in one read of the user's
+/// stream (bounded by the stream's size, never the log's), plus one stream verification and
+/// the store's seals and erasures.
+public struct UserReport: Sendable {
+    /// One row of the timeline.
+    public struct Row: Sendable {
+        /// The event as `evtool history` words it.
+        public var entry: History.Entry
+        /// The erasure that covers it, when its payload was erased.
+        public var erasure: ErasureRecord?
+    }
+
+    /// A `UserErased` event: who erased which stream, why and when.
+    public struct ErasureRecord: Sendable, Hashable {
+        public var position: Int64
+        public var stream: String
+        public var events: Int64
+        public var throughPosition: Int64
+        public var reason: String
+        public var by: String
+        public var recordedAt: Date
+    }
+
+    /// One change of a listing in the user's favorites.
+    public struct FavoriteChange: Sendable, Hashable {
+        public var listingID: String
+        public var name: String
+        public var added: Date?
+        public var removed: Date?
+    }
+
+    /// A search, as the report's searches table shows it.
+    public struct SearchRow: Sendable, Hashable {
+        public var position: Int64
+        public var recordedAt: Date
+        public var keyword: String
+        public var category: String
+        public var distance: String
+        public var location: String
+        public var results: Int?
+    }
+
+    /// The result of verifying the user's hash chain while making the report.
+    public enum ChainCheck: Sendable, Hashable {
+        case verified(events: Int64, erased: Int64)
+        case failed(String)
+        case empty
+    }
+
+    public var user: String
+    public var storeDescription: String
+    public var headPosition: Int64
+    public var asOf: AsOf?
+    public var madeAt: Date
+    public var rows: [Row] = []
+    public var countsByType: [String: Int] = [:]
+    /// The user's favorites count at the end of each UTC day from the first action's day to the last's.
+    public var favoritesByDay: [(day: Int64, count: Int)] = []
+    public var favoriteChanges: [FavoriteChange] = []
+    public var searches: [SearchRow] = []
+    public var favorites: FavoritesProjection.Document?
+    public var recentSearches: RecentSearchesProjection.Document?
+    public var recentlyViewed: RecentlyViewedProjection.Document?
+    public var chain: ChainCheck = .empty
+    /// The latest seal at or after the user's last event (nil when none covers it yet).
+    public var coveringSeal: Seal?
+    public var sealCount = 0
+
+    /// The first and last action's times.
+    public var period: (first: Date, last: Date)? {
+        guard let first = rows.first?.entry.recordedAt, let last = rows.last?.entry.recordedAt else { return nil }
+        return (first, last)
+    }
+
+    /// Gathers the report of `user` as of `asOf` (the whole stream when nil).
+    /// Cost: one read of the user's stream (views, timeline and chart in the same pass), one
+    /// verification of that stream, the store's seals and the `$erasures` stream.
+    public static func gather(user: String, in store: any EventStore, asOf: AsOf?, storeDescription: String, now: Date = Date()) throws -> UserReport {
+        let stream = UserStream.id(for: user)
+        var report = UserReport(user: user, storeDescription: storeDescription, headPosition: try store.headPosition(), asOf: asOf, madeAt: now)
+        let erasures = try ErasureRecord.all(in: store).filter { $0.stream == stream }
+
+        var favorites: FavoritesProjection.Document?
+        var recent: RecentSearchesProjection.Document?
+        var viewed: RecentlyViewedProjection.Document?
+        var changes: [String: Int] = [:]  // listing → index of its open change in favoriteChanges
+        var currentDay: Int64?
+        var next: Int64 = 1
+        reading: while true {
+            let batch = try store.read(stream: stream, from: next, direction: .forwards, limit: 1_000)
+            for recorded in batch {
+                if let asOf, !asOf.includes(position: recorded.position, recordedAt: recorded.recordedAt) {
+                    if case .position = asOf { break reading }
+                    continue
+                }
+                let erasure = erasures.first { recorded.position <= $0.throughPosition && recorded.data == Erasure.tombstone }
+                report.rows.append(Row(entry: History.entry(for: recorded), erasure: erasure))
+                report.countsByType[recorded.type, default: 0] += 1
+                let day = HTML.dayNumber(recorded.recordedAt)
+                if let open = currentDay, day != open {
+                    report.closeDays(through: day - 1, from: open, count: favorites?.items.count ?? 0)
+                }
+                currentDay = day
+                guard erasure == nil, let event = ViewEvent.decode(recorded) else { continue }
+                Views.favorites.evolve(&favorites, with: event)
+                Views.recentSearches.evolve(&recent, with: event)
+                Views.recentlyViewed.evolve(&viewed, with: event)
+                switch event.action {
+                case .favorited(let listing, let summary):
+                    if changes[listing] == nil {
+                        changes[listing] = report.favoriteChanges.count
+                        report.favoriteChanges.append(FavoriteChange(listingID: listing, name: summary.name, added: recorded.recordedAt, removed: nil))
+                    }
+                case .unfavorited(let listing):
+                    if let index = changes.removeValue(forKey: listing) { report.favoriteChanges[index].removed = recorded.recordedAt }
+                case .searched(let search):
+                    let place: String
+                    switch search.location {
+                    case let .current(latitude, longitude): place = String(format: "here (%.4f,%.4f)", latitude, longitude)
+                    case let .custom(text): place = text
+                    }
+                    report.searches.append(SearchRow(
+                        position: recorded.position, recordedAt: recorded.recordedAt, keyword: search.keyword, category: search.category.rawValue,
+                        distance: "\(History.formatDistance(search.distance)) \(search.units.rawValue)", location: place, results: search.resultCount))
+                case .detailsViewed: break
+                }
+            }
+            guard let last = batch.last, batch.count == 1_000 else { break }
+            next = last.version + 1
+        }
+        if let open = currentDay { report.closeDays(through: open, from: open, count: favorites?.items.count ?? 0) }
+        report.favorites = favorites
+        report.recentSearches = recent
+        report.recentlyViewed = viewed
+
+        var verifier = try LogVerifier(store: store)
+        do {
+            let result = try verifier.verifyStream(stream)
+            report.chain = result.events > 0 ? .verified(events: result.events, erased: result.erasedEvents) : .empty
+        } catch let failure as VerificationFailure {
+            report.chain = .failed(String(describing: failure))
+        }
+        if let audit = store as? any AuditableEventStore {
+            let seals = try audit.seals()
+            report.sealCount = seals.count
+            if let lastPosition = report.rows.last?.entry.position {
+                report.coveringSeal = seals.last { $0.position >= lastPosition }
+            }
+        }
+        return report
+    }
+
+    /// Records `count` as the favorites held at the end of every day from `from` through `through`.
+    private mutating func closeDays(through: Int64, from: Int64, count: Int) {
+        guard through >= from else { return }
+        for day in from...through { favoritesByDay.append((day, count)) }
+    }
+}
+
+extension UserReport.ErasureRecord {
+    /// Every `UserErased` event in the store, oldest first (there are few).
+    static func all(in store: any EventStore) throws -> [UserReport.ErasureRecord] {
+        try store.read(stream: Erasure.stream).compactMap { event in
+            guard event.type == Erasure.eventType,
+                  let object = try? JSONSerialization.jsonObject(with: event.data) as? [String: Any],
+                  let stream = object["stream"] as? String, let through = object["throughPosition"] as? NSNumber else { return nil }
+            return UserReport.ErasureRecord(
+                position: event.position, stream: stream, events: (object["events"] as? NSNumber)?.int64Value ?? 0,
+                throughPosition: through.int64Value, reason: object["reason"] as? String ?? "", by: object["by"] as? String ?? "",
+                recordedAt: event.recordedAt)
+        }
+    }
+}

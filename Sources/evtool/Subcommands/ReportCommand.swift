@@ -1,0 +1,71 @@
+import AuditReport
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// `evtool report`: the audit report as one self-contained HTML page (docs/AUDIT.md).
+enum ReportCommand {
+    static let spec = CommandSpec(
+        name: "report", summary: "Write an auditor's HTML page: one user's actions and trust, or the whole store",
+        usage: "(--user U [--as-of POSITION|TIME] | --store-overview) [--out FILE] [--store STORE]",
+        options: [
+            .init(name: "user", value: "ID", help: "The user whose report to make"),
+            .init(name: "store-overview", value: nil, help: "Make the page of the whole store instead"),
+            .init(name: "out", value: "FILE", help: "Write the page to FILE (replaced whole, never half-written) instead of standard output"),
+            TimeArgument.asOfOption, CommandSpec.storeOption,
+        ],
+        discussion: """
+            The page needs nothing else: inline CSS and SVG, no script, and a Content-Security-Policy
+            that forbids loading or running anything. Every string from the log is escaped.
+
+            A user's page shows the counts by type, the timeline (the wording of 'evtool history'),
+            favorites day by day, the favorites, recent searches and recently viewed lists (now or
+            as of --as-of), the searches, and whether the user's hash chain verifies (checked while
+            making the page) with the latest seal covering their last event.
+
+            The store overview streams the log once: events per day by type, users and active
+            users per day, the most favorited and viewed listings, seals, view checkpoints and
+            their lag, and erasures.
+            """,
+        examples: [
+            "evtool report --user ada --out ada.html",
+            "evtool report --user ada --as-of 2026-03-01 --out ada-march.html",
+            "evtool report --store-overview --out store.html --store postgres://auditor@db/evtool",
+        ],
+        run: { arguments, console in
+            try arguments.expectPositional(atMost: 0)
+            let overview = arguments.flag("store-overview")
+            let user = arguments.value("user")
+            if overview == (user != nil) {
+                throw CLIError.usage("give either '--user U' or '--store-overview'", arguments.command)
+            }
+            if let user { try Rules.checkIdentifier(user, field: "user id") }
+            let asOf = try TimeArgument.asOf(in: arguments)
+            if overview, asOf != nil { throw CLIError.usage("'--as-of' goes with '--user', not '--store-overview'", arguments.command) }
+            let outPath = arguments.value("out")
+            if let outPath, outPath.isEmpty { throw CLIError.usage("'--out' needs a file name", arguments.command) }
+            let location = try StoreLocation.resolve(arguments)
+            let store = try location.open(create: false)
+            let options = AuditReport.Options(storeDescription: location.description, asOf: asOf)
+            let page = try user.map { try AuditReport.userPage(user: $0, store: store, options: options) }
+                ?? AuditReport.overviewPage(store: store, options: options)
+            guard let outPath else {
+                // The page ends with a newline; output(_:) adds one per line.
+                return try console.output(String(page.dropLast()))
+            }
+            try write(page, to: outPath)
+        })
+
+    /// Writes `page` to `path` through a temporary file in the same directory and a rename, so
+    /// the file is either the old one or the whole new page.
+    static func write(_ page: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try Data(page.utf8).write(to: url, options: .atomic)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+            throw CLIError(message: "cannot write the report to '\(path)': \(reason)", code: .failure)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+"""Loads an evtool report page in headless Chromium (Selenium) and prints what it shows as JSON.
+
+Usage: python report_page.py PAGE.html SCREENSHOT.png
+
+The Swift tests (Tests/ReportTests) compare that JSON with what the evtool commands say. The
+script itself asserts nothing: it reports the page's tables, chart points, the network requests
+the browser's performance log saw, the console, and whether an injected handler ran.
+"""
+import json
+import os
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+EXTRACT = r"""
+const text = e => e ? e.textContent : null;
+const table = id => {
+  const t = document.getElementById(id);
+  if (!t) return null;
+  return Array.from(t.querySelectorAll('tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent));
+};
+const onHandlers = [];
+for (const el of document.querySelectorAll('*')) {
+  for (const a of el.getAttributeNames()) if (a.toLowerCase().startsWith('on')) onHandlers.push(el.tagName + ' ' + a);
+}
+const timing = performance.getEntriesByType('navigation')[0];
+return {
+  title: document.title,
+  pwned: document.documentElement.getAttribute('data-pwned'),
+  scripts: document.scripts.length,
+  images: document.images.length,
+  iframes: document.querySelectorAll('iframe,object,embed').length,
+  onHandlers: onHandlers,
+  styleSheets: document.styleSheets.length,
+  styleApplied: getComputedStyle(document.body).maxWidth,
+  scrollWidth: document.documentElement.scrollWidth,
+  clientWidth: document.documentElement.clientWidth,
+  actionCount: text(document.getElementById('action-count')),
+  head: text(document.getElementById('head')),
+  chain: document.getElementById('chain') ? document.getElementById('chain').dataset.status : null,
+  seal: document.getElementById('seal') ? (document.getElementById('seal').dataset.number || null) : null,
+  counts: Array.from(document.querySelectorAll('#counts td[data-type]')).map(td => [td.dataset.type, td.textContent]),
+  timeline: Array.from(document.querySelectorAll('#timeline tbody tr')).map(r => ({
+    position: r.dataset.position, erased: r.classList.contains('erased'), cells: Array.from(r.cells).map(c => c.textContent)})),
+  favorites: table('favorites'),
+  recent: table('recent'),
+  viewed: table('viewed'),
+  searches: table('searches'),
+  favoriteChanges: table('favorite-changes'),
+  points: Array.from(document.querySelectorAll('#favorites-chart circle.point')).map(c => [c.dataset.day, Number(c.dataset.count)]),
+  overview: {
+    events: text(document.getElementById('event-count')),
+    users: text(document.getElementById('user-count')),
+    days: table('days'),
+    bars: Array.from(document.querySelectorAll('#events-chart rect.bar')).map(r => [r.dataset.day, r.dataset.series, Number(r.dataset.count)]),
+    mostFavorited: table('most-favorited'),
+    mostViewed: table('most-viewed'),
+    seals: table('seals'),
+    checkpoints: table('checkpoints'),
+    erasures: table('erasures'),
+  },
+  bodyText: document.body.textContent,
+  loadMilliseconds: timing ? timing.loadEventEnd - timing.startTime : null,
+};
+"""
+
+
+def main():
+    page, screenshot = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("EVTOOL_TEST_CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,1600", "--no-first-run", "--disable-extensions",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--user-data-dir=" + tempfile.mkdtemp(prefix="evtool-chromium-")]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    service = Service(os.environ.get("EVTOOL_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(options=options, service=service)
+    try:
+        driver.get_log("performance")  # drop what the blank first tab loaded
+        started = time.monotonic()
+        driver.get("file://" + page)
+        opened = time.monotonic() - started
+        result = driver.execute_script(EXTRACT)
+        result["openSeconds"] = opened
+        requests = []
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                params = message["params"]
+                requests.append({"url": params["request"]["url"], "document": params.get("documentURL", "")})
+        result["requests"] = requests
+        result["console"] = [entry["message"] for entry in driver.get_log("browser")]
+        height = driver.execute_script("return Math.min(document.documentElement.scrollHeight, 6000)")
+        driver.set_window_size(1280, max(800, height))
+        driver.save_screenshot(screenshot)
+    finally:
+        driver.quit()
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
