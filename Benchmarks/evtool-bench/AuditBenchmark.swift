@@ -8,10 +8,10 @@ import StoreSQLite
 /// `evtool verify` against a raw read of the same log.
 enum AuditBenchmark {
     static func run(events: Int, batch: Int, runs: Int, directory: String, console: inout Console) throws {
-        try BenchCommand.preamble(&console, "audit trail on SQLite, N = \(String(events).groupedThousands) events in batches of \(batch); median of \(runs) run(s)")
+        BenchCommand.preamble(&console, "audit trail on SQLite, N = \(String(events).groupedThousands) events in batches of \(batch); median of \(runs) run(s)")
         var bench = SQLiteBenchmark(directory: directory)
         let rows = Workload.rows(count: events, batchSize: batch)
-        try console.output(BenchFigure.header)
+        console.output(BenchFigure.header)
 
         // Batched appends: the raw loop writes the same rows with a constant hash, or with each
         // event's chain hash computed as the store does (three SHA-256 digests per event). The
@@ -34,12 +34,12 @@ enum AuditBenchmark {
         let withHash = BenchFigure(operation: "append, batches of \(batch), hashing", ours: Double(events) / Measurement.median(hashed),
                                    baseline: Double(events) / Measurement.median(plain),
                                    baselineName: "the same raw INSERT loop without hashing, batches alternating; target: hashing costs ≤ 15%", target: 0.85)
-        try console.output(withHash.line)
-        try console.output(BenchFigure(operation: "append, batches of \(batch), evtool store", ours: Double(events) / Measurement.median(ours),
+        console.output(withHash.line)
+        console.output(BenchFigure(operation: "append, batches of \(batch), evtool store", ours: Double(events) / Measurement.median(ours),
                                    baseline: Double(events) / Measurement.median(plain),
                                    baselineName: "raw INSERT loop without hashing", target: 0.7).line)
-        try console.output("hashing costs \(String(format: "%.1f", (1 - withHash.ratio) * 100))% of batched append throughput")
-        try console.flush()
+        console.output("hashing costs \(String(format: "%.1f", (1 - withHash.ratio) * 100))% of batched append throughput")
+        console.flush()
 
         // Verify against a raw read of the same file.
         var raw: [Double] = [], verify: [Double] = [], rawCPU: [Double] = [], verifyCPU: [Double] = []
@@ -58,15 +58,15 @@ enum AuditBenchmark {
                 throw CLIError(message: "benchmark verified \(report?.events ?? 0) events (raw read \(read.count)), expected \(events)", code: .failure)
             }
         }
-        try console.output(BenchFigure(operation: "verify whole log", ours: Double(events) / Measurement.median(verify),
+        console.output(BenchFigure(operation: "verify whole log", ours: Double(events) / Measurement.median(verify),
                                    baseline: Double(events) / Measurement.median(raw),
                                    baselineName: "prepared SELECT of every column, no hashing", target: 0.5).line)
-        try console.output("verify used \(String(format: "%.2f", Measurement.median(verifyCPU) / Measurement.median(rawCPU)))× the processor time of the raw read (all threads: \(String(format: "%.2f", Measurement.median(verifyCPU))) s against \(String(format: "%.2f", Measurement.median(rawCPU))) s)")
+        console.output("verify used \(String(format: "%.2f", Measurement.median(verifyCPU) / Measurement.median(rawCPU)))× the processor time of the raw read (all threads: \(String(format: "%.2f", Measurement.median(verifyCPU))) s against \(String(format: "%.2f", Measurement.median(rawCPU))) s)")
         Measurement.resetPeak()
         let before = Measurement.residentMemory().current
         var verifier = try LogVerifier(store: try SQLiteEventStore(path: verifyPath))
         _ = try verifier.verifyLog()
-        try console.output("peak memory growth while verifying \(String(events).groupedThousands) events in ~1,000 streams: \(Measurement.mebibytes(max(Measurement.residentMemory().peak - before, 0)))")
+        console.output("peak memory growth while verifying \(String(events).groupedThousands) events in ~1,000 streams: \(Measurement.mebibytes(max(Measurement.residentMemory().peak - before, 0)))")
         bench.remove(verifyPath)
     }
 

@@ -7,7 +7,7 @@ import StoreSQLite
 /// file store, for users with short and long streams, so the cost of long histories shows.
 enum CommandsBenchmark {
     static func run(runs: Int, quick: Bool, directory: String, console: inout Console) throws {
-        try BenchCommand.preamble(&console, "commands through the runner on an SQLite file (durable), 10 users; median of \(runs) run(s)")
+        BenchCommand.preamble(&console, "commands through the runner on an SQLite file (durable), 10 users; median of \(runs) run(s)")
         let commands = quick ? 300 : 2_000
         var rows: [(label: String, steady: Double, first: Double)] = []
         for (label, length) in [("10-event streams", 10), ("10,000-event streams", 10_000)] {
@@ -22,11 +22,11 @@ enum CommandsBenchmark {
                 for suffix in ["", "-wal", "-shm", ".snapshots", ".snapshots-wal", ".snapshots-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             rows.append((label, Measurement.median(steady), Measurement.median(first)))
-            try console.output("\(label.padded(to: 24)) \(String(Int(rows.last!.steady)).groupedThousands) commands/s steady; first command of a process \(String(format: "%.2f", rows.last!.first * 1_000)) ms (snapshots)")
-            try console.flush()
+            console.output("\(label.padded(to: 24)) \(String(Int(rows.last!.steady)).groupedThousands) commands/s steady; first command of a process \(String(format: "%.2f", rows.last!.first * 1_000)) ms (snapshots)")
+            console.flush()
         }
         let slowdown = rows[0].steady / rows[1].steady
         let firstSlowdown = rows[1].first / max(rows[0].first, 1e-9)
-        try console.output("long streams cost \(String(format: "%.2f", slowdown))× steady, \(String(format: "%.2f", firstSlowdown))× for a process's first command (target: ≤ 5×)")
+        console.output("long streams cost \(String(format: "%.2f", slowdown))× steady, \(String(format: "%.2f", firstSlowdown))× for a process's first command (target: ≤ 5×)")
     }
 }
