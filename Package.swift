@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "StorePostgres", dependencies: ["EventLog", "CLibPQ"]),
 
         // MARK: - Application library and the HTTP API
-        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections"]),
+        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
         .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"]),
         .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
 
@@ -76,7 +76,7 @@ let package = Package(
             dependencies: ["EventLog", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
-        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
+        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "EvtoolKit", "TestSupport", "evtool"]),
         // The processes the fault suite kills and loads the stores with (see its main.swift).
         .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
         .testTarget(
@@ -85,6 +85,7 @@ let package = Package(
         ),
         .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
+        .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "EvtoolKit", "TestSupport"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["EventLog", "TestSupport", "evtool", "evtool-bench"]),
