@@ -62,6 +62,9 @@ let package = Package(
             dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer"]
         ),
 
+        // MARK: - Examples (not a product: swift run AppBackend STORE)
+        .executableTarget(name: "AppBackend", dependencies: ["Commands", "Projections", "EvtoolKit"], path: "Examples/AppBackend"),
+
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
         .executableTarget(
             name: "evtool-bench",
@@ -76,7 +79,7 @@ let package = Package(
             dependencies: ["EventLog", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
-        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "EvtoolKit", "TestSupport", "evtool"]),
+        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "EvtoolKit", "TestSupport", "evtool", "AppBackend"]),
         // The processes the fault suite kills and loads the stores with (see its main.swift).
         .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
         .testTarget(
