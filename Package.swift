@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "StorePostgres", dependencies: ["EventLog", "CLibPQ"]),
 
         // MARK: - Application library and the HTTP API
-        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections"]),
+        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
         .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"]),
         .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
 
@@ -63,6 +63,9 @@ let package = Package(
             name: "evtool",
             dependencies: ["AuditReport", "EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer"]
         ),
+
+        // MARK: - Examples (not a product: swift run AppBackend STORE)
+        .executableTarget(name: "AppBackend", dependencies: ["Commands", "Projections", "EvtoolKit"], path: "Examples/AppBackend"),
 
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
         .executableTarget(
@@ -79,7 +82,7 @@ let package = Package(
             exclude: ["MerkleVectors"]
         ),
         .testTarget(name: "StoreSQLiteTests", dependencies: ["EventLog", "StoreSQLite", "TestSupport", "evtool"]),
-        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
+        .testTarget(name: "evtoolTests", dependencies: ["EventLog", "StoreSQLite", "StorePostgres", "EvtoolKit", "TestSupport", "evtool", "AppBackend"]),
         // The processes the fault suite kills and loads the stores with (see its main.swift).
         .executableTarget(name: "FaultDriver", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres"], path: "Tests/FaultDriver"),
         .testTarget(
@@ -88,6 +91,7 @@ let package = Package(
         ),
         .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
+        .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "EvtoolKit", "TestSupport"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
         // Loads `evtool report` pages in headless Chromium (Tests/Browser/report_page.py, Selenium).

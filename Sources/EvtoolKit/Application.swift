@@ -179,18 +179,7 @@ public final class Application: Sendable {
     /// Counts the log (reads it whole) and lists the views' checkpoints.
     public func statistics() throws(ApplicationError) -> StoreStatistics {
         do {
-            var events = 0
-            var streams = Set<String>()
-            var types: [String: Int] = [:]
-            try store.forEachBatch { batch in
-                events += batch.count
-                for event in batch {
-                    streams.insert(event.streamID)
-                    types[event.type, default: 0] += 1
-                }
-            }
-            return StoreStatistics(events: events, streams: streams.count, head: try store.headPosition(), types: types,
-                                   projections: try store.projectionStatuses())
+            return try StoreStatistics.of(store)
         } catch {
             throw ApplicationError(error)
         }

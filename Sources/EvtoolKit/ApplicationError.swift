@@ -23,6 +23,7 @@ public enum ApplicationError: Error, Sendable, Hashable, CustomStringConvertible
     /// The store is damaged, newer than this release, or holds an event it cannot read.
     case failed(String)
 
+    /// The message, as the command line prints it after `Error: `.
     public var description: String {
         switch self {
         case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .permissionDenied(message), let .failed(message):

@@ -42,6 +42,7 @@ public final class GroupCommitStore: EventStore, @unchecked Sendable {
         return (commitCount, appendCount)
     }
 
+    /// Appends `events` in the next group commit with the appends of other threads; returns when it is durable.
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
         let pending = Pending(StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events))
         condition.lock()
@@ -121,22 +122,28 @@ public final class GroupCommitStore: EventStore, @unchecked Sendable {
         return batch.count
     }
 
+    /// Reads one stream from the wrapped store.
     public func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
         try base.read(stream: stream, from: version, direction: direction, limit: limit)
     }
 
+    /// Reads the log in position order from the wrapped store.
     public func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] {
         try base.readAll(after: position, limit: limit)
     }
 
+    /// Lends the log's events in position order from the wrapped store.
     public func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int {
         try base.scanAll(after: position, limit: limit, body)
     }
 
+    /// The wrapped store's head position.
     public func headPosition() throws -> Int64 { try base.headPosition() }
 
+    /// A stream's version in the wrapped store.
     public func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
 
+    /// Waits for an event after `position` in the wrapped store.
     public func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool {
         try base.waitForEvents(after: position, timeout: timeout)
     }

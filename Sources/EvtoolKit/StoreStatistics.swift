@@ -22,4 +22,22 @@ public struct StoreStatistics: Sendable, Hashable {
         self.types = types
         self.projections = projections
     }
+
+    /// Counts `store`'s log (reads it whole, in batches) and lists its views' checkpoints.
+    /// Streams are told apart by their ids' bytes, as the stores tell them apart (``StreamKey``):
+    /// two ids that differ only in Unicode normalization are two streams.
+    public static func of(_ store: any EventStore & ProjectionStore) throws -> StoreStatistics {
+        var events = 0
+        var streams = Set<StreamKey>()
+        var types: [String: Int] = [:]
+        try store.forEachBatch { batch in
+            events += batch.count
+            for event in batch {
+                streams.insert(StreamKey(event.streamID))
+                types[event.type, default: 0] += 1
+            }
+        }
+        return StoreStatistics(events: events, streams: streams.count, head: try store.headPosition(), types: types,
+                               projections: try store.projectionStatuses())
+    }
 }

@@ -29,8 +29,8 @@ public enum TimeText {
             index += count
             return true
         }
-        func byte(_ expected: Character) -> Bool {
-            guard index < bytes.count, bytes[index] == expected.asciiValue! else { return false }
+        func byte(_ expected: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, UInt32(bytes[index]) == expected.value else { return false }
             index += 1
             return true
         }

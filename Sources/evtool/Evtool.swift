@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import EvtoolKit
 import Foundation
 import Projections
 
@@ -110,6 +111,10 @@ enum Evtool {
                 }
             }
             return error.code
+        case let error as StoreLocationError:
+            return report(CLIError(error), console: &console)
+        case let error as MigrationError:
+            return report(CLIError(message: error.description, code: .invalidData), console: &console)
         case let error as EventStoreError:
             console.message("Error: " + errorLine(error.description))
             return ExitCode(error)

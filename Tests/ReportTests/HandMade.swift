@@ -56,7 +56,9 @@ enum HandMade {
         if hostile {
             try run(["search", "--user", "ada", "--keyword", hostileKeyword, "--location", rtl])
             try run(["search", "--user", hostileUser, "--keyword", hostileKeyword, "--location", styleBreak,
-                     "--request-id", tableBreak, "--correlation-id", rtl, "--source", styleBreak])
+                     // Ids refuse bidirectional controls (the identity rule), so the RTL text goes
+                     // into names and locations, and the correlation id carries markup instead.
+                     "--request-id", tableBreak, "--correlation-id", quoteBreak, "--source", styleBreak])
             try run(["favorite", "--user", hostileUser, "--listing", quoteBreak, "--summary", "-"], input: summary(longPlaceholder, rtl))
             try run(["favorite", "--user", hostileUser, "--listing", "L-rtl", "--summary", "-"], input: summary(rtl, tableBreak))
             try run(["view", "--user", hostileUser, "--listing", "L7", "--details", detailsFile, "--source", hostileUser])

@@ -1,3 +1,4 @@
+import EvtoolKit
 @testable import evtool
 import Foundation
 import TestSupport

@@ -1,4 +1,5 @@
 import EventLog
+import EvtoolKit
 
 /// evtool's exit codes (after BSD's sysexits.h), documented in `evtool --help` and README.
 enum ExitCode: Int32 {
@@ -73,5 +74,16 @@ struct CLIError: Error {
 
     static func usage(_ message: String, _ command: CommandSpec?) -> CLIError {
         CLIError(message: message, code: .usage, command: command)
+    }
+}
+
+extension CLIError {
+    /// The command line's report of a store location that cannot be used: a malformed one is
+    /// a usage error (64), a store that cannot do what was asked is unavailable (69).
+    init(_ error: StoreLocationError) {
+        switch error {
+        case let .invalidLocation(message): self = .usage(message, nil)
+        case let .unsupported(message): self.init(message: message, code: .unavailable)
+        }
     }
 }

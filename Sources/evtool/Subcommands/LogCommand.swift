@@ -1,4 +1,5 @@
 import EventLog
+import EvtoolKit
 import Foundation
 
 /// `evtool log`: prints the global log in position order, and follows it.
@@ -29,34 +30,16 @@ enum LogCommand {
             let follow = arguments.flag("follow")
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let json = arguments.flag("json")
-            var printed = 0
-            var cursor = Int64(from)
             if follow { Interrupt.install() }
-            // Following, a store that goes away (a server restart) is waited for: see Reconnecting.
-            var reconnecting = Reconnecting()
-            while printed < limit, !Interrupt.isRequested {
-                let batch: [RecordedEvent]
-                do {
-                    batch = try store.readAll(after: cursor, limit: min(1_000, limit - printed))
-                    if follow { reconnecting.succeeded(from: cursor, console: &console) }
-                } catch where follow {
-                    try reconnecting.failed(error, console: &console)
-                    continue
-                }
-                if let last = batch.last {
+            // Following, a store that goes away (a server restart) is waited for (Reconnecting).
+            let printed = try Following.log(
+                store, after: Int64(from), limit: limit, follow: follow,
+                shouldStop: { Interrupt.isRequested },
+                events: { batch in
                     for event in batch { try console.output(json ? LogRecord.line(for: event, format: .jsonl) : humanLine(event)) }
-                    printed += batch.count
-                    cursor = last.position
-                    continue
-                }
-                guard follow else { break }
-                try console.flush()
-                do {
-                    while !Interrupt.isRequested, try !store.waitForEvents(after: cursor, timeout: .milliseconds(500)) {}
-                } catch {
-                    try reconnecting.failed(error, console: &console)
-                }
-            }
+                },
+                idle: { try console.flush() },
+                reconnecting: { try console.report($0) })
             if printed == 0, !json, !follow { console.message("No events") }
         })
 

@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import EvtoolKit
 import Foundation
 import Projections
 
@@ -32,54 +33,19 @@ enum OperateCommands {
             Interrupt.install()
             // On a store with leases (PostgreSQL), each view is advanced by one projector at a
             // time; the others check every few seconds and take over a view whose projector died.
-            let leasing = store as? any ProjectionLeasing
-            var leases: [String: any ProjectionLease] = [:]
-            var held: [String] = []
-            var reported = false
-            var nextLeaseCheck = Date.distantPast
-            var head: Int64 = -1
-            var following = projector
-            // A store that goes away (a server restart) is waited for: see Reconnecting.
-            var reconnecting = Reconnecting()
-            while !Interrupt.isRequested {
-                do {
-                    if let leasing, Date() >= nextLeaseCheck {
-                        for name in viewNames where leases[name]?.isHeld != true {
-                            leases[name] = try leasing.tryLease(name)
-                        }
-                        let now = viewNames.filter { leases[$0] != nil }
-                        if now != held || !reported {
-                            held = now
-                            reported = true
-                            console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
-                                                         : "advancing \(held.joined(separator: ", "))")
-                        }
-                        nextLeaseCheck = Date().addingTimeInterval(2)
-                    }
-                    let names = leasing == nil ? viewNames : held
-                    guard !names.isEmpty else {
-                        reconnecting.succeeded(from: head, console: &console)
-                        Thread.sleep(forTimeInterval: 0.5)
-                        continue
-                    }
-                    let reached = try following.catchUp(names)
-                    reconnecting.succeeded(from: reached, console: &console)
-                    if reached != head {
-                        head = reached
-                        try console.output("views at position \(head)")
-                        try console.flush()
-                    }
-                    _ = try store.waitForEvents(after: head, timeout: .milliseconds(500))
-                } catch {
-                    try reconnecting.failed(error, console: &console)
-                    // Start afresh from the checkpoints the store holds (a commit whose outcome
-                    // was lost is then either there or redone), and take the leases again: the
-                    // sessions that held them are gone.
-                    following = Projector(store: store)
-                    leases = [:]
-                    nextLeaseCheck = .distantPast
-                }
-            }
+            // A store that goes away (a server restart) is waited for (Reconnecting).
+            try Following.views(
+                store, names: viewNames,
+                shouldStop: { Interrupt.isRequested },
+                leases: { held in
+                    console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
+                                                 : "advancing \(held.joined(separator: ", "))")
+                },
+                reached: { head in
+                    try console.output("views at position \(head)")
+                    try console.flush()
+                },
+                reconnecting: { try console.report($0) })
         })
 
     static let rebuild = CommandSpec(
@@ -120,27 +86,20 @@ enum OperateCommands {
             try arguments.expectPositional(atMost: 0)
             let location = try StoreLocation.resolve(arguments)
             let store = try location.openForViews()
-            var events = 0
-            var streams = Set<StreamKey>()   // by the ids' bytes, as the store tells streams apart
-            var types: [String: Int] = [:]
-            try store.forEachBatch { batch in
-                events += batch.count
-                for event in batch { streams.insert(StreamKey(event.streamID)); types[event.type, default: 0] += 1 }
-            }
-            let head = try store.headPosition()
+            let statistics = try StoreStatistics.of(store)
+            let (events, types, head, projections) = (statistics.events, statistics.types, statistics.head, statistics.projections)
             let size = location.sizeInBytes
-            let projections = try store.projectionStatuses()
             if arguments.flag("json") {
                 let typeJSON = types.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }.joined(separator: ",")
                 let projectionJSON = projections.map {
                     #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#
                 }.joined(separator: ",")
-                try console.output(#"{"events":\#(events),"streams":\#(streams.count),"users":\#(streams.count),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
+                try console.output(#"{"events":\#(events),"streams":\#(statistics.streams),"users":\#(statistics.streams),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
                 return
             }
             try console.output("store      \(location)")
             try console.output("events     \(String(events).groupedThousands)")
-            try console.output("streams    \(String(streams.count).groupedThousands) (one per user)")
+            try console.output("streams    \(String(statistics.streams).groupedThousands) (one per user)")
             try console.output("head       position \(head)")
             if let size { try console.output("size       \(String(format: "%.1f MiB", Double(size) / 1_048_576))") }
             try console.output("")

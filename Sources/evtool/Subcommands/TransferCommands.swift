@@ -1,4 +1,5 @@
 import EventLog
+import EvtoolKit
 import Foundation
 import Projections
 
@@ -110,7 +111,7 @@ enum TransferCommands {
             var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
                                      unit: "source position", verb: "copied")
             let head = try source.headPosition()
-            var cursor = try resumePosition(source: source, target: target)
+            var cursor = try Migration.resumePosition(source: source, target: target)
             if cursor > 0 { console.message("resuming after source position \(cursor)") }
             var progress = Progress(label: "migrate", total: head, console: console)
             Interrupt.install()
@@ -138,61 +139,16 @@ enum TransferCommands {
             progress.update(head, console: &console, force: true)
             progress.finish(console: &console)
             console.message("verifying: reading both logs in order")
-            let sourceDigest = try LogDigest.of(source)
-            let targetDigest = try LogDigest.of(target)
-            guard sourceDigest == targetDigest else {
-                throw CLIError(message: "verification failed: source has \(sourceDigest.count) events (digest \(sourceDigest.hex.prefix(16))…), target \(targetDigest.count) (digest \(targetDigest.hex.prefix(16))…)", code: .invalidData)
-            }
+            let sourceDigest = try Migration.verify(source: source, target: target)
             console.message("rebuilding the views in \(to)")
             guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
             try Projector(store: viewsStore).rebuild()
             try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 
-    /// Where to continue a migration: the source position of the target's last event, which
-    /// must be the same event in both (every field compared).
-    static func resumePosition(source: any EventStore, target: any EventStore) throws -> Int64 {
-        let targetHead = try target.headPosition()
-        guard targetHead > 0, let last = try target.readAll(after: targetHead - 1, limit: 1).first else { return 0 }
-        guard let match = try source.read(stream: last.streamID, from: last.version, direction: .forwards, limit: 1).first, match.id == last.id else {
-            throw CLIError(message: "the target already holds events that are not a copy of this source (its last event, \(last.id.lowercaseString), is not in the source); migrate into an empty store", code: .invalidData)
-        }
-        // Compared before everything up to it is skipped: the same event, not only the same id.
-        let differences = EventCopier.Fields(match).differences(from: EventCopier.Fields(last), erasedDigests: nil)
-        guard differences.isEmpty else {
-            throw CLIError(message: "source position \(match.position): event \(last.id.lowercaseString), the target's last event, differs from the source's in its \(EventCopier.Fields.list(differences)); the target is not a copy of this source; migrate into an empty store", code: .invalidData)
-        }
-        return match.position
-    }
-
+    /// The exit code for a copy's failure: the store's, or 65 (the data is refused).
     static func exitCode(_ error: (any Error)?) -> ExitCode {
         if let error = error as? EventStoreError { return ExitCode(error) }
         return .invalidData
-    }
-}
-
-/// A count and SHA-256 over every event of a log in order (stream, version, id, type, recording
-/// time, data and metadata; not positions, which each store gives itself).
-struct LogDigest: Equatable {
-    var count: Int
-    var digest: [UInt8]
-    var hex: String { digest.hexString }
-
-    static func of(_ store: any EventStore) throws -> LogDigest {
-        let hasher = SHA256Hasher()
-        var count = 0
-        try store.forEachBatch { batch in
-            for event in batch {
-                hasher.updateField(event.streamID)
-                hasher.update(event.version)
-                hasher.updateField(event.id.lowercaseString)
-                hasher.updateField(event.type)
-                hasher.updateField(Timestamp.format(event.recordedAt))
-                hasher.updateField(event.data)
-                hasher.updateField(event.metadata)
-            }
-            count += batch.count
-        }
-        return LogDigest(count: count, digest: hasher.finalize())
     }
 }

@@ -1,58 +1,12 @@
 import EventLog
+import EvtoolKit
 import Foundation
 import Projections
 
-/// Times and positions given on the command line.
+/// Times and positions given on the command line, parsed by the library's ``EvtoolKit/TimeText``.
 enum TimeArgument {
-    /// Parses `2026-03-01`, `2026-03-01T10:00:00Z`, `2026-03-01T10:00:00.5+01:00` and the like
-    /// (RFC 3339, or a date alone meaning its UTC midnight); nil for anything else.
-    static func parse(_ text: String) -> Date? {
-        if let exact = Timestamp.parse(text) { return exact }
-        guard hasTimeShape(text) else { return nil }
-        let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate]] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-
-    /// Whether `text` looks like `YYYY-MM-DD` (a real calendar date), optionally followed by
-    /// `THH:MM:SS` (in range), up to 9 fraction digits and `Z` or `±HH:MM`. Checked before Foundation's formatter sees the text:
-    /// ICU's date parser traps (SIGFPE) on some malformed times, such as
-    /// `2026-01-01T00:0:00000.333…3Z` with a long fraction (found by scripts/fuzz.sh).
-    static func hasTimeShape(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func digits(_ count: Int) -> Bool {
-            guard index + count <= bytes.count, bytes[index..<(index + count)].allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
-            index += count
-            return true
-        }
-        func byte(_ expected: Unicode.Scalar) -> Bool {
-            guard index < bytes.count, UInt32(bytes[index]) == expected.value else { return false }
-            index += 1
-            return true
-        }
-        func number(_ range: Range<Int>) -> Int { bytes[range].reduce(0) { $0 * 10 + Int($1 - 0x30) } }
-        guard digits(4), byte("-"), digits(2), byte("-"), digits(2) else { return false }
-        // The formatter is lenient (2026-02-30 would be March 2nd): check the calendar here.
-        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...12).contains(month), (1...days[month - 1]).contains(day) else { return false }
-        if index == bytes.count { return true }
-        guard byte("T"), digits(2), byte(":"), digits(2), byte(":"), digits(2) else { return false }
-        guard number(11..<13) <= 23, number(14..<16) <= 59, number(17..<19) <= 59 else { return false }
-        if byte(".") {
-            let start = index
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]), index - start < 9 { index += 1 }
-            guard index > start else { return false }
-        }
-        if byte("Z") { return index == bytes.count }
-        guard byte("+") || byte("-"), digits(2), byte(":"), digits(2) else { return false }
-        return index == bytes.count
-    }
+    /// ``EvtoolKit/TimeText/parse(_:)``: `2026-03-01`, `2026-03-01T10:00:00Z` and the like.
+    static func parse(_ text: String) -> Date? { TimeText.parse(text) }
 
     /// A time option's value, or nil when absent; a usage error names the option when malformed.
     static func option(_ name: String, in arguments: ParsedArguments) throws -> Date? {

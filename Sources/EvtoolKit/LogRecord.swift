@@ -15,46 +15,58 @@ import Foundation
 /// `id`, `source` (`/evtool/streams/STREAM`), `type`, `subject` (the stream), `time`,
 /// `datacontenttype` (`application/json`), `data`, and the extension attributes
 /// `evtoolposition`, `evtoolversion`, `evtoolhash` and `evtoolmetadata` (the metadata JSON as a string).
-enum LogRecord {
-    enum Format: String { case jsonl, cloudevents }
+public enum LogRecord {
+    /// An export format: JSON Lines with every field, or CloudEvents 1.0 (structured mode).
+    public enum Format: String, Sendable { case jsonl, cloudevents }
 
     /// One export line for `event`.
-    static func line(for event: RecordedEvent, format: Format) -> String {
+    public static func line(for event: RecordedEvent, format: Format) -> String {
         switch format {
         case .jsonl:
-            return "{\"position\":\(event.position),\"stream\":\(JSONText.quoted(event.streamID)),\"version\":\(event.version),"
-                + "\"id\":\"\(event.id.lowercaseString)\",\"type\":\(JSONText.quoted(event.type)),"
+            return "{\"position\":\(event.position),\"stream\":\(JSONSyntax.quoted(event.streamID)),\"version\":\(event.version),"
+                + "\"id\":\"\(event.id.lowercaseString)\",\"type\":\(JSONSyntax.quoted(event.type)),"
                 + "\"recordedAt\":\"\(Timestamp.format(event.recordedAt))\",\"hash\":\"\(event.hash)\","
                 + member("data", event.data) + "," + member("metadata", event.metadata) + "}"
         case .cloudevents:
             return "{\"specversion\":\"1.0\",\"id\":\"\(event.id.lowercaseString)\","
-                + "\"source\":\(JSONText.quoted("/evtool/streams/" + (event.streamID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? event.streamID))),"
-                + "\"type\":\(JSONText.quoted(event.type)),\"subject\":\(JSONText.quoted(event.streamID)),"
+                + "\"source\":\(JSONSyntax.quoted("/evtool/streams/" + (event.streamID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? event.streamID))),"
+                + "\"type\":\(JSONSyntax.quoted(event.type)),\"subject\":\(JSONSyntax.quoted(event.streamID)),"
                 + "\"time\":\"\(Timestamp.format(event.recordedAt))\",\"datacontenttype\":\"application/json\","
                 + "\"evtoolposition\":\(event.position),\"evtoolversion\":\(event.version),\"evtoolhash\":\"\(event.hash)\","
-                + "\"evtoolmetadata\":\(JSONText.quoted(String(decoding: event.metadata, as: UTF8.self))),"
+                + "\"evtoolmetadata\":\(JSONSyntax.quoted(String(decoding: event.metadata, as: UTF8.self))),"
                 + member("data", event.data) + "}"
         }
     }
 
     private static func member(_ name: String, _ json: Data) -> String {
         if json.contains(0x0A) || json.contains(0x0D) {
-            return "\"\(name)Text\":" + JSONText.quoted(String(decoding: json, as: UTF8.self))
+            return "\"\(name)Text\":" + JSONSyntax.quoted(String(decoding: json, as: UTF8.self))
         }
         return "\"\(name)\":" + String(decoding: json, as: UTF8.self)
     }
 
     /// An event read from an import line.
-    struct Imported {
-        var stream: String
-        var version: Int64
-        var event: ProposedEvent
+    public struct Imported: Sendable {
+        /// The stream the event belongs to.
+        public var stream: String
+        /// The event's version in its stream (from 1).
+        public var version: Int64
+        /// The event itself, with its id and recording time.
+        public var event: ProposedEvent
         /// The event's chain hash in the log it came from, when the line has one.
-        var hash: String? = nil
+        public var hash: String?
+
+        /// An event to copy into `stream` at `version`, with its chain hash when known.
+        public init(stream: String, version: Int64, event: ProposedEvent, hash: String? = nil) {
+            self.stream = stream
+            self.version = version
+            self.event = event
+            self.hash = hash
+        }
     }
 
     /// Reads one line of either format; the error says what is wrong (the caller adds the line number).
-    static func parse(_ line: Data) throws(LineError) -> Imported {
+    public static func parse(_ line: Data) throws(LineError) -> Imported {
         let members: [String: Range<Int>]
         switch JSONSyntax.topLevelMembers(of: line) {
         case .success(let found): members = found
@@ -87,7 +99,7 @@ enum LogRecord {
         guard let id = UUID(uuidString: idText) else { throw LineError("'id' must be a UUID, not '\(idText.prefix(60))'") }
         let type = try string("type")
         let timeText = try string(isCloudEvent ? "time" : "recordedAt")
-        guard let recordedAt = Timestamp.parse(timeText) ?? TimeArgument.parse(timeText) else {
+        guard let recordedAt = Timestamp.parse(timeText) ?? TimeText.parse(timeText) else {
             throw LineError("'\(isCloudEvent ? "time" : "recordedAt")' must be a time like 2026-11-30T11:15:21.123456Z")
         }
         let data = try json("data")
@@ -103,54 +115,10 @@ enum LogRecord {
                         event: ProposedEvent(id: id, type: type, data: data, metadata: metadata, recordedAt: recordedAt), hash: hash)
     }
 
-    struct LineError: Error {
-        var reason: String
+    /// Why an import line is not an event (without the line number, which the caller adds).
+    public struct LineError: Error, Sendable {
+        /// What is wrong with the line, for a user.
+        public var reason: String
         init(_ reason: String) { self.reason = reason }
-    }
-}
-
-/// Reads lines from an ``InputSource`` in large blocks, with a limit on a line's length.
-struct LineReader {
-    static let maximumLineLength = 16 * 1_048_576
-    private let source: InputSource
-    private var buffer = Data()
-    /// Where the unread part of `buffer` starts (compacted when the buffer is refilled).
-    private var start = 0
-    private var finished = false
-    /// The number of the line last returned (from 1).
-    private(set) var lineNumber = 0
-
-    init(source: InputSource) { self.source = source }
-
-    /// The next line without its line break; nil at the end.
-    mutating func next() throws -> Data? {
-        while true {
-            if let newline = buffer[(buffer.startIndex + start)...].firstIndex(of: 0x0A) {
-                var end = newline
-                if end > buffer.startIndex + start, buffer[end - 1] == 0x0D { end -= 1 }
-                let line = buffer.subdata(in: (buffer.startIndex + start)..<end)
-                start = newline + 1 - buffer.startIndex
-                lineNumber += 1
-                return line
-            }
-            if buffer.count - start > Self.maximumLineLength {
-                throw CLIError(message: "line \(lineNumber + 1) is longer than \(Self.maximumLineLength / 1_048_576) MiB", code: .invalidData)
-            }
-            if finished {
-                guard buffer.count > start else { return nil }
-                let line = buffer.subdata(in: (buffer.startIndex + start)..<buffer.endIndex)
-                buffer = Data()
-                start = 0
-                lineNumber += 1
-                return line
-            }
-            let chunk = try source.read(upTo: 1_048_576)
-            if chunk.isEmpty {
-                finished = true
-            } else {
-                if start > 0 { buffer.removeSubrange(buffer.startIndex..<(buffer.startIndex + start)); start = 0 }
-                buffer.append(chunk)
-            }
-        }
     }
 }

@@ -22,13 +22,15 @@ import Foundation
 /// - An event erased in the store since it was copied (a tombstone there, the payload in
 ///   the source) is the same event when its payloads' SHA-256 digests equal the digests the
 ///   store kept; it is skipped and the payload stays erased.
-struct EventCopier {
-    let store: any MultiStreamAppending
-    let batchSize: Int
+public struct EventCopier {
+    /// The store the events are copied into.
+    public let store: any MultiStreamAppending
+    /// The most events one transaction appends.
+    public let batchSize: Int
     /// What a source position is called in errors: "line" for a file, "source position" for a store.
-    let unit: String
+    public let unit: String
     /// What the copy does, for errors: "imported", "copied".
-    let verb: String
+    public let verb: String
     /// Keyed by the stream id's bytes, as the stores tell streams apart (``StreamKey``).
     private var versions: [StreamKey: Int64] = [:]
     /// Each stream's last event as the log it came from chains it: its version and hash (the
@@ -38,15 +40,16 @@ struct EventCopier {
     private var heads: [StreamKey: (version: Int64, hash: [UInt8])] = [:]
     private let hasher = EventChain.Hasher()
     /// Erased events appended, whose hashes the target computed anew.
-    private(set) var rechained = 0
+    public private(set) var rechained = 0
     /// Events added and not yet compared or committed, with where each came from.
     private var window: [(item: LogRecord.Imported, source: Int)] = []
     /// Events appended so far.
-    private(set) var appended = 0
+    public private(set) var appended = 0
     /// Events skipped because the store already held them, identical.
-    private(set) var skipped = 0
+    public private(set) var skipped = 0
 
-    init(store: any MultiStreamAppending, batchSize: Int = 1_000, unit: String = "line", verb: String = "imported") {
+    /// A copier into `store`, committing `batchSize` events per transaction.
+    public init(store: any MultiStreamAppending, batchSize: Int = 1_000, unit: String = "line", verb: String = "imported") {
         self.store = store
         self.batchSize = batchSize
         self.unit = unit
@@ -55,16 +58,17 @@ struct EventCopier {
 
     /// Adds one event; `source` names where it came from (a line number) for errors.
     /// Compares and commits a batch when it is full.
-    mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
+    public mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
         window.append((item, source))
         if window.count >= batchSize { try flush(through: source) }
     }
 
-    var hasPending: Bool { !window.isEmpty }
+    /// Whether events were added that are not yet compared and committed.
+    public var hasPending: Bool { !window.isEmpty }
 
     /// Compares the pending events with what the store holds, then commits the new ones in
     /// one transaction. On any error nothing of the batch is kept.
-    mutating func flush(through source: Int) throws(CopyError) {
+    public mutating func flush(through source: Int) throws(CopyError) {
         guard let firstSource = window.first?.source else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
@@ -265,10 +269,15 @@ struct EventCopier {
         }
     }
 
-    struct CopyError: Error {
-        var source: Int
-        var reason: String
-        var underlying: (any Error)?
+    /// Why an event was not copied: where it came from (a line number, a source position),
+    /// what is wrong, and the store's error when one caused it.
+    public struct CopyError: Error {
+        /// The line number or source position of the event refused.
+        public var source: Int
+        /// What is wrong, for a user (it says what of the batch was kept: nothing).
+        public var reason: String
+        /// The store's error behind the refusal, when there is one.
+        public var underlying: (any Error)?
 
         init(source: Int, reason: String, underlying: (any Error)? = nil) {
             self.source = source

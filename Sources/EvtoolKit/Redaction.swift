@@ -11,17 +11,17 @@
 ///   single-quoted values with backslash escapes (`password='it\'s secret'`).
 ///
 /// Each password becomes `***`. When in doubt it masks more, never less.
-enum Redaction {
+public enum Redaction {
     /// What a password is replaced with.
-    static let mask = "***"
+    public static let mask = "***"
 
     /// The keywords whose values are secrets (libpq's `password`, and `sslpassword`, the
     /// passphrase of the client's TLS key).
-    static let secretKeywords: Set<String> = ["password", "sslpassword"]
+    public static let secretKeywords: Set<String> = ["password", "sslpassword"]
 
     /// `text` with every password in it replaced by ``mask``.
     /// - Cost: O(n) in the length of the text (times the number of `://` in it).
-    static func maskingPasswords(in text: String) -> String {
+    public static func maskingPasswords(in text: String) -> String {
         maskingKeyValuePasswords(in: maskingURLPasswords(in: Array(text.unicodeScalars)))
     }
 

@@ -1,0 +1,9 @@
+import EvtoolKit
+
+extension EvtoolKit.StoreLocation {
+    /// The store named by a command's `--store`, else `$EVTOOL_STORE`, else the default
+    /// (``EvtoolKit/StoreLocation/resolve(_:environment:)``).
+    static func resolve(_ arguments: ParsedArguments) throws -> StoreLocation {
+        try resolve(arguments.value("store"))
+    }
+}
