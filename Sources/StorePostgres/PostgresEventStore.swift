@@ -90,9 +90,16 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             let lease = try pool.take()
             let connection = lease.connection
             let current = try installedVersion(connection)
-            if current == PostgresSchema.currentVersion || current == 0 && !createIfMissing {
+            if current == PostgresSchema.currentVersion || !createIfMissing {
                 defer { pool.giveBack(lease) }
                 if current == 0 { throw try noStore(connection) }
+                if current < PostgresSchema.currentVersion {
+                    // A read changes nothing, an upgrade included: the operator upgrades on purpose.
+                    throw EventStoreError.unavailable("the store in schema '\(schema.name)' has schema version \(current) and this release uses \(PostgresSchema.currentVersion); a read changes nothing, so upgrade it first with 'evtool init' (or any recording command)")
+                }
+                if current > PostgresSchema.currentVersion {
+                    throw EventStoreError.newerSchema(found: current, supported: PostgresSchema.currentVersion)
+                }
                 return
             }
             try connection.execute("BEGIN")

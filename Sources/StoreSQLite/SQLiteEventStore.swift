@@ -120,6 +120,10 @@ public final class SQLiteEventStore: MultiStreamAppending {
         if found.isEmpty, !options.createIfMissing, path != ":memory:" {
             throw EventStoreError.unavailable("no store at '\(path)' (the file is empty; nothing was created in it)")
         }
+        if !found.isEmpty, found.version < SQLiteSchema.currentVersion, !options.createIfMissing, path != ":memory:" {
+            // A read changes nothing, an upgrade included: the operator upgrades on purpose.
+            throw EventStoreError.unavailable("the store at '\(path)' has schema version \(found.version) and this release uses \(SQLiteSchema.currentVersion); a read changes nothing, so upgrade it first with 'evtool init' (or any recording command)")
+        }
         if path != ":memory:" {
             try connection.execute("PRAGMA journal_mode=WAL")
         }
