@@ -19,8 +19,11 @@ struct DiskFullTests {
         let mount = try Processes.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
         try #require(mount.status == 0, "disk full: not tested: mounting a 2 MiB tmpfs on \(mountPoint) failed (the sandbox may forbid mounts): \(mount)")
         defer {
-            if let unmount = try? Processes.run("/bin/umount", ["-l", mountPoint]), unmount.status != 0 {
-                Issue.record("umount \(mountPoint): \(unmount)")
+            do {
+                let unmount = try Processes.run("/bin/umount", ["-l", mountPoint])
+                if unmount.status != 0 { Issue.record("umount \(mountPoint): \(unmount)") }
+            } catch {
+                Issue.record("umount \(mountPoint) could not be run: \(error)")
             }
         }
         // The fault needs a filesystem that small: a mount that came out bigger (or not there)
