@@ -27,9 +27,19 @@ EVTOOL_TEST_PYTHON=$(scripts/python-env.sh)
 export EVTOOL_TEST_PYTHON
 
 pg_dir=$(mktemp -d /tmp/evtool-test-pg.XXXXXX)
+# Tests that crash, restart or replicate a server start clusters of their own here
+# (TestSupport's PrivatePostgres); whatever is still running when the run ends is stopped.
+EVTOOL_TEST_PG_ROOT=$(mktemp -d /tmp/evtool-test-clusters.XXXXXX)
+chmod 755 "$EVTOOL_TEST_PG_ROOT"
+export EVTOOL_TEST_PG_ROOT
 cleanup() {
     scripts/postgres.sh stop "$pg_dir" || true
     rm -rf "$pg_dir"
+    local cluster
+    for cluster in "$EVTOOL_TEST_PG_ROOT"/*/; do
+        [[ -d "$cluster/data" ]] && scripts/postgres.sh crash "$cluster" >/dev/null 2>&1 || true
+    done
+    rm -rf "$EVTOOL_TEST_PG_ROOT"
 }
 trap cleanup EXIT
 EVTOOL_TEST_POSTGRES_URL=$(scripts/postgres.sh start "$pg_dir")

@@ -251,6 +251,15 @@ final class PostgresConnection {
 
     // MARK: - Notifications
 
+    /// Whether the server is a hot standby (in recovery, read-only), as it reports in the
+    /// `in_hot_standby` parameter (PostgreSQL 14 and later) at connection start and again when
+    /// it is promoted. A standby takes no LISTEN and receives no notifications: waiting on it
+    /// polls instead.
+    var isHotStandby: Bool {
+        guard let value = PQparameterStatus(handle, "in_hot_standby") else { return false }
+        return String(cString: value) == "on"
+    }
+
     /// The file descriptor of the connection's socket, for `poll`.
     var socket: Int32 { PQsocket(handle) }
 

@@ -10,7 +10,9 @@ extension PostgresEventStore {
     ///
     /// A pooled connection LISTENs on the store's channel while it waits, so an append wakes
     /// it at once; it also re-reads every second, so a lost notification only delays it.
-    /// When the server goes away it reconnects with backoff until `timeout`.
+    /// When the server goes away it reconnects with backoff until `timeout`. On a hot
+    /// standby, which takes no LISTEN, it re-reads every
+    /// ``PostgresFollower/standbyPollInterval`` instead.
     ///
     /// - Returns: whether there are such events.
     /// - Throws: ``EventStoreError/unavailable(_:)`` when the server could not be reached
@@ -34,9 +36,10 @@ extension PostgresEventStore {
             }
             let connection = lease.connection
             do {
-                try connection.execute("LISTEN \"\(schema.channel)\"")
-                let found = try waitListening(on: connection, binds: binds, until: deadline, clock: clock)
-                try connection.execute("UNLISTEN *")
+                let listening = !connection.isHotStandby
+                if listening { try connection.execute("LISTEN \"\(schema.channel)\"") }
+                let found = try waitListening(on: connection, binds: binds, until: deadline, clock: clock, idle: listening ? .seconds(1) : PostgresFollower.standbyPollInterval)
+                if listening { try connection.execute("UNLISTEN *") }
                 _ = try connection.consumeNotifications()   // drop wake-ups that came meanwhile
                 pool.giveBack(lease)
                 return found
@@ -48,14 +51,15 @@ extension PostgresEventStore {
                 backoff = min(backoff * 2, .seconds(2))
             } catch let error as PostgresError {
                 // Stop listening before the connection serves other callers (or drop it).
-                if (try? connection.execute("UNLISTEN *")) != nil { pool.giveBack(lease) }
+                if connection.isHotStandby || (try? connection.execute("UNLISTEN *")) != nil { pool.giveBack(lease) }
                 throw error.storeError(appending: false)
             }
         }
     }
 
     private func waitListening(
-        on connection: PostgresConnection, binds: PostgresBinds, until deadline: ContinuousClock.Instant, clock: ContinuousClock
+        on connection: PostgresConnection, binds: PostgresBinds, until deadline: ContinuousClock.Instant, clock: ContinuousClock,
+        idle: Duration
     ) throws -> Bool {
         while true {
             _ = try connection.consumeNotifications()
@@ -64,7 +68,7 @@ extension PostgresEventStore {
             let remaining = deadline - clock.now
             if remaining <= .zero { return false }
             // Held back by an older transaction that is still running: look again soon.
-            let pause = heldBack ? min(.milliseconds(2), remaining) : min(.seconds(1), remaining)
+            let pause = heldBack ? min(.milliseconds(2), remaining) : min(idle, remaining)
             var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
             _ = poll(&descriptor, 1, Self.milliseconds(pause))
         }

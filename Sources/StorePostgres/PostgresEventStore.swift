@@ -441,6 +441,10 @@ extension PostgresError {
             if sqlState == .insufficientPrivilege {
                 return .permissionDenied("the role may not do this: \(message) (SQLSTATE 42501)")
             }
+            if sqlState?.rawValue == "25006" {
+                // A hot standby (or a server with default_transaction_read_only on).
+                return .unavailable("\(server ?? "the server") is read-only (a hot standby, or default_transaction_read_only is on): it takes no appends and no view updates; write to the primary (a multi-host URL with target_session_attrs=read-write finds it) (SQLSTATE 25006)")
+            }
             if sqlState?.rawValue == "42P01" || sqlState?.rawValue == "42883" {
                 return .corrupt("\(message) (SQLSTATE \(sqlState?.rawValue ?? "")); was the schema dropped?")
             }

@@ -13,6 +13,11 @@ import Glibc
 /// notification only delays it. When the connection breaks it reconnects with backoff and
 /// carries on from ``position``: nothing is skipped or repeated.
 ///
+/// On a hot standby (a read replica), which takes no LISTEN and gets no notifications, the
+/// follower polls every ``standbyPollInterval`` instead; the read is the same, so the same
+/// gap-safety rule holds (the standby's snapshot lists the primary's running transactions).
+/// When the standby is promoted it starts listening.
+///
 /// Not thread-safe: use one follower from one thread at a time.
 public final class PostgresFollower {
     /// The position of the last event returned by ``next(timeout:limit:)``.
@@ -24,7 +29,10 @@ public final class PostgresFollower {
     private let schema: PostgresSchema
     private let recheckInterval: Duration
     private var connection: PostgresConnection?
+    private var listening = false
     private var everConnected = false
+    /// How often a follower connected to a hot standby re-reads the log.
+    public static let standbyPollInterval = Duration.milliseconds(10)
     private let clock = ContinuousClock()
 
     /// Makes a follower; it connects on first use.
@@ -82,8 +90,11 @@ public final class PostgresFollower {
                 let remaining = deadline - clock.now
                 if remaining <= .zero { return false }
                 // Held back by an older transaction that is still running: look again soon.
-                let pause = heldBack ? min(.milliseconds(2), remaining) : min(recheckInterval, remaining)
+                // A standby sends no notifications: poll it.
+                let idle = listening ? recheckInterval : Self.standbyPollInterval
+                let pause = heldBack ? min(.milliseconds(2), remaining) : min(idle, remaining)
                 try wait(on: connection, for: pause)
+                try listenIfPromoted(connection)
                 return nil
             }
             if let found { return found }
@@ -130,15 +141,25 @@ public final class PostgresFollower {
         }
     }
 
-    /// The open connection, or a new one that LISTENs on the store's channel.
+    /// The open connection, or a new one that LISTENs on the store's channel (unless the
+    /// server is a hot standby).
     private func connected() throws -> PostgresConnection {
         if let connection { return connection }
         let fresh = try PostgresConnection(conninfo: conninfo)
-        try fresh.execute("LISTEN \"\(schema.channel)\"")
+        listening = false
+        try listenIfPromoted(fresh)
         if everConnected { reconnections += 1 }
         everConnected = true
         connection = fresh
         return fresh
+    }
+
+    /// Starts listening once the server accepts it: at once on a primary, after promotion on
+    /// a standby.
+    private func listenIfPromoted(_ connection: PostgresConnection) throws {
+        guard !listening, !connection.isHotStandby else { return }
+        try connection.execute("LISTEN \"\(schema.channel)\"")
+        listening = true
     }
 
     /// Whether a connection failure looks like a server that is down or restarting.

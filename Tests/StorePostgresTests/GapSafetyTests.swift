@@ -11,8 +11,9 @@ import Testing
 struct GapSafetyTests {
     /// Makes commits land out of position order often: each insert sleeps 0–3 ms after the
     /// positions are reserved, so a writer with a smaller position often commits later.
-    static func addJitter(schema: String) throws {
-        try TestDatabase.execute("""
+    static func addJitter(schema: String, url: String? = nil) throws {
+        let connection = try PostgresConnection(conninfo: try url ?? TestDatabase.url())
+        try connection.execute("""
             CREATE FUNCTION \(schema).jitter() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN PERFORM pg_sleep(random() * 0.003); RETURN NULL; END $$;
             CREATE TRIGGER jitter AFTER INSERT ON \(schema).events FOR EACH STATEMENT EXECUTE FUNCTION \(schema).jitter();
@@ -26,6 +27,14 @@ struct GapSafetyTests {
         defer { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
         _ = try PostgresEventStore(url: url, schema: schema)
         try Self.addJitter(schema: schema)
+        try Self.followersSeeEveryEvent(writingTo: url, readingFrom: url, schema: schema)
+    }
+
+    /// Writer processes (psql) and threads append to `url` at once while two followers read
+    /// `readURL` by position (the same server, or a standby of it whose commits are applied
+    /// before they are acknowledged): each follower must see every event once, in the
+    /// rebuild's order.
+    static func followersSeeEveryEvent(writingTo url: String, readingFrom readURL: String, schema: String) throws {
 
         let threadWriters = 4, processWriters = 2, appendsPerWriter = 120
         let committed = Mutex<Set<UUID>>([])
@@ -98,7 +107,7 @@ struct GapSafetyTests {
         }
 
         // The follower: reads by position while the writers run.
-        let follower = try PostgresEventStore(url: url, schema: schema)
+        let follower = try PostgresEventStore(url: readURL, schema: schema, createIfMissing: false)
         let seen = Mutex<[RecordedEvent]>([])
         let followerDone = Counter(0)
         let followerThread = Thread {
@@ -123,7 +132,7 @@ struct GapSafetyTests {
         let notifiedThread = Thread {
             defer { notifiedDone.add(1) }
             do {
-                let follower = try PostgresFollower(url: url, schema: schema, recheckInterval: .milliseconds(500))
+                let follower = try PostgresFollower(url: readURL, schema: schema, recheckInterval: .milliseconds(500))
                 while true {
                     let finished = writersLeft.value == 0
                     let batch = try follower.next(timeout: .milliseconds(100), limit: 53)

@@ -16,9 +16,17 @@ public struct PrivatePostgres: Sendable {
             .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
     }
 
-    /// initdb and start a new cluster in a fresh folder under /tmp.
+    /// A fresh folder for a cluster: under `$EVTOOL_TEST_PG_ROOT` when set (`scripts/test.sh`
+    /// sets it, and stops every cluster left there when the run ends, even one a crashed test
+    /// process left running), else under /tmp.
+    static func freshDirectory() -> String {
+        let root = ProcessInfo.processInfo.environment["EVTOOL_TEST_PG_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return "\(root)/evtool-pgtest-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    /// initdb and start a new cluster in a fresh folder (``freshDirectory()``).
     public static func start() throws -> PrivatePostgres {
-        let directory = "/tmp/evtool-pgtest-\(UUID().uuidString.prefix(8).lowercased())"
+        let directory = freshDirectory()
         let url = try run("start", directory)
         return PrivatePostgres(directory: directory, url: url)
     }
@@ -35,6 +43,26 @@ public struct PrivatePostgres: Sendable {
             throw EventStoreError.unavailable("the restarted server listens at \(again), not at \(url)")
         }
     }
+
+    /// Starts a hot standby of this (running) server in a fresh folder: `pg_basebackup -R`,
+    /// streaming replication (`scripts/postgres.sh standby`). With `synchronous`, this server
+    /// then acknowledges a commit only once the standby has applied it
+    /// (`synchronous_commit = remote_apply`).
+    public func standby(synchronous: Bool) throws -> PrivatePostgres {
+        let directory = Self.freshDirectory()
+        let (status, output) = try ChildProcess.run(["/bin/bash", Self.script, "standby", self.directory, directory] + (synchronous ? ["sync"] : []))
+        guard status == 0 else {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw EventStoreError.unavailable("scripts/postgres.sh standby \(self.directory) \(directory) failed with status \(status)")
+        }
+        return PrivatePostgres(directory: directory, url: output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Promotes this standby to a primary (`pg_ctl promote`), waiting until it takes writes.
+    public func promote() throws { try Self.run("promote", directory) }
+
+    /// The TCP port the server listens on.
+    public var port: Int { URLComponents(string: url)?.port ?? 5432 }
 
     /// Stops the server cleanly, keeping its folder (it can be restarted).
     public func stop() throws { try Self.run("stop", directory) }
