@@ -19,11 +19,18 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
     /// The default when neither `--store` nor `$EVTOOL_STORE` is given.
     public static let defaultLocation = StoreLocation.sqlite(path: "./evtool.sqlite")
 
-    /// Parses `sqlite:PATH`, `postgres://…`/`postgresql://…`, or a bare file path.
+    /// Parses `sqlite:PATH`, `postgres://…`/`postgresql://…`, a libpq key/value connection
+    /// string (`host=db dbname=app`, `service=evtool`), or a bare file path. A PostgreSQL
+    /// location is checked with libpq's own parser (evtool's `schema=` taken out first).
     /// - Throws: ``StoreLocationError/invalidLocation(_:)`` for an empty text, an empty
-    ///   `sqlite:` path, a libpq key/value string or an unknown URL scheme.
+    ///   `sqlite:` path, an unknown URL scheme, or a connection string libpq cannot parse
+    ///   (with libpq's reason).
     public init(parsing text: String) throws {
-        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") || Self.looksLikeKeyValueConnectionString(text) {
+            let (connection, _) = try Self.splittingSchema(from: text)
+            if let problem = PostgresConnectionString.problem(in: connection) {
+                throw StoreLocationError.invalidLocation("the store '\(text)' is not a connection string libpq accepts: \(problem)")
+            }
             self = .postgres(url: text)
         } else if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
@@ -31,9 +38,6 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
             self = .sqlite(path: path)
         } else if text.isEmpty {
             throw StoreLocationError.invalidLocation("the store is empty; give sqlite:PATH, a file path, or a postgres:// URL")
-        } else if Self.looksLikeKeyValueConnectionString(text) {
-            // Taken as a file name, it would make an SQLite file named after the password.
-            throw StoreLocationError.invalidLocation("the store '\(text)' is a libpq key/value connection string; give a URL, postgresql://USER@HOST:PORT/DB?schema=NAME (the password in PGPASSWORD or ~/.pgpass), or sqlite:PATH for a file of that name")
         } else if text.contains("://") {
             throw StoreLocationError.invalidLocation("unknown store URL scheme in '\(text.prefix(while: { $0 != ":" }))://…'; use sqlite:PATH or postgres://")
         } else {
@@ -61,13 +65,58 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The store named by `text` (a command's `--store`), else by `$EVTOOL_STORE` in
-    /// `environment` (when set and not empty), else ``defaultLocation``.
-    public static func resolve(_ text: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
-        if let text { return try StoreLocation(parsing: text) }
-        if let text = environment["EVTOOL_STORE"], !text.isEmpty {
-            return try StoreLocation(parsing: text)
+    /// `environment` (when set and not empty), else ``defaultLocation``; for PostgreSQL, in
+    /// the schema `schema` (a command's `--schema`), else the location's own `schema=`, else
+    /// `$EVTOOL_SCHEMA`, else `evtool`.
+    /// - Throws: ``StoreLocationError/invalidLocation(_:)`` for a malformed location, a
+    ///   `schema` given for an SQLite file, or a `schema` that differs from the location's own.
+    public static func resolve(_ text: String?, schema: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+        let location: StoreLocation
+        if let text {
+            location = try StoreLocation(parsing: text)
+        } else if let text = environment["EVTOOL_STORE"], !text.isEmpty {
+            location = try StoreLocation(parsing: text)
+        } else {
+            location = defaultLocation
         }
-        return defaultLocation
+        let fallback = environment["EVTOOL_SCHEMA"].flatMap { $0.isEmpty ? nil : $0 }
+        return try location.inSchema(schema, otherwise: fallback)
+    }
+
+    /// The location in the schema `explicit` (it must agree with a `schema=` the location
+    /// names), or, when neither names one, in `fallback`.
+    func inSchema(_ explicit: String?, otherwise fallback: String?) throws -> StoreLocation {
+        switch self {
+        case .sqlite:
+            if let explicit {
+                throw StoreLocationError.invalidLocation("--schema '\(explicit)' names a PostgreSQL schema, but the store \(self) is an SQLite file")
+            }
+            return self
+        case .postgres(let url):
+            let named = try Self.schemaParameter(in: url).schema
+            if let explicit {
+                guard !explicit.isEmpty else { throw StoreLocationError.invalidLocation("--schema is empty") }
+                if let named, named != explicit {
+                    throw StoreLocationError.invalidLocation("--schema '\(explicit)' and the store's 'schema=\(named)' name different schemas; give one")
+                }
+                return named == nil ? .postgres(url: Self.adding(schema: explicit, to: url)) : self
+            }
+            if named == nil, let fallback { return .postgres(url: Self.adding(schema: fallback, to: url)) }
+            return self
+        }
+    }
+
+    /// `url` with evtool's `schema=NAME` added (a query parameter of a URL, a keyword of a
+    /// key/value string).
+    static func adding(schema: String, to url: String) -> String {
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            let value = schema.addingPercentEncoding(withAllowedCharacters: allowed) ?? schema
+            return url + (url.contains("?") ? "&" : "?") + "schema=" + value
+        }
+        let quoted = schema.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        return url + " schema='" + quoted + "'"
     }
 
     /// Where the store is, for messages, with every password masked (``Redaction``).
@@ -78,22 +127,41 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The connection URL without evtool's own `schema=NAME` query parameter (libpq would refuse
-    /// it), and that schema (default `evtool`).
+    /// The connection string without evtool's own `schema=NAME` (a URL's query parameter or
+    /// a key/value string's keyword; libpq would refuse it), and that schema (default `evtool`).
     public static func splittingSchema(from url: String) throws -> (url: String, schema: String) {
-        guard let question = url.firstIndex(of: "?") else { return (url, "evtool") }
-        var schema = "evtool"
-        var kept: [Substring] = []
-        for parameter in url[url.index(after: question)...].split(separator: "&") {
-            if parameter.hasPrefix("schema=") {
-                schema = String(parameter.dropFirst("schema=".count)).removingPercentEncoding ?? ""
-                guard !schema.isEmpty else { throw StoreLocationError.invalidLocation("the store URL's 'schema=' is empty") }
+        let (connection, schema) = try schemaParameter(in: url)
+        return (connection, schema ?? "evtool")
+    }
+
+    /// The connection string without `schema=NAME`, and the schema it named (nil when none).
+    static func schemaParameter(in url: String) throws -> (url: String, schema: String?) {
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            guard let question = url.firstIndex(of: "?") else { return (url, nil) }
+            var schema: String?
+            var kept: [Substring] = []
+            for parameter in url[url.index(after: question)...].split(separator: "&") {
+                if parameter.hasPrefix("schema=") {
+                    schema = String(parameter.dropFirst("schema=".count)).removingPercentEncoding ?? ""
+                    guard schema?.isEmpty == false else { throw StoreLocationError.invalidLocation("the store URL's 'schema=' is empty") }
+                } else {
+                    kept.append(parameter)
+                }
+            }
+            let base = String(url[..<question])
+            return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
+        }
+        var schema: String?
+        var kept: [String] = []
+        for (keyword, value, text) in KeyValueConnectionString.pairs(in: url) {
+            if keyword == "schema" {
+                guard !value.isEmpty else { throw StoreLocationError.invalidLocation("the store's 'schema=' is empty") }
+                schema = value
             } else {
-                kept.append(parameter)
+                kept.append(text)
             }
         }
-        let base = String(url[..<question])
-        return (kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema)
+        return (schema == nil ? url : kept.joined(separator: " "), schema)
     }
 
     /// The store's size on disk (the SQLite file with its WAL), when it is a file.

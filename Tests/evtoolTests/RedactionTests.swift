@@ -103,10 +103,15 @@ struct RedactionTests {
             let migrate = try Processes.run(Processes.evtool, ["migrate", "--from", store, "--to", "sqlite:/nonexistent/x.sqlite"])
             #expect(!migrate.errors.contains(secret), "\(store): \(migrate)")
         }
-        // A key/value string is refused as a usage error, not taken as a file name.
+        // A key/value string is a PostgreSQL location (libpq's form), never taken as a file name.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [], "a file was created")
-        let keyValue = try Processes.run(Processes.evtool, ["stats", "--store", "host=db password=\(secret)"])
-        #expect(keyValue.status == 64, "\(keyValue)")
-        #expect(keyValue.errors.hasPrefix("Error: the store 'host=db password=*** is a libpq key/value connection string; give a URL"), "\(keyValue)")
+        let keyValue = try Processes.run(Processes.evtool, ["stats", "--store", "host=127.0.0.1 port=1 password=\(secret) connect_timeout=2"])
+        #expect(keyValue.status == 69, "\(keyValue)")
+        #expect(keyValue.errors.hasPrefix("Error: the store is unavailable: cannot connect to 127.0.0.1:1"), "\(keyValue)")
+        // One libpq cannot parse is a usage error with libpq's reason, the password masked.
+        let unparsable = try Processes.run(Processes.evtool, ["stats", "--store", "host=db password=\(secret) flavour=mint"])
+        #expect(unparsable.status == 64, "\(unparsable)")
+        #expect(unparsable.errors.hasPrefix("Error: the store 'host=db password=*** flavour=mint' is not a connection string libpq accepts: invalid connection option \"flavour\""), "\(unparsable)")
+        #expect(!unparsable.errors.contains(secret), "\(unparsable)")
     }
 }
