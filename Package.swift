@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
-        .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "EvtoolKit", "TestSupport"]),
+        .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "Commands", "Projections", "StorePostgres", "EvtoolKit", "TestSupport"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
         // Loads `evtool report` pages in headless Chromium (Tests/Browser/report_page.py, Selenium).
