@@ -5,8 +5,14 @@ import Foundation
 public struct StoreStatistics: Sendable, Hashable {
     /// Events in the log.
     public var events: Int
-    /// Streams (one per user).
+    /// Streams: one per user, and the system's own (``systemStreamIDs``).
     public var streams: Int
+    /// Streams the system keeps for itself (the erasures' `$erasures`), among ``streams``.
+    public var systemStreams: Int = 0
+    /// Users: the streams that are not the system's.
+    public var users: Int { streams - systemStreams }
+    /// The ids of the streams evtool writes for itself.
+    public static let systemStreamIDs: Set<String> = [Erasure.stream]
     /// The head position.
     public var head: Int64
     /// Events per type.
@@ -37,7 +43,9 @@ public struct StoreStatistics: Sendable, Hashable {
                 types[event.type, default: 0] += 1
             }
         }
-        return StoreStatistics(events: events, streams: streams.count, head: try store.headPosition(), types: types,
-                               projections: try store.projectionStatuses())
+        var statistics = StoreStatistics(events: events, streams: streams.count, head: try store.headPosition(), types: types,
+                                         projections: try store.projectionStatuses())
+        statistics.systemStreams = systemStreamIDs.filter { streams.contains(StreamKey($0)) }.count
+        return statistics
     }
 }

@@ -74,7 +74,7 @@ extension API {
         writer.beginObject()
         writer.key("events"); writer.number(statistics.events)
         writer.key("streams"); writer.number(statistics.streams)
-        writer.key("users"); writer.number(statistics.streams)
+        writer.key("users"); writer.number(statistics.users)
         writer.key("head"); writer.number(statistics.head)
         writer.key("types"); writer.beginObject()
         for type in statistics.types.keys.sorted() { writer.key(type); writer.number(statistics.types[type] ?? 0) }

@@ -94,12 +94,14 @@ enum OperateCommands {
                 let projectionJSON = projections.map {
                     #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#
                 }.joined(separator: ",")
-                try console.output(#"{"events":\#(events),"streams":\#(statistics.streams),"users":\#(statistics.streams),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
+                try console.output(#"{"events":\#(events),"streams":\#(statistics.streams),"users":\#(statistics.users),"systemStreams":\#(statistics.systemStreams),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
                 return
             }
             try console.output("store      \(location)")
             try console.output("events     \(String(events).groupedThousands)")
-            try console.output("streams    \(String(statistics.streams).groupedThousands) (one per user)")
+            try console.output("users      \(String(statistics.users).groupedThousands)")
+            let system = statistics.systemStreams == 0 ? "" : ", and \(statistics.systemStreams) of evtool's own"
+            try console.output("streams    \(String(statistics.streams).groupedThousands) (one per user\(system))")
             try console.output("head       position \(head)")
             if let size { try console.output("size       \(String(format: "%.1f MiB", Double(size) / 1_048_576))") }
             try console.output("")
