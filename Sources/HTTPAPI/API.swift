@@ -124,6 +124,7 @@ public final class API: Sendable {
             case let .conflict(message): return Problem(.conflict, message)
             case let .unavailable(message): return Problem(.unavailable, message, headers: [("Retry-After", "1")])
             case let .permissionDenied(message), let .failed(message): return Problem(.serverError, message)
+            case let .requestIDReused(_, message): return Problem(.idempotencyKeyReused, message, field: "Idempotency-Key")
             }
         default:
             // The libraries' own errors (a broken rule, the store's failures) as the application words them.
