@@ -71,7 +71,7 @@ let package = Package(
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
         .executableTarget(
             name: "evtool-bench",
-            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ"],
+            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ", "EvtoolKit"],
             path: "Benchmarks/evtool-bench"
         ),
 
