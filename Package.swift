@@ -55,7 +55,8 @@ let package = Package(
 
         // MARK: - Application library and the HTTP API
         .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
-        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"]),
+        // docs/openapi.json (linked into the target) is compiled into the binary: served without a file at run time.
+        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"], resources: [.embedInCode("openapi.json")]),
         .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
 
         // MARK: - Command line
@@ -70,7 +71,7 @@ let package = Package(
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
         .executableTarget(
             name: "evtool-bench",
-            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ"],
+            dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "CSQLite", "CLibPQ", "EvtoolKit"],
             path: "Benchmarks/evtool-bench"
         ),
 

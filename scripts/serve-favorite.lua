@@ -1,6 +1,8 @@
--- wrk script (docs/HTTP.md, Group commit): PUT a favorite for a random user among 100,000 and a fresh listing each time.
+-- wrk script (docs/HTTP.md, Group commit; evtool-bench serve): PUT a favorite for a random user
+-- among EVTOOL_USERS (default 100,000) and a fresh listing each time. EVTOOL_TOKEN: an app token.
 local counter = 0
 local token = os.getenv("EVTOOL_TOKEN") or ""
+local users = tonumber(os.getenv("EVTOOL_USERS") or "100000")
 wrk.method = "PUT"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer " .. token
@@ -11,6 +13,6 @@ function setup(thread)
 end
 function request()
   n = (n or 0) + 1
-  local user = "u" .. math.random(1, 100000)
+  local user = "u" .. math.random(1, users)
   return wrk.format(nil, "/v1/users/" .. user .. "/favorites/L" .. id .. "-" .. n)
 end

@@ -4,7 +4,7 @@ import Foundation
 
 /// `evtool-bench`: measures the stores against same-run baselines of the raw libraries.
 enum BenchCommand {
-    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL]"
+    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL] [--duration S]"
 
     static let options: [BenchArguments.Option] = [
         .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
@@ -13,8 +13,9 @@ enum BenchCommand {
         .init(name: "runs", value: "R", help: "Timed runs of each measurement; the median is reported (default 3)"),
         .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
         .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
-        .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000)"),
-        .init(name: "postgres", value: "URL", help: "The database for the postgres suite (without it, the suite uses the PG* variables)"),
+        .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000) and in the serve suite's stores (default 100,000)"),
+        .init(name: "postgres", value: "URL", help: "The database for the postgres and serve suites (postgres without it: the PG* variables; serve: EVTOOL_BENCH_POSTGRES_URL or a server of its own)"),
+        .init(name: "duration", value: "S", help: "Seconds of each wrk run in the serve suite (default 10; 3 with --quick)"),
         .init(name: "help", value: nil, help: "Show this help"),
     ]
 
@@ -29,7 +30,7 @@ enum BenchCommand {
             USAGE: evtool-bench \(usage)
 
             ARGUMENTS:
-              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres)
+              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres; serve, which runs evtool serve under wrk, only when named)
 
             OPTIONS:
 
@@ -44,6 +45,7 @@ enum BenchCommand {
               swift run -c release evtool-bench
               swift run -c release evtool-bench --quick
               swift run -c release evtool-bench projections
+              swift build -c release && .build/release/evtool-bench serve
 
             EXIT CODES:
               0   every benchmark ran
@@ -80,7 +82,7 @@ enum BenchCommand {
 
     static func run(_ arguments: BenchArguments, console: inout Console) throws {
         let postgresURL = arguments.value("postgres")
-        let suites = arguments.positional.isEmpty ? allSuites.filter { $0 != "postgres" || postgresURL != nil } : arguments.positional
+        let suites = arguments.positional.isEmpty ? allSuites.filter { ($0 != "postgres" || postgresURL != nil) && $0 != "serve" } : arguments.positional
         for suite in suites where !allSuites.contains(suite) {
             throw CLIError.usage("no benchmark suite '\(suite)'; suites: \(allSuites.joined(separator: ", "))")
         }
@@ -109,9 +111,13 @@ enum BenchCommand {
         if suites.contains("postgres") {
             try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
         }
+        if suites.contains("serve") {
+            try runServe(users: arguments.value("users") == nil ? 100_000 : users, seconds: try arguments.integer("duration", default: quick ? 3 : 10, in: 1...3_600),
+                         quick: quick, postgresURL: postgresURL, directory: directory, console: &console)
+        }
     }
 
-    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres"]
+    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres", "serve"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG

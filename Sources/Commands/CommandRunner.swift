@@ -15,7 +15,7 @@ public final class CommandRunner: Sendable {
     public let maximumAttempts: Int
     /// How many events a stream grows between snapshots (when there is a snapshot store).
     public let snapshotInterval: Int64
-    private let cache: UserStateCache?
+    let cache: UserStateCache?
     private let snapshots: (any UserSnapshotStore)?
     private let clock: @Sendable () -> Date
 

@@ -64,7 +64,7 @@ public final class Application: Sendable {
             case let .recorded(ids, version, positions):
                 return RecordResult(user: user, type: type, eventIDs: ids, positions: positions, streamVersion: version, unchanged: nil, isReplay: false)
             case .unchanged(.alreadyRecorded(let requestID)):
-                if let first = try firstOutcome(user: user, requestID: requestID) { return first }
+                if let first = try firstOutcome(user: user, requestID: requestID, command: command) { return first }
                 return RecordResult(user: user, type: type, eventIDs: [], positions: nil, streamVersion: try store.version(of: UserStream.id(for: user)),
                                     unchanged: .alreadyRecorded(requestID: requestID), isReplay: true)
             case .unchanged(let reason):
@@ -80,13 +80,23 @@ public final class Application: Sendable {
 
     /// The outcome of the request with `requestID`, read back from the user's stream; nil when
     /// its events are no longer there (erased).
-    func firstOutcome(user: String, requestID: String) throws -> RecordResult? {
+    /// - Throws: ``ApplicationError/requestIDReused(requestID:message:)`` when the first
+    ///   request recorded something other than what `command` records.
+    func firstOutcome(user: String, requestID: String, command: UserCommand) throws -> RecordResult? {
         let stream = UserStream.id(for: user)
         let first = RequestIdentity.eventID(user: user, requestID: requestID, index: 0)
         var from = try store.version(of: stream)
         while from >= 1 {
             let batch = try store.read(stream: stream, from: from, direction: .backwards, limit: 1_000)
             if let hit = batch.first(where: { $0.id == first }) {
+                if !Erasure.isTombstone(hit) {
+                    let recorded = try DomainEvent.decode(hit)
+                    guard try UserDecider.records(command, as: recorded) else {
+                        throw ApplicationError.requestIDReused(requestID: requestID, message:
+                            "request id '\(requestID)' was already used by another request of user '\(user)' (\(Self.describe(recorded))); "
+                            + "nothing was recorded: a retry must repeat the same request, a new request needs a new id")
+                    }
+                }
                 var events = [hit]
                 for event in try store.read(stream: stream, from: hit.version + 1, direction: .forwards, limit: 100) {
                     guard event.id == RequestIdentity.eventID(user: user, requestID: requestID, index: events.count) else { break }
@@ -100,6 +110,17 @@ public final class Application: Sendable {
             from = oldest.version - 1
         }
         return nil
+    }
+
+    /// A recorded event in a few words, for the message of a reused request id (the action and
+    /// its listing, no other payload).
+    static func describe(_ event: DomainEvent) -> String {
+        switch event {
+        case .searched: return "a \(event.typeName)"
+        case let .favorited(favorited): return "a \(event.typeName) of listing '\(favorited.listingID)'"
+        case let .unfavorited(unfavorited): return "an \(event.typeName) of listing '\(unfavorited.listingID)'"
+        case let .detailsViewed(viewed): return "a \(event.typeName) of listing '\(viewed.listingID)'"
+        }
     }
 
     // MARK: - Reading

@@ -22,10 +22,15 @@ public enum ApplicationError: Error, Sendable, Hashable, CustomStringConvertible
     case permissionDenied(String)
     /// The store is damaged, newer than this release, or holds an event it cannot read.
     case failed(String)
+    /// The request id was already used by a different request (another action, listing or
+    /// body) of the same user: nothing was recorded, and the first request's outcome stands.
+    case requestIDReused(requestID: String, message: String)
 
     /// The message, as the command line prints it after `Error: `.
     public var description: String {
         switch self {
+        case let .requestIDReused(_, message):
+            return message
         case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .permissionDenied(message), let .failed(message):
             return message
         case let .versionMismatch(expected, actual):

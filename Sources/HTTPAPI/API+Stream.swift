@@ -67,6 +67,6 @@ extension API {
     }
 
     func openAPI(_ match: RouteMatch) throws -> HTTPResponse {
-        .json(200, Array(OpenAPIDocument.text.utf8))
+        .json(200, OpenAPIDocument.bytes)
     }
 }

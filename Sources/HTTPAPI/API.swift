@@ -1,3 +1,4 @@
+import EventLog
 import EvtoolKit
 import Foundation
 
@@ -26,13 +27,20 @@ public final class API: Sendable {
     public let limits: Limits
     /// The counters `/metrics` shows.
     public let metrics: Metrics
+    /// The Ed25519 key `POST /v1/admin/seal` signs its checkpoint with (`--seal-key`); nil: unsigned.
+    public let sealKey: Ed25519Key?
+    /// Where the admin routes write their audit lines (one line, newline included, per operation).
+    public let auditLog: @Sendable (String) -> Void
 
     /// Makes the API over an application.
-    public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics()) {
+    public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
+                sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in }) {
         self.application = application
         self.tokens = tokens
         self.limits = limits
         self.metrics = metrics
+        self.sealKey = sealKey
+        self.auditLog = auditLog
     }
 
     /// Every route, in the order the OpenAPI document lists them.
@@ -54,7 +62,7 @@ public final class API: Sendable {
         Route(method: "GET", template: "/readyz", roles: nil, name: "ready", handler: { try $0.ready($1) }),
         Route(method: "GET", template: "/metrics", roles: [.auditor, .admin], name: "metrics", handler: { try $0.metricsText($1) }),
         Route(method: "GET", template: "/openapi.json", roles: nil, name: "openapi", handler: { try $0.openAPI($1) }),
-    ]
+    ] + adminRoutes
 
     /// Answers one request; never throws: every failure is a problem document.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -124,6 +132,7 @@ public final class API: Sendable {
             case let .conflict(message): return Problem(.conflict, message)
             case let .unavailable(message): return Problem(.unavailable, message, headers: [("Retry-After", "1")])
             case let .permissionDenied(message), let .failed(message): return Problem(.serverError, message)
+            case let .requestIDReused(_, message): return Problem(.idempotencyKeyReused, message, field: "Idempotency-Key")
             }
         default:
             // The libraries' own errors (a broken rule, the store's failures) as the application words them.

@@ -19,6 +19,7 @@ public struct Problem: Error, Sendable, Hashable {
         case bodyTooLarge = "body-too-large"
         case unsupportedMediaType = "unsupported-media-type"
         case validation
+        case idempotencyKeyReused = "idempotency-key-reused"
         case unavailable
         case serverError = "server-error"
 
@@ -34,7 +35,7 @@ public struct Problem: Error, Sendable, Hashable {
             case .preconditionFailed: return 412
             case .bodyTooLarge: return 413
             case .unsupportedMediaType: return 415
-            case .validation: return 422
+            case .validation, .idempotencyKeyReused: return 422
             case .serverError: return 500
             case .unavailable: return 503
             }
@@ -54,6 +55,7 @@ public struct Problem: Error, Sendable, Hashable {
             case .bodyTooLarge: return "The request body is too large"
             case .unsupportedMediaType: return "Unsupported media type"
             case .validation: return "The request breaks a rule"
+            case .idempotencyKeyReused: return "The Idempotency-Key was used for another request"
             case .unavailable: return "The store is unavailable"
             case .serverError: return "The server could not answer"
             }

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Synchronization
 
 /// Keeps views up to date from the log: catches up from checkpoints, rebuilds a view beside
 /// the old one and swaps it in, and answers reads after catching up (read-your-writes).
@@ -21,6 +22,12 @@ public final class Projector: @unchecked Sendable {
     private let makers: [(name: String, make: (ProjectionStatus) -> any AnyProjectionWorker, version: Int)]
     /// Events whose payload no view could read, since this projector started.
     public private(set) var undecodableEvents = 0
+    /// Per view, the active generation and the checkpoint its committed documents reflect, as
+    /// of the last catch-up: what ``document(_:key:atLeast:)`` reads without `lock`. A view is
+    /// taken out of it before a commit swaps its generation.
+    private let readable = Mutex<[String: ReadableView]>([:])
+    /// Catch-ups run for readers whose view was behind the position they needed.
+    private let readerCatchUps = Atomic<Int>(0)
 
     /// Makes a projector for `projections` (by default every view of the domain).
     public init(store: any EventStore & ProjectionStore, projections: [any Projection] = Views.all,
@@ -50,7 +57,8 @@ public final class Projector: @unchecked Sendable {
     @discardableResult
     public func catchUp(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
         try lock.withLock {
-            try run(names, selected: try prepareWorkers(names), progress: progress)
+            defer { publish() }
+            return try run(names, selected: try prepareWorkers(names), progress: progress)
         }
     }
 
@@ -62,6 +70,7 @@ public final class Projector: @unchecked Sendable {
     @discardableResult
     public func rebuild(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
         try lock.withLock {
+            defer { publish() }
             let wanted = names ?? self.names
             for name in wanted {
                 guard let maker = makers.first(where: { $0.name == name }) else {
@@ -149,7 +158,11 @@ public final class Projector: @unchecked Sendable {
                 prefetcher?.stop()
                 prefetcher = nil
                 // At the head: commit everything, swapping in generations that were building.
-                for worker in selected { try worker.commit(activate: !worker.status.isActive) }
+                for worker in selected {
+                    // Readers of the generation this commit retires go through the lock from now on.
+                    if !worker.status.isActive { _ = readable.withLock { $0.removeValue(forKey: worker.name) } }
+                    try worker.commit(activate: !worker.status.isActive)
+                }
                 let newHead = try store.headPosition()
                 if newHead <= cursor { return cursor }
                 head = newHead
@@ -193,15 +206,60 @@ public final class Projector: @unchecked Sendable {
 
     // MARK: - Reading
 
-    /// The current document of a view for `key`, after catching that view up to the head of the
-    /// log, so a command that returned before this call is included.
+    /// The current document of a view for `key`, after making sure that view has applied the
+    /// log through `position` (by default the head of the log, read now), so a command that
+    /// returned before this call is included.
+    ///
+    /// Reads do not take the projector's lock while the view is caught up far enough: they read
+    /// the committed documents of the active generation directly, concurrently with each other
+    /// and with a rebuild in progress. A view that is behind is caught up once, under the lock,
+    /// by the first reader that finds it behind; readers that needed no more than that wait for
+    /// it and do not run it again.
     /// - Parameter key: a user's stream id for views keyed by user, a listing id otherwise
     ///   (filed under ``Projection/documentKey(_:)``, by the identity rule of ``ViewKey``).
-    public func document<P: Projection>(_ projection: P, key: String) throws -> P.Document? {
-        try catchUp([projection.name])
+    /// - Parameter position: the log position the document must reflect at least; nil: the head.
+    public func document<P: Projection>(_ projection: P, key: String, atLeast position: Int64? = nil) throws -> P.Document? {
+        let name = projection.name
+        guard makers.contains(where: { $0.name == name }) else {
+            throw EventStoreError.invalidInput("no view named '\(name)'; views: \(self.names.joined(separator: ", "))")
+        }
+        let target = try position ?? store.headPosition()
+        let documentKey = projection.documentKey(key)
+        for _ in 0..<3 {
+            var view = readable.withLock { $0[name] }
+            if view == nil || view!.position < target {
+                try lock.withLock {
+                    if let current = readable.withLock({ $0[name] }), current.position >= target { return }
+                    readerCatchUps.add(1, ordering: .relaxed)
+                    defer { publish() }
+                    _ = try run([name], selected: try prepareWorkers([name]), progress: { _, _ in })
+                }
+                view = readable.withLock { $0[name] }
+            }
+            guard let view else { break }
+            let document = try store.documents(of: name, generation: view.generation, keys: [documentKey])[documentKey]
+            // A swap that retired this generation while it was read: read again.
+            guard readable.withLock({ $0[name]?.generation }) == view.generation else { continue }
+            return try document.map { try P.Document.decode($0) }
+        }
+        // The view keeps being swapped under the reader: read under the lock.
         return try lock.withLock {
-            guard let worker = workers[projection.name] as? ProjectionWorker<P> else { return nil }
-            return try worker.document(for: projection.documentKey(key))
+            defer { publish() }
+            _ = try run([name], selected: try prepareWorkers([name]), progress: { _, _ in })
+            guard let worker = workers[name] as? ProjectionWorker<P> else { return nil }
+            return try worker.document(for: documentKey)
+        }
+    }
+
+    /// How many catch-ups readers ran because their view was behind (each one served every
+    /// reader waiting for it).
+    public var catchUpsForReaders: Int { readerCatchUps.load(ordering: .relaxed) }
+
+    /// Makes what the active workers committed readable without the lock (call holding `lock`).
+    private func publish() {
+        let views = workers.values.filter { $0.status.isActive }.map { ($0.name, ReadableView(generation: $0.status.generation, position: $0.status.position)) }
+        readable.withLock { readable in
+            for (name, view) in views { readable[name] = view }
         }
     }
 
@@ -209,4 +267,10 @@ public final class Projector: @unchecked Sendable {
     public func statuses() throws -> [ProjectionStatus] {
         try store.projectionStatuses()
     }
+}
+
+/// A view's active generation and the checkpoint of its committed documents.
+private struct ReadableView: Sendable {
+    var generation: Int
+    var position: Int64
 }

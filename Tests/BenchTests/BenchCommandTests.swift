@@ -29,8 +29,8 @@ struct BenchCommandTests {
         #expect(long.errors.isEmpty)
         #expect(long.output.hasPrefix("OVERVIEW: Measure append and read speed"))
         #expect(long.output.contains("\nUSAGE: evtool-bench [SUITE…] "))
-        #expect(long.output.contains("sqlite, commands, projections, audit, postgres"))
-        for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--postgres URL"] {
+        #expect(long.output.contains("sqlite, commands, projections, audit, postgres, serve"))
+        for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--postgres URL", "--duration S"] {
             #expect(long.output.contains("\n  \(option) "), "help lacks \(option)")
         }
         #expect(long.output.contains("\nEXIT CODES:\n"))
@@ -39,9 +39,9 @@ struct BenchCommandTests {
 
     @Test("usage errors: one Error line, the usage line, a pointer to help, exit 64, nothing on stdout")
     func usageErrors() throws {
-        let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL]\nSee 'evtool-bench --help'.\n"
+        let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL] [--duration S]\nSee 'evtool-bench --help'.\n"
         let cases: [([String], String)] = [
-            (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, postgres\n"),
+            (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, postgres, serve\n"),
             (["--event", "5"], "Error: unknown option '--event'\n"),
             (["-x"], "Error: unknown option '-x'\n"),
             (["sqlite", "--events", "999"], "Error: option '--events' must be a whole number from 1000 to 100000000, not '999'\n"),
@@ -114,5 +114,36 @@ struct BenchCommandTests {
         #expect(lines.contains { Self.isFigure($0, operation: "append, batches of 1000", baseline: "COPY of the same rows") }, "\(result)")
         #expect(lines.contains { Self.isFigure($0, operation: "read whole log (batches of 1,000)", baseline: "one SELECT of every column") }, "\(result)")
         #expect(lines.contains { Self.isFigure($0, operation: "append, one event per call, 8 writers", baseline: "the same with 1 writer: the ratio is the speed-up") }, "\(result)")
+    }
+
+    @Test("a short serve run starts evtool serve on SQLite and PostgreSQL, loads it with wrk, and prints every figure, baseline and ratio")
+    func serveRun() throws {
+        let url = try TestStores.postgresURL()
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let result = try Processes.run(Self.bench, ["serve", "--users", "300", "--duration", "1", "--quick", "--postgres", url, "--dir", directory.path])
+        #expect(result.status == 0, "\(result)")
+        #expect(Self.onlyDebugWarnings(result.errors), "\(result)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.first == "evtool-bench: evtool serve under wrk -t2 -c64 -d1s (server --threads 8), 300 users of 1-3 favorites each; SQLite (durable) and PostgreSQL", "\(result)")
+        #expect(lines.contains { $0.hasPrefix("load before: ") } && lines.contains { $0.hasPrefix("load after: ") }, "\(result)")
+        let load = /\s+[0-9,]+ (req|reads)\/s  p50 [0-9]+\.[0-9]{2} ms  p99 [0-9]+\.[0-9]{2} ms  \([0-9,]+ requests, 0 failed\)/
+        for label in ["sqlite", "postgres"] {
+            #expect(lines.contains { $0.hasPrefix("\(label): preloaded 300 users (600 events), views caught up, in ") }, "\(label): \(result)")
+            for what in ["in-process read (EvtoolKit, 8 threads)", "serve reads: GET favorites of a user", "serve writes: PUT favorite"] {
+                let prefix = "\(label) \(what)"
+                #expect(lines.contains { $0.hasPrefix(prefix) && $0.dropFirst(prefix.count).wholeMatch(of: load) != nil }, "\(prefix): \(result)")
+            }
+            let raw = try Regex("\(label) baseline: raw .+: [0-9,]+ rows/s")
+            let perProcess = try Regex("\(label) baseline: one 'evtool favorite' process per request: [0-9]+\\.[0-9] req/s")
+            let p99 = try Regex("\(label) serve reads p99 [0-9]+\\.[0-9]{2} ms: (< 5 ms ok|≥ 5 ms MISSED \\(target < 5 ms\\))")
+            #expect(lines.contains { $0.wholeMatch(of: raw) != nil }, "\(result)")
+            #expect(lines.contains { $0.wholeMatch(of: perProcess) != nil }, "\(result)")
+            let rawName = label == "sqlite" ? "raw SQLite: prepared INSERT, one transaction per row, synchronous=FULL"
+                : "raw PostgreSQL: prepared single-row INSERT transactions over 8 connections"
+            #expect(lines.contains { Self.isFigure($0, operation: "\(label) serve writes vs raw", baseline: rawName) }, "\(result)")
+            #expect(lines.contains { Self.isFigure($0, operation: "\(label) serve reads vs in-process", baseline: "the same read through EvtoolKit in-process") }, "\(result)")
+            #expect(lines.contains { Self.isFigure($0, operation: "\(label) serve writes vs a process each", baseline: "one evtool favorite process per request") }, "\(result)")
+            #expect(lines.contains { $0.wholeMatch(of: p99) != nil }, "\(result)")
+        }
     }
 }

@@ -25,6 +25,7 @@ enum ServeCommands {
             .init(name: "log-format", value: "text|json", help: "One line per request on standard error, as text (default) or JSON"),
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
+            .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
             CommandSpec.storeOption,
         ],
         discussion: """
@@ -87,6 +88,8 @@ enum ServeCommands {
             default:
                 throw CLIError.usage("give either --tokens or --no-auth, not both", arguments.command)
             }
+            let sealKey = try arguments.value("seal-key").map { try AuditFiles.key($0, "seal key") }
+            if let sealKey, sealKey.privateKey == nil { throw CLIError(message: "'--seal-key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
             let groupCommit: Bool
             switch arguments.value("group-commit") {
@@ -100,7 +103,8 @@ enum ServeCommands {
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
-            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits)
+            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits,
+                          sealKey: sealKey, auditLog: { line in writeStandardError(line) })
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
@@ -163,4 +167,18 @@ enum ServeCommands {
             try console.output(token)
             console.message("token: added a token with role \(role.rawValue) to \(path); it is shown only now")
         })
+
+    /// Writes a line to standard error in one call (audit lines of concurrent requests do not
+    /// mix); a closed standard error drops it.
+    @Sendable static func writeStandardError(_ line: String) {
+        let bytes = Array(line.utf8)
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { if errno == EINTR { continue }; break }
+                offset += written
+            }
+        }
+    }
 }

@@ -116,6 +116,45 @@ for method, path, body, allowed in routes:
             check(head() == before, f"a refused {method} by {role} records nothing")
 print("role matrix ok", flush=True)
 
+# --- admin routes: rebuild, seal, forget (admin only, each with an audit line) ----------------
+victim = f"forget-{RUN}"
+r = client.put(f"/v1/users/{victim}/favorites/F1", json=SUMMARY, headers=auth("app"))
+check(r.status_code == 201, "a favorite of the user to forget", r)
+admin_routes = [
+    ("POST", "/v1/admin/rebuild", {"views": ["favorites"]}),
+    ("POST", "/v1/admin/seal", None),
+    ("POST", f"/v1/admin/users/{victim}/forget", {"reason": "e2e ticket 1"}),
+]
+for method, path, body in admin_routes:
+    for role in ("app", "auditor"):
+        before = head()
+        r = client.request(method, path, json=body, headers=auth(role))
+        problem(r, 403, "forbidden")
+        check(head() == before, f"a refused {method} {path} by {role} records nothing")
+r = client.post("/v1/admin/rebuild", json={"views": ["favorites"]}, headers=auth("admin"))
+check(r.status_code == 200 and [v["name"] for v in r.json()["views"]] == ["favorites"] and r.json()["views"][0]["documents"] >= 1
+      and r.json()["head"] == head(), "admin rebuilds favorites: the views, their documents, the head", r)
+r = client.post("/v1/admin/rebuild", headers=auth("admin"))
+check(r.status_code == 200 and len(r.json()["views"]) == 4, "an empty body rebuilds every view", r)
+problem(client.post("/v1/admin/rebuild", json={"views": ["nope"]}, headers=auth("admin")), 422, "validation", "views")
+r = client.post("/v1/admin/seal", headers=auth("admin"))
+check(r.status_code == 201 and r.json()["number"] >= 1 and r.json()["position"] == head() and r.json()["signed"] is False
+      and r.json()["checkpoint"].startswith("evtool\n"), "admin seals: 201, the seal at the head, an unsigned checkpoint", r)
+sealed = r.json()
+r = client.post("/v1/admin/seal", headers=auth("admin"))
+check(r.status_code == 201 and r.json()["number"] == sealed["number"] + 1 and r.json()["previousHash"] == sealed["hash"], "the next seal chains to the first", r)
+problem(client.post(f"/v1/admin/users/{victim}/forget", json={"reason": "  "}, headers=auth("admin")), 422, "validation", "reason")
+problem(client.post(f"/v1/admin/users/{victim}/forget", json={"by": "x"}, headers=auth("admin")), 422, "validation")
+problem(client.post(f"/v1/admin/users/nobody-{RUN}/forget", json={"reason": "x"}, headers=auth("admin")), 404, "not-found")
+r = client.post(f"/v1/admin/users/{victim}/forget", json={"reason": "e2e ticket 1"}, headers=auth("admin"))
+check(r.status_code == 200 and r.json()["erasedEvents"] == 1 and r.json()["operator"] == "e2e-admin" and r.json()["position"] == head(),
+      "admin forgets the user: one event erased, UserErased at the head, the token's name as operator", r)
+r = client.get(f"/v1/users/{victim}/favorites", headers=auth("app"))
+check(r.status_code == 200 and r.json()["items"] == [], "the erased user's favorites are empty at once", r)
+r = client.put(f"/v1/users/{victim}/favorites/F1", json=SUMMARY, headers=auth("app"))
+check(r.status_code == 201, "after the erasure the user can favorite the listing again (no stale state)", r)
+print("admin routes ok", flush=True)
+
 # --- writes: recorded (201) and unchanged (200) ----------------------------------------------
 user = f"ada-{RUN}"
 r = client.put(f"/v1/users/{user}/favorites/L42", json=SUMMARY, headers=auth("app"))

@@ -1,0 +1,113 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+import StoreSQLite
+
+/// The operations of an administrator (`evtool rebuild`, `seal`, `forget`; the HTTP API's
+/// `/v1/admin` routes), through the application's own projector and runner, so a running
+/// server's reads and its cached user states follow at once.
+extension Application {
+    /// Rebuilds views (all, or those named) from the whole log in new generations and swaps each
+    /// in; readers keep the old ones meanwhile.
+    /// - Throws: ``ApplicationError/invalid(field:message:)`` (field `views`) for a name that is
+    ///   no view; the store's failures.
+    public func rebuildViews(_ names: [String]? = nil) throws(ApplicationError) -> RebuildResult {
+        let started = ContinuousClock.now
+        do {
+            for name in names ?? [] where !projector.names.contains(name) {
+                throw ApplicationError.invalid(field: "views", message: "no view named '\(name)'; views: \(projector.names.joined(separator: ", "))")
+            }
+            let head = try projector.rebuild(names)
+            let statuses = try projector.statuses()
+            var views: [RebuildResult.View] = []
+            for name in names ?? projector.names {
+                guard let active = statuses.first(where: { $0.name == name && $0.isActive }) else { continue }
+                views.append(RebuildResult.View(name: name, generation: active.generation,
+                                                documents: try documentCount(of: name, generation: active.generation)))
+            }
+            let elapsed = ContinuousClock.now - started
+            return RebuildResult(views: views, head: head, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// The documents a generation of a view holds.
+    private func documentCount(of name: String, generation: Int) throws -> Int {
+        var count = 0
+        var after = ""
+        while true {
+            let page = try store.documents(of: name, generation: generation, after: after, limit: 10_000)
+            count += page.count
+            guard page.count == 10_000, let last = page.last else { return count }
+            after = last.key
+        }
+    }
+
+    /// Verifies the whole log, then records a seal over every stream's head (as `evtool seal`),
+    /// and makes the checkpoint of the sealed events' Merkle tree, signed with `signingKey`.
+    /// - Throws: ``ApplicationError/conflict(_:)`` when the store holds no events (nothing to
+    ///   seal); ``ApplicationError/failed(_:)`` when the log fails verification (nothing is
+    ///   sealed then) or the store keeps no seals; the store's failures.
+    public func seal(signingKey: Ed25519Key? = nil) throws(ApplicationError) -> SealResult {
+        do {
+            guard let auditable = store as? any AuditableEventStore else {
+                throw ApplicationError.failed("this store cannot keep seals")
+            }
+            guard try auditable.headPosition() > 0 else {
+                throw ApplicationError.conflict("the store holds no events: nothing to seal")
+            }
+            var verifier = try LogVerifier(store: auditable)
+            let report: VerificationReport
+            do {
+                report = try verifier.verifyLog()
+            } catch let failure as VerificationFailure {
+                throw ApplicationError.failed("the log fails verification, so it was not sealed: \(failure)")
+            }
+            let seal = Seal.make(after: try auditable.seals().last, position: report.head, events: report.events, heads: report.heads)
+            try auditable.addSeal(seal)
+            var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: auditable, size: UInt64(report.events)), time: seal.sealedAt)
+            if let signingKey {
+                do {
+                    try checkpoint.sign(with: signingKey)
+                } catch {
+                    throw ApplicationError.failed("seal \(seal.number) was recorded, but its checkpoint could not be signed: \(error)")
+                }
+            }
+            return SealResult(seal: seal, checkpoint: checkpoint)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// Erases a user as `evtool forget` does: their events' payloads become tombstones (their
+    /// digests kept, so the chain still verifies), a `UserErased` event records who and why, the
+    /// views are rebuilt, and an SQLite file is rewritten so the erased bytes leave it. The
+    /// runner's cached state of the user is dropped, so the next command decides on the log.
+    /// - Throws: ``ApplicationError/invalid(field:message:)`` for an empty reason or operator,
+    ///   a malformed user id or a user with no events; the store's failures.
+    public func forget(user typed: String, reason: String, operatorName: String) throws(ApplicationError) -> ErasureResult {
+        do {
+            guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw ApplicationError.invalid(field: "reason", message: "the reason must say why (a ticket, the legal basis)")
+            }
+            guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw ApplicationError.invalid(field: "by", message: "the operator must be named")
+            }
+            guard let auditable = store as? any AuditableEventStore else {
+                throw ApplicationError.failed("this store cannot erase users")
+            }
+            let user = try UserStream.existing(typed: typed, in: store)
+            let stream = UserStream.id(for: user)
+            let outcome = try auditable.erase(Erasure.Request(stream: stream, reason: reason, operatorName: operatorName))
+            runner.forgetCachedState(of: stream)
+            let head = try projector.rebuild()
+            var compacted: Bool?
+            if let file = store as? SQLiteEventStore { compacted = try file.compact() }
+            return ErasureResult(user: user, outcome: outcome, rebuiltThrough: head, compacted: compacted)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+}

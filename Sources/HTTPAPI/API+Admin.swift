@@ -1,0 +1,139 @@
+import EventLog
+import EvtoolKit
+import Foundation
+
+/// The administrator's routes (`admin` role only): rebuild the views, seal the log, erase a
+/// user. Each calls the application library, answers with what it did, and writes one audit
+/// line (who, what, the outcome) through ``API/auditLog``, whether it succeeded or not.
+extension API {
+    /// The `/v1/admin` routes, listed after the others in ``routes`` and the OpenAPI document.
+    static let adminRoutes: [Route] = [
+        Route(method: "POST", template: "/v1/admin/rebuild", roles: [.admin], name: "adminRebuild", handler: { try $0.adminRebuild($1) }),
+        Route(method: "POST", template: "/v1/admin/seal", roles: [.admin], name: "adminSeal", handler: { try $0.adminSeal($1) }),
+        Route(method: "POST", template: "/v1/admin/users/{user}/forget", roles: [.admin], name: "adminForget", handler: { try $0.adminForget($1) }),
+    ]
+
+    /// `{"views": [NAME…]}`, all of it optional (an empty body rebuilds every view).
+    struct RebuildBody: Decodable {
+        var views: [String]?
+    }
+
+    /// `{"reason": TEXT, "by": OPERATOR}`; `by` defaults to the token's name.
+    struct ForgetBody: Decodable {
+        var reason: String
+        var by: String?
+    }
+
+    func adminRebuild(_ match: RouteMatch) throws -> HTTPResponse {
+        let body = match.request.body.isEmpty ? RebuildBody() : try RequestBodies.decode(RebuildBody.self, from: match.request, what: "rebuild")
+        let result = try audited(match, "rebuild \(body.views?.joined(separator: ",") ?? "all views")") {
+            try application.rebuildViews(body.views)
+        } describe: { result in
+            "rebuilt \(result.views.map { "\($0.name) (\($0.documents) documents)" }.joined(separator: ", ")) through position \(result.head)"
+        }
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("views"); writer.beginArray()
+        for view in result.views {
+            writer.beginObject()
+            writer.key("name"); writer.string(view.name)
+            writer.key("generation"); writer.number(view.generation)
+            writer.key("documents"); writer.number(view.documents)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("head"); writer.number(result.head)
+        writer.key("seconds"); writer.raw(Data(String(format: "%.3f", result.seconds).utf8))
+        writer.endObject()
+        return .json(200, writer.bytes)
+    }
+
+    func adminSeal(_ match: RouteMatch) throws -> HTTPResponse {
+        let result = try audited(match, "seal") {
+            try application.seal(signingKey: sealKey)
+        } describe: { result in
+            "sealed: seal \(result.seal.number) at position \(result.seal.position) (\(result.seal.events) events in \(result.seal.streams) streams) \(result.seal.hash)"
+                + (result.isSigned ? ", checkpoint signed" : "")
+        }
+        let seal = result.seal
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("number"); writer.number(seal.number)
+        writer.key("position"); writer.number(seal.position)
+        writer.key("events"); writer.number(seal.events)
+        writer.key("streams"); writer.number(seal.streams)
+        writer.key("hash"); writer.string(seal.hash)
+        writer.key("previousHash"); writer.string(seal.previousHash)
+        writer.key("sealedAt"); writer.string(seal.sealedAt)
+        writer.key("checkpoint"); writer.string(result.checkpoint.text)
+        writer.key("signed"); writer.bool(result.isSigned)
+        writer.endObject()
+        return .json(201, writer.bytes)
+    }
+
+    func adminForget(_ match: RouteMatch) throws -> HTTPResponse {
+        let user = match.parameter("user")
+        let body = try RequestBodies.decode(ForgetBody.self, from: match.request, what: "erasure")
+        let operatorName = body.by ?? callerName(match.request) ?? "admin"
+        let result = try audited(match, "forget user '\(RequestLogText.printable(user))' by '\(RequestLogText.printable(operatorName))'") {
+            guard try application.streamVersion(user: user) > 0 else {
+                throw Problem(.notFound, "user '\(user)' has no events to erase")
+            }
+            return try application.forget(user: user, reason: body.reason, operatorName: operatorName)
+        } describe: { result in
+            "erased \(result.outcome.erasedEvents) events (UserErased at position \(result.outcome.position)); views rebuilt through \(result.rebuiltThrough)"
+        }
+        var writer = ResponseWriter()
+        writer.beginObject()
+        writer.key("user"); writer.string(result.user)
+        writer.key("erasedEvents"); writer.number(result.outcome.erasedEvents)
+        writer.key("position"); writer.number(result.outcome.position)
+        writer.key("eventID"); writer.string(result.outcome.eventID.lowercaseString)
+        writer.key("operator"); writer.string(operatorName)
+        writer.key("rebuiltThrough"); writer.number(result.rebuiltThrough)
+        writer.key("compacted")
+        if let compacted = result.compacted { writer.bool(compacted) } else { writer.null() }
+        writer.endObject()
+        return .json(200, writer.bytes)
+    }
+
+    /// Runs an admin operation and writes its audit line: who (the token's name and role),
+    /// what, and what came of it (the outcome, or the problem's status and detail).
+    func audited<T>(_ match: RouteMatch, _ what: String, _ body: () throws -> T, describe: (T) -> String) throws -> T {
+        let who = "\(match.role.rawValue) '\(RequestLogText.printable(callerName(match.request) ?? "-"))'"
+        do {
+            let result = try body()
+            auditLog("audit: \(Timestamp.format(Timestamp.now())) \(who) \(what): \(describe(result))\n")
+            return result
+        } catch {
+            let problem = Self.problem(for: error)
+            auditLog("audit: \(Timestamp.format(Timestamp.now())) \(who) \(what): refused \(problem.kind.status) \(problem.detail)\n")
+            throw problem
+        }
+    }
+
+    /// The name the caller's token has in the tokens file (nil without authentication or name).
+    func callerName(_ request: HTTPRequest) -> String? {
+        guard let tokens, let header = request.header("authorization") else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        guard let name = tokens.entry(of: parts[1].trimmingCharacters(in: .whitespaces))?.name, !name.isEmpty else { return nil }
+        return name
+    }
+}
+
+/// Text for audit lines: control characters and non-ASCII bytes as `%HH`, so an id cannot
+/// forge a line.
+enum RequestLogText {
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if byte < 0x20 || byte >= 0x7F {
+                out += String(format: "%%%02X", byte)
+            } else {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return out
+    }
+}
