@@ -1,4 +1,5 @@
 import EventLog
+import EvtoolKit
 import Foundation
 
 /// `evtool prove` and `evtool check-proof`: inclusion and consistency proofs over the log's
@@ -34,14 +35,14 @@ enum ProofCommands {
                 guard older.size > 0, older.size <= newer.size else {
                     throw CLIError(message: "no consistency proof from a tree of \(older.size) events to one of \(newer.size)", code: .invalidData)
                 }
-                let store = try AuditCommands.openForAudit(location)
+                let store = try LogAudit.open(location)
                 var builders = [MerkleProofBuilder(size: older.size),
                                 MerkleProofBuilder(size: newer.size, ranges: try MerkleProof.consistencyRanges(from: older.size, to: newer.size))]
                 try LogTree.feed(&builders, from: store)
-                let olderRoot = try finish(builders[0], location).root
-                let built = try finish(builders[1], location)
-                try expect(olderRoot, of: older, from)
-                try expect(built.root, of: newer, to)
+                let olderRoot = try Proofs.finish(builders[0], location).root
+                let built = try Proofs.finish(builders[1], location)
+                try Proofs.expect(olderRoot, of: older, from)
+                try Proofs.expect(built.root, of: newer, to)
                 try console.output(String(ProofDocument.consistency(from: older.size, to: newer.size, path: built.proof).text.dropLast()))
                 return
             }
@@ -49,7 +50,7 @@ enum ProofCommands {
             guard let id = UUID(uuidString: idText) else { throw CLIError.usage("'\(idText)' is not an event id", arguments.command) }
             let checkpointPath = arguments.value("checkpoint")
             let checkpoint = try checkpointPath.map(AuditFiles.checkpoint)
-            let store = try AuditCommands.openForAudit(location)
+            let store = try LogAudit.open(location)
             guard let (index, event) = try LogTree.leaf(of: id, in: store) else {
                 throw CLIError(message: "\(location) has no event \(idText)", code: .invalidData)
             }
@@ -59,8 +60,8 @@ enum ProofCommands {
             }
             var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))]
             try LogTree.feed(&builders, from: store)
-            let built = try finish(builders[0], location)
-            if let checkpoint, let checkpointPath { try expect(built.root, of: checkpoint, checkpointPath) }
+            let built = try Proofs.finish(builders[0], location)
+            if let checkpoint, let checkpointPath { try Proofs.expect(built.root, of: checkpoint, checkpointPath) }
             let previousHash = event.version > 1
                 ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
             guard let entry = [UInt8](hexadecimal: event.hash), let previous = previousHash.flatMap({ [UInt8](hexadecimal: $0) }) else {
@@ -110,7 +111,7 @@ enum ProofCommands {
                     try MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(entry), index: index, size: size, path: path, root: checkpoints[0].root)
                     var content = ""
                     if let file = arguments.value("event-file") {
-                        try checkEventFile(file, event: event, entry: entry, previous: previous)
+                        try Proofs.checkEventFile(file, event: event, entry: entry, previous: previous)
                         content = ", with the content of \(file)"
                     }
                     try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
@@ -126,44 +127,4 @@ enum ProofCommands {
                 throw CLIError(message: "the proof does not hold: \(error)", code: .invalidData)
             }
         })
-
-    /// Recomputes the chain hash of the event in an export line and compares it with the proof's.
-    static func checkEventFile(_ path: String, event: UUID, entry: [UInt8], previous: [UInt8]) throws {
-        let text = try AuditFiles.text(path, "event")
-        guard let line = text.split(separator: "\n").first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-            throw CLIError(message: "the event file '\(path)' is empty", code: .invalidData)
-        }
-        let imported: LogRecord.Imported
-        do {
-            imported = try LogRecord.parse(Data(line.utf8))
-        } catch {
-            throw CLIError(message: "the event file '\(path)' is not an exported event: \(error.reason)", code: .invalidData)
-        }
-        guard imported.event.id == event else {
-            throw CLIError(message: "the event file '\(path)' holds event \(imported.event.id.lowercaseString), not the proven \(event.lowercaseString)", code: .invalidData)
-        }
-        guard let recordedAt = imported.event.recordedAt else {
-            throw CLIError(message: "the event file '\(path)' has no recording time", code: .invalidData)
-        }
-        let hash = EventChain.hash(previous: previous, stream: imported.stream, version: imported.version, id: imported.event.id,
-                                   type: imported.event.type, recordedAt: Timestamp.format(recordedAt), data: imported.event.data,
-                                   metadata: imported.event.metadata)
-        guard hash == entry.hexString else {
-            throw CLIError(message: "the event file '\(path)' is not the proven event: its content hashes to \(hash), the proof's leaf is \(entry.hexString) (the event was changed, or erased)", code: .invalidData)
-        }
-    }
-
-    static func finish(_ builder: MerkleProofBuilder, _ location: StoreLocation) throws -> (root: [UInt8], proof: [[UInt8]]) {
-        do {
-            return try builder.finish()
-        } catch {
-            throw CLIError(message: "\(location): \(error); it was truncated, or events were removed, since the checkpoint", code: .invalidData)
-        }
-    }
-
-    static func expect(_ root: [UInt8], of checkpoint: Checkpoint, _ path: String) throws {
-        guard root == checkpoint.root else {
-            throw CLIError(message: "the store's first \(checkpoint.size) events do not have the root of checkpoint '\(path)': an event there was modified, removed, inserted or reordered, or this store is a fork (run 'evtool verify --checkpoint \(path)')", code: .invalidData)
-        }
-    }
 }
