@@ -32,42 +32,15 @@ enum ProofCommands {
                 let to = try arguments.required("to")
                 guard arguments.value("event") == nil else { throw CLIError.usage("'--event' and '--from' are different proofs", arguments.command) }
                 let older = try AuditFiles.checkpoint(from), newer = try AuditFiles.checkpoint(to)
-                guard older.size > 0, older.size <= newer.size else {
-                    throw CLIError(message: "no consistency proof from a tree of \(older.size) events to one of \(newer.size)", code: .invalidData)
-                }
-                let store = try LogAudit.open(location)
-                var builders = [MerkleProofBuilder(size: older.size),
-                                MerkleProofBuilder(size: newer.size, ranges: try MerkleProof.consistencyRanges(from: older.size, to: newer.size))]
-                try LogTree.feed(&builders, from: store)
-                let olderRoot = try Proofs.finish(builders[0], location).root
-                let built = try Proofs.finish(builders[1], location)
-                try Proofs.expect(olderRoot, of: older, from)
-                try Proofs.expect(built.root, of: newer, to)
-                try console.output(String(ProofDocument.consistency(from: older.size, to: newer.size, path: built.proof).text.dropLast()))
+                let proof = try Proofs.consistency(at: location, from: older, from, to: newer, to)
+                try console.output(String(proof.text.dropLast()))
                 return
             }
             let idText = try arguments.required("event")
             guard let id = UUID(uuidString: idText) else { throw CLIError.usage("'\(idText)' is not an event id", arguments.command) }
-            let checkpointPath = arguments.value("checkpoint")
-            let checkpoint = try checkpointPath.map(AuditFiles.checkpoint)
-            let store = try LogAudit.open(location)
-            guard let (index, event) = try LogTree.leaf(of: id, in: store) else {
-                throw CLIError(message: "\(location) has no event \(idText)", code: .invalidData)
-            }
-            let size = try checkpoint?.size ?? LogTree.size(of: store)
-            guard index < size else {
-                throw CLIError(message: "event \(idText) is leaf \(index), after the checkpoint's \(size) events: seal again and prove it in the newer checkpoint", code: .invalidData)
-            }
-            var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))]
-            try LogTree.feed(&builders, from: store)
-            let built = try Proofs.finish(builders[0], location)
-            if let checkpoint, let checkpointPath { try Proofs.expect(built.root, of: checkpoint, checkpointPath) }
-            let previousHash = event.version > 1
-                ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
-            guard let entry = [UInt8](hexadecimal: event.hash), let previous = previousHash.flatMap({ [UInt8](hexadecimal: $0) }) else {
-                throw CLIError(message: "event \(idText) or the one before it in its stream has no valid chain hash", code: .invalidData)
-            }
-            try console.output(String(ProofDocument.inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: built.proof).text.dropLast()))
+            let checkpoint = try arguments.value("checkpoint").map { (checkpoint: try AuditFiles.checkpoint($0), path: $0) }
+            let proof = try Proofs.inclusion(of: id, at: location, checkpoint: checkpoint)
+            try console.output(String(proof.text.dropLast()))
         })
 
     static let checkProof = CommandSpec(
@@ -101,30 +74,17 @@ enum ProofCommands {
             for (checkpoint, path) in zip(checkpoints, paths) {
                 notes.append(try AuditFiles.checkSignature(checkpoint, file: path, publicKey: arguments.value("public-key")))
             }
-            do {
-                switch proof {
-                case .inclusion(let index, let size, let event, let entry, let previous, let path):
-                    guard checkpoints.count == 1 else { throw CLIError.usage("an inclusion proof takes one '--checkpoint'", arguments.command) }
-                    guard checkpoints[0].size == size else {
-                        throw CLIError(message: "the proof is for a tree of \(size) events, the checkpoint's has \(checkpoints[0].size)", code: .invalidData)
-                    }
-                    try MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(entry), index: index, size: size, path: path, root: checkpoints[0].root)
-                    var content = ""
-                    if let file = arguments.value("event-file") {
-                        try Proofs.checkEventFile(file, event: event, entry: entry, previous: previous)
-                        content = ", with the content of \(file)"
-                    }
-                    try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
-                case .consistency(let from, let to, let path):
-                    guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
-                    guard checkpoints[0].size == from, checkpoints[1].size == to else {
-                        throw CLIError(message: "the proof is from \(from) to \(to) events, the checkpoints have \(checkpoints[0].size) and \(checkpoints[1].size)", code: .invalidData)
-                    }
-                    try MerkleProof.verifyConsistency(from: from, to: to, fromRoot: checkpoints[0].root, toRoot: checkpoints[1].root, path: path)
-                    try console.output("OK: checkpoint \(paths[1]) (\(to) events, \(notes[1])) extends checkpoint \(paths[0]) (\(from) events, \(notes[0]))")
-                }
-            } catch let error as MerkleProofError {
-                throw CLIError(message: "the proof does not hold: \(error)", code: .invalidData)
+            switch proof {
+            case .inclusion(let index, let size, let event, _, _, _):
+                guard checkpoints.count == 1 else { throw CLIError.usage("an inclusion proof takes one '--checkpoint'", arguments.command) }
+                let file = arguments.value("event-file")
+                try Proofs.checkInclusion(proof, against: checkpoints[0], eventFile: file)
+                let content = file.map { ", with the content of \($0)" } ?? ""
+                try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
+            case .consistency(let from, let to, _):
+                guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
+                try Proofs.checkConsistency(proof, from: checkpoints[0], to: checkpoints[1])
+                try console.output("OK: checkpoint \(paths[1]) (\(to) events, \(notes[1])) extends checkpoint \(paths[0]) (\(from) events, \(notes[0]))")
             }
         })
 }
