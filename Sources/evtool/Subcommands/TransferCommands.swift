@@ -30,9 +30,9 @@ enum TransferCommands {
         })
 
     static let `import` = CommandSpec(
-        name: "import", summary: "Append the events of an export file (idempotent, resumable, atomic per batch)",
-        usage: "FILE|- [--batch N] [--store STORE]",
-        arguments: [("FILE", "A JSON Lines or CloudEvents export; '-' for standard input")],
+        name: "import", summary: "Append the events of an export file, plain lines or CloudEvents (idempotent, resumable, atomic per batch)",
+        usage: "FILE|- [--format jsonl|plain|cloudevents] [--batch N] [--store STORE]",
+        arguments: [("FILE", "evtool's export, plain event lines or CloudEvents, one per line; '-' for standard input")],
         options: [
             .init(name: "format", value: "F", help: "jsonl (evtool's export), plain or cloudevents (default: the first line's)"),
             .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
@@ -48,8 +48,18 @@ enum TransferCommands {
             Each line's "hash" is recomputed from its content and the previous line's hash; a line
             whose hash does not match is refused (the file was changed), so the imported log
             verifies with the same hashes. Erased events (tombstones) are chained anew.
+
+            Events from elsewhere: plain lines {"stream","type","data","metadata"} (no id,
+            version or position) are appended in file order at each stream's next version with
+            new ids; an optional "id" makes a line idempotent (the same id and content is
+            skipped, the same id with other content refused). CloudEvents 1.0 of other
+            producers (structured JSON) are appended likewise, the stream named by "subject",
+            the id made from "source" and "id" (docs/EVENTS.md says what maps to what). The
+            format is the first line's (or --format); a line of another format is refused.
+            Importing a file shows a progress bar on a terminal; Ctrl-C stops after a batch.
             """,
-        examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -"],
+        examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -",
+                   "evtool import --format cloudevents orders.ndjson"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 1)
             guard let path = arguments.positional.first else { throw CLIError.usage("name the file to import, or '-' for standard input", arguments.command) }
