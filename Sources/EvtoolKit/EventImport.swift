@@ -53,6 +53,21 @@ public struct EventImport {
     ///   when stopped; the byte source's own errors as they are.
     public func run(_ lines: inout LineReader, totalBytes: Int64? = nil, progress: ProgressHandler = { _ in },
                     shouldStop: () -> Bool = { false }) throws -> Outcome {
+        guard let totalBytes else { return try importLines(&lines, totalBytes: nil, progress: progress, shouldStop: shouldStop) }
+        try progress(.started(label: "import", total: totalBytes, unit: "bytes"))
+        let outcome: Outcome
+        do {
+            outcome = try importLines(&lines, totalBytes: totalBytes, progress: progress, shouldStop: shouldStop)
+        } catch {
+            try progress(.finished)
+            throw error
+        }
+        try progress(.completed(totalBytes))
+        try progress(.finished)
+        return outcome
+    }
+
+    private func importLines(_ lines: inout LineReader, totalBytes: Int64?, progress: ProgressHandler, shouldStop: () -> Bool) throws -> Outcome {
         var copier = EventCopier(store: store, batchSize: batchSize)
         var appender = EventAppender(store: store, batchSize: batchSize)
         var format = self.format
@@ -66,8 +81,6 @@ public struct EventImport {
             try copier.flush(through: line)
             try appender.flush(through: line)
         }
-        if let totalBytes { try progress(.started(label: "import", total: totalBytes, unit: "bytes")) }
-        defer { if totalBytes != nil { try? progress(.finished) } }
         do {
             while true {
                 let line: Data?
@@ -137,7 +150,6 @@ public struct EventImport {
             if let storeError = error.underlying as? EventStoreError { throw OperationError.store(message, storeError) }
             throw OperationError.invalid(message)
         }
-        if let totalBytes { try progress(.completed(totalBytes)) }
         return Outcome(format: format, appended: appended, skipped: skipped)
     }
 }

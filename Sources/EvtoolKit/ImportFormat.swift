@@ -10,7 +10,12 @@
 ///   producer (appended like plain lines, the stream named by `subject`). One file holds one
 ///   or the other.
 public enum ImportFormat: String, Sendable, CaseIterable {
-    case jsonl, plain, cloudevents
+    /// evtool's own JSON Lines export.
+    case jsonl
+    /// Plain event lines from elsewhere.
+    case plain
+    /// CloudEvents 1.0, structured JSON mode: evtool's own export or another producer's.
+    case cloudevents
 
     /// The format a line is written in, from its member names: `specversion` is a CloudEvent,
     /// `version` or `position` evtool's export, `stream` a plain line; nil for none of them.
