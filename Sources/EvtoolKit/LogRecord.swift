@@ -67,11 +67,19 @@ public enum LogRecord {
 
     /// Reads one line of either format; the error says what is wrong (the caller adds the line number).
     public static func parse(_ line: Data) throws(LineError) -> Imported {
-        let members: [String: Range<Int>]
+        try parse(line, members: try members(of: line))
+    }
+
+    /// The top-level members of an import line, as byte ranges of their values.
+    public static func members(of line: Data) throws(LineError) -> [String: Range<Int>] {
         switch JSONSyntax.topLevelMembers(of: line) {
-        case .success(let found): members = found
+        case .success(let found): return found
         case .failure(let error): throw LineError("not a JSON object: \(error.reason)")
         }
+    }
+
+    /// Reads one line of either format whose members were already found (``members(of:)``).
+    public static func parse(_ line: Data, members: [String: Range<Int>]) throws(LineError) -> Imported {
         func raw(_ name: String) -> Data? { members[name].map { line.subdata(in: $0) } }
         func string(_ name: String) throws(LineError) -> String {
             guard let bytes = raw(name) else { throw LineError("'\(name)' is missing") }

@@ -113,6 +113,8 @@ enum Evtool {
             return error.code
         case let error as StoreLocationError:
             return report(CLIError(error), console: &console)
+        case let error as OperationError:
+            return report(CLIError(error), console: &console)
         case let error as MigrationError:
             return report(CLIError(message: error.description, code: .invalidData), console: &console)
         case let error as EventStoreError:

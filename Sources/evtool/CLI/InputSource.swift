@@ -1,3 +1,4 @@
+import EvtoolKit
 import Foundation
 
 /// Input named on the command line, `FILE` or `-` for standard input: the one reader of
@@ -8,7 +9,7 @@ import Foundation
 /// (`--details <(curl …)`, a `/dev/fd/N` path) all work; a folder is refused. Reads are
 /// checked: a closed standard input, a missing or unreadable file and a read error are
 /// each one `Error: …` line, never a trap.
-final class InputSource {
+final class InputSource: ByteSource {
     /// What the input is, for messages: `standard input` or `'PATH'`.
     let name: String
     private let descriptor: Int32
@@ -45,6 +46,13 @@ final class InputSource {
         }
         descriptor = opened
         ownsDescriptor = true
+    }
+
+    /// The size of the input when it is a regular file (for progress), else nil.
+    var regularFileSize: Int64? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(status.st_size)
     }
 
     deinit {

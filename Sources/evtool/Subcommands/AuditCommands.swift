@@ -1,4 +1,5 @@
 import Commands
+import EvtoolKit
 import EventLog
 import Foundation
 import Projections
@@ -41,42 +42,26 @@ enum AuditCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let location = try StoreLocation.resolve(arguments)
-            let checkpoint = try arguments.value("checkpoint").map { try CheckpointCheck.prepare($0, publicKey: arguments.value("public-key")) }
+            let checkpoint = try arguments.value("checkpoint").map { path in
+                let prepared = try CheckpointCheck.prepare(path, publicKey: arguments.value("public-key"))
+                return (checkpoint: prepared.checkpoint, path: path, signature: prepared.signature)
+            }
             if checkpoint == nil, arguments.value("public-key") != nil {
                 throw CLIError.usage("'--public-key' checks a '--checkpoint'", arguments.command)
             }
             if checkpoint != nil, arguments.value("stream") != nil {
                 throw CLIError.usage("'--checkpoint' covers the whole log, not one '--stream'", arguments.command)
             }
-            let store = try openForAudit(location)
-            var verifier = try LogVerifier(store: store)
-            do {
-                if let stream = arguments.value("stream") {
-                    let report = try verifier.verifyStream(stream)
-                    guard report.events > 0 else {
-                        throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify (stream ids are compared byte for byte)", code: .emptyStore)
-                    }
-                    let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-                    try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
-                    return
-                }
-                let seals = try (store as? any AuditableEventStore)?.seals() ?? []
-                guard try store.headPosition() > 0 || !seals.isEmpty else {
-                    throw CLIError(message: "\(location) holds no events and no seals: nothing to verify (is this the right store?)", code: .emptyStore)
-                }
-                let head = try store.headPosition()
-                var progress = Progress(label: "verify", total: head, console: console)
-                let report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
-                if head >= 100_000 { progress.finish(console: &console) }
-                guard let checkpoint, let path = arguments.value("checkpoint") else {
-                    try console.output(okLine(report))
-                    return
-                }
-                let consistency = try CheckpointCheck.run(store: store, checkpoint: checkpoint.checkpoint, path: path, signature: checkpoint.signature)
-                try console.output(okLine(report) + "; " + consistency)
-            } catch let failure as VerificationFailure {
-                throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
+            let store = try LogAudit.open(location)
+            if let stream = arguments.value("stream") {
+                let report = try LogAudit.verifyStream(stream, in: store, location: location)
+                let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
+                try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
+                return
             }
+            var display = ProgressRenderer(minimumTotal: 100_000)
+            let verified = try LogAudit.verify(store, location: location, checkpoint: checkpoint, progress: { display.render($0, console: &console) })
+            try console.output(okLine(verified.report) + (verified.consistency.map { "; " + $0 } ?? ""))
         })
 
     static let seal = CommandSpec(
@@ -107,28 +92,12 @@ enum AuditCommands {
             let key = try arguments.value("key").map { try AuditFiles.key($0, "private key") }
             if let key, key.privateKey == nil { throw CLIError(message: "'--key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
-            guard let store = try openForAudit(location) as? any AuditableEventStore else {
-                throw CLIError(message: "the store \(location) cannot keep seals", code: .unavailable)
-            }
-            guard try store.headPosition() > 0 else {
-                throw CLIError(message: "\(location) holds no events: nothing to seal", code: .emptyStore)
-            }
-            var verifier = try LogVerifier(store: store)
-            let report: VerificationReport
-            do {
-                let head = try store.headPosition()
-                var progress = Progress(label: "verify", total: head, console: console)
-                report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
-                if head >= 100_000 { progress.finish(console: &console) }
-            } catch let failure as VerificationFailure {
-                throw CLIError(message: "the log fails verification, so it was not sealed: \(failure)", code: .invalidData)
-            }
-            let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
-            try store.addSeal(seal)
+            var display = ProgressRenderer(minimumTotal: 100_000)
+            let sealing = try LogAudit.seal(try LogAudit.open(location), location: location, key: key, makeCheckpoint: arguments.value("checkpoint-out") != nil,
+                                            progress: { display.render($0, console: &console) })
+            let seal = sealing.seal
             try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
-            guard key != nil || arguments.value("checkpoint-out") != nil else { return }
-            var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
-            if let key { try checkpoint.sign(with: key) }
+            guard let checkpoint = sealing.checkpoint else { return }
             if let out = arguments.value("checkpoint-out") {
                 do {
                     try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
@@ -164,38 +133,13 @@ enum AuditCommands {
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
             let by = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
             let location = try StoreLocation.resolve(arguments)
-            let store = try location.openForViews()
-            guard let auditable = store as? any AuditableEventStore else {
-                throw CLIError(message: "the store \(location) cannot erase users", code: .unavailable)
-            }
-            let user = try UserStream.existing(typed: typed, in: store)
-            let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: user), reason: reason, operatorName: by))
-            try Projector(store: store).rebuild()
-            var compacted = ""
-            if let file = store as? SQLiteEventStore {
-                compacted = try file.compact() ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
-            }
-            try console.output("erased \(outcome.erasedEvents) events of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
+            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location)
+            let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
+            try console.output("erased \(forgotten.erasedEvents) events of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); views rebuilt\(compacted)")
         })
 
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
         return "OK: \(report.events) events in \(report.streams) streams, \(report.seals) seals verified\(erased)"
-    }
-
-    /// Opens a store for verify and seal, telling apart what is not a store and a newer schema.
-    static func openForAudit(_ location: StoreLocation) throws -> any EventStore {
-        do {
-            return try location.open(create: false)
-        } catch let error as EventStoreError {
-            switch error {
-            case .corrupt(let reason) where reason.contains("not an SQLite database") || reason.contains("not an evtool store"):
-                throw CLIError(message: "\(location) is not an evtool store (\(reason)); nothing was verified", code: .notAStore)
-            case .newerSchema:
-                throw CLIError(message: "\(error.description); nothing was verified", code: .newerSchema)
-            default:
-                throw error
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import EventLog
+import EvtoolKit
 import Foundation
 
 /// `evtool keys create`: an Ed25519 key pair for signing checkpoints (docs/AUDIT.md).

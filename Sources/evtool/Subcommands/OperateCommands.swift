@@ -61,18 +61,11 @@ enum OperateCommands {
             }
             let store = try StoreLocation.resolve(arguments).openForViews()
             let names = arguments.positional.isEmpty ? nil : arguments.positional
-            var progress = Progress(label: "rebuild", total: try store.headPosition(), console: console)
+            var display = ProgressRenderer()
             Interrupt.install()
             let started = Date()
-            let head = try Projector(store: store).rebuild(names) { position, _ in
-                progress.update(position, console: &console)
-                if Interrupt.isRequested {
-                    progress.finish(console: &console)
-                    throw CLIError(message: "interrupted at position \(position); run the same rebuild again to resume from its last commit (readers still see the old views)", code: .interrupted)
-                }
-            }
-            progress.update(head, console: &console, force: true)
-            progress.finish(console: &console)
+            let head = try ViewMaintenance.rebuild(store, names: names, progress: { display.render($0, console: &console) },
+                                                   shouldStop: { Interrupt.isRequested })
             let seconds = Date().timeIntervalSince(started)
             try console.output("rebuilt \((names ?? viewNames).joined(separator: ", ")) through position \(head) in \(String(format: "%.1f", seconds)) s")
         })

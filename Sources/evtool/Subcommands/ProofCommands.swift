@@ -1,4 +1,5 @@
 import EventLog
+import EvtoolKit
 import Foundation
 
 /// `evtool prove` and `evtool check-proof`: inclusion and consistency proofs over the log's
@@ -31,42 +32,15 @@ enum ProofCommands {
                 let to = try arguments.required("to")
                 guard arguments.value("event") == nil else { throw CLIError.usage("'--event' and '--from' are different proofs", arguments.command) }
                 let older = try AuditFiles.checkpoint(from), newer = try AuditFiles.checkpoint(to)
-                guard older.size > 0, older.size <= newer.size else {
-                    throw CLIError(message: "no consistency proof from a tree of \(older.size) events to one of \(newer.size)", code: .invalidData)
-                }
-                let store = try AuditCommands.openForAudit(location)
-                var builders = [MerkleProofBuilder(size: older.size),
-                                MerkleProofBuilder(size: newer.size, ranges: try MerkleProof.consistencyRanges(from: older.size, to: newer.size))]
-                try LogTree.feed(&builders, from: store)
-                let olderRoot = try finish(builders[0], location).root
-                let built = try finish(builders[1], location)
-                try expect(olderRoot, of: older, from)
-                try expect(built.root, of: newer, to)
-                try console.output(String(ProofDocument.consistency(from: older.size, to: newer.size, path: built.proof).text.dropLast()))
+                let proof = try Proofs.consistency(at: location, from: older, from, to: newer, to)
+                try console.output(String(proof.text.dropLast()))
                 return
             }
             let idText = try arguments.required("event")
             guard let id = UUID(uuidString: idText) else { throw CLIError.usage("'\(idText)' is not an event id", arguments.command) }
-            let checkpointPath = arguments.value("checkpoint")
-            let checkpoint = try checkpointPath.map(AuditFiles.checkpoint)
-            let store = try AuditCommands.openForAudit(location)
-            guard let (index, event) = try LogTree.leaf(of: id, in: store) else {
-                throw CLIError(message: "\(location) has no event \(idText)", code: .invalidData)
-            }
-            let size = try checkpoint?.size ?? LogTree.size(of: store)
-            guard index < size else {
-                throw CLIError(message: "event \(idText) is leaf \(index), after the checkpoint's \(size) events: seal again and prove it in the newer checkpoint", code: .invalidData)
-            }
-            var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))]
-            try LogTree.feed(&builders, from: store)
-            let built = try finish(builders[0], location)
-            if let checkpoint, let checkpointPath { try expect(built.root, of: checkpoint, checkpointPath) }
-            let previousHash = event.version > 1
-                ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
-            guard let entry = [UInt8](hexadecimal: event.hash), let previous = previousHash.flatMap({ [UInt8](hexadecimal: $0) }) else {
-                throw CLIError(message: "event \(idText) or the one before it in its stream has no valid chain hash", code: .invalidData)
-            }
-            try console.output(String(ProofDocument.inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: built.proof).text.dropLast()))
+            let checkpoint = try arguments.value("checkpoint").map { (checkpoint: try AuditFiles.checkpoint($0), path: $0) }
+            let proof = try Proofs.inclusion(of: id, at: location, checkpoint: checkpoint)
+            try console.output(String(proof.text.dropLast()))
         })
 
     static let checkProof = CommandSpec(
@@ -100,70 +74,17 @@ enum ProofCommands {
             for (checkpoint, path) in zip(checkpoints, paths) {
                 notes.append(try AuditFiles.checkSignature(checkpoint, file: path, publicKey: arguments.value("public-key")))
             }
-            do {
-                switch proof {
-                case .inclusion(let index, let size, let event, let entry, let previous, let path):
-                    guard checkpoints.count == 1 else { throw CLIError.usage("an inclusion proof takes one '--checkpoint'", arguments.command) }
-                    guard checkpoints[0].size == size else {
-                        throw CLIError(message: "the proof is for a tree of \(size) events, the checkpoint's has \(checkpoints[0].size)", code: .invalidData)
-                    }
-                    try MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(entry), index: index, size: size, path: path, root: checkpoints[0].root)
-                    var content = ""
-                    if let file = arguments.value("event-file") {
-                        try checkEventFile(file, event: event, entry: entry, previous: previous)
-                        content = ", with the content of \(file)"
-                    }
-                    try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
-                case .consistency(let from, let to, let path):
-                    guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
-                    guard checkpoints[0].size == from, checkpoints[1].size == to else {
-                        throw CLIError(message: "the proof is from \(from) to \(to) events, the checkpoints have \(checkpoints[0].size) and \(checkpoints[1].size)", code: .invalidData)
-                    }
-                    try MerkleProof.verifyConsistency(from: from, to: to, fromRoot: checkpoints[0].root, toRoot: checkpoints[1].root, path: path)
-                    try console.output("OK: checkpoint \(paths[1]) (\(to) events, \(notes[1])) extends checkpoint \(paths[0]) (\(from) events, \(notes[0]))")
-                }
-            } catch let error as MerkleProofError {
-                throw CLIError(message: "the proof does not hold: \(error)", code: .invalidData)
+            switch proof {
+            case .inclusion(let index, let size, let event, _, _, _):
+                guard checkpoints.count == 1 else { throw CLIError.usage("an inclusion proof takes one '--checkpoint'", arguments.command) }
+                let file = arguments.value("event-file")
+                try Proofs.checkInclusion(proof, against: checkpoints[0], eventFile: file)
+                let content = file.map { ", with the content of \($0)" } ?? ""
+                try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
+            case .consistency(let from, let to, _):
+                guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
+                try Proofs.checkConsistency(proof, from: checkpoints[0], to: checkpoints[1])
+                try console.output("OK: checkpoint \(paths[1]) (\(to) events, \(notes[1])) extends checkpoint \(paths[0]) (\(from) events, \(notes[0]))")
             }
         })
-
-    /// Recomputes the chain hash of the event in an export line and compares it with the proof's.
-    static func checkEventFile(_ path: String, event: UUID, entry: [UInt8], previous: [UInt8]) throws {
-        let text = try AuditFiles.text(path, "event")
-        guard let line = text.split(separator: "\n").first(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-            throw CLIError(message: "the event file '\(path)' is empty", code: .invalidData)
-        }
-        let imported: LogRecord.Imported
-        do {
-            imported = try LogRecord.parse(Data(line.utf8))
-        } catch {
-            throw CLIError(message: "the event file '\(path)' is not an exported event: \(error.reason)", code: .invalidData)
-        }
-        guard imported.event.id == event else {
-            throw CLIError(message: "the event file '\(path)' holds event \(imported.event.id.lowercaseString), not the proven \(event.lowercaseString)", code: .invalidData)
-        }
-        guard let recordedAt = imported.event.recordedAt else {
-            throw CLIError(message: "the event file '\(path)' has no recording time", code: .invalidData)
-        }
-        let hash = EventChain.hash(previous: previous, stream: imported.stream, version: imported.version, id: imported.event.id,
-                                   type: imported.event.type, recordedAt: Timestamp.format(recordedAt), data: imported.event.data,
-                                   metadata: imported.event.metadata)
-        guard hash == entry.hexString else {
-            throw CLIError(message: "the event file '\(path)' is not the proven event: its content hashes to \(hash), the proof's leaf is \(entry.hexString) (the event was changed, or erased)", code: .invalidData)
-        }
-    }
-
-    static func finish(_ builder: MerkleProofBuilder, _ location: StoreLocation) throws -> (root: [UInt8], proof: [[UInt8]]) {
-        do {
-            return try builder.finish()
-        } catch {
-            throw CLIError(message: "\(location): \(error); it was truncated, or events were removed, since the checkpoint", code: .invalidData)
-        }
-    }
-
-    static func expect(_ root: [UInt8], of checkpoint: Checkpoint, _ path: String) throws {
-        guard root == checkpoint.root else {
-            throw CLIError(message: "the store's first \(checkpoint.size) events do not have the root of checkpoint '\(path)': an event there was modified, removed, inserted or reordered, or this store is a fork (run 'evtool verify --checkpoint \(path)')", code: .invalidData)
-        }
-    }
 }

@@ -24,26 +24,20 @@ enum TransferCommands {
             let from = Int64(try arguments.integer("from", default: 0, in: 0...Int(Int64.max)))
             let to = Int64(try arguments.integer("to", default: Int(Int64.max), in: 0...Int(Int64.max)))
             let store = try StoreLocation.resolve(arguments).open(create: false)
-            var count = 0
-            var cursor = from
-            while cursor < to {
-                let batch = try store.readAll(after: cursor, limit: 1_000)
-                guard let last = batch.last else { break }
-                for event in batch where event.position <= to {
-                    try console.output(LogRecord.line(for: event, format: format))
-                    count += 1
-                }
-                cursor = last.position
-            }
+            let count = try LogExport.write(store, format: format, from: from, to: to) { try console.output($0) }
             try console.flush()
             console.message("exported \(String(count).groupedThousands) events")
         })
 
     static let `import` = CommandSpec(
-        name: "import", summary: "Append the events of an export file (idempotent, resumable, atomic per batch)",
-        usage: "FILE|- [--batch N] [--store STORE]",
-        arguments: [("FILE", "A JSON Lines or CloudEvents export; '-' for standard input")],
-        options: [.init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"), CommandSpec.storeOption],
+        name: "import", summary: "Append the events of an export file, plain lines or CloudEvents (idempotent, resumable, atomic per batch)",
+        usage: "FILE|- [--format jsonl|plain|cloudevents] [--batch N] [--store STORE]",
+        arguments: [("FILE", "evtool's export, plain event lines or CloudEvents, one per line; '-' for standard input")],
+        options: [
+            .init(name: "format", value: "F", help: "jsonl (evtool's export), plain or cloudevents (default: the first line's)"),
+            .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
+            CommandSpec.storeOption,
+        ],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
             them new positions in file order. An event whose id the store already holds is skipped
@@ -54,37 +48,39 @@ enum TransferCommands {
             Each line's "hash" is recomputed from its content and the previous line's hash; a line
             whose hash does not match is refused (the file was changed), so the imported log
             verifies with the same hashes. Erased events (tombstones) are chained anew.
+
+            Events from elsewhere: plain lines {"stream","type","data","metadata"} (no id,
+            version or position) are appended in file order at each stream's next version with
+            new ids; an optional "id" makes a line idempotent (the same id and content is
+            skipped, the same id with other content refused). CloudEvents 1.0 of other
+            producers (structured JSON) are appended likewise, the stream named by "subject",
+            the id made from "source" and "id" (docs/EVENTS.md says what maps to what). The
+            format is the first line's (or --format); a line of another format is refused.
+            Importing a file shows a progress bar on a terminal; Ctrl-C stops after a batch.
             """,
-        examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -"],
+        examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -",
+                   "evtool import --format cloudevents orders.ndjson"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 1)
             guard let path = arguments.positional.first else { throw CLIError.usage("name the file to import, or '-' for standard input", arguments.command) }
+            var format: ImportFormat?
+            if let text = arguments.value("format") {
+                guard let given = ImportFormat(rawValue: text) else {
+                    throw CLIError.usage("'--format' must be jsonl, plain or cloudevents, not '\(text)'", arguments.command)
+                }
+                format = given
+            }
             let source = try InputSource(path, what: "import")
             let location = try StoreLocation.resolve(arguments)
             let target = try location.openForCopying()
-            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000))
+            let importer = EventImport(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000), format: format)
             var reader = LineReader(source: source)
+            var display = ProgressRenderer(terminalOnly: true)
             Interrupt.install()
-            do {
-                while let line = try reader.next() {
-                    if line.isEmpty || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    let item: LogRecord.Imported
-                    do { item = try LogRecord.parse(line) } catch let error as LogRecord.LineError {
-                        try copier.flush(through: reader.lineNumber - 1)
-                        throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended) events were)", code: .invalidData)
-                    }
-                    let committedBefore = copier.appended + copier.skipped
-                    try copier.add(item, source: reader.lineNumber)
-                    // Stop right after a batch was committed (or an event found already there).
-                    if copier.appended + copier.skipped != committedBefore, !copier.hasPending, Interrupt.isRequested {
-                        throw CLIError(message: "interrupted after importing \(copier.appended) events (through line \(reader.lineNumber)); run the same import again to resume", code: .interrupted)
-                    }
-                }
-                try copier.flush(through: reader.lineNumber)
-            } catch let error as EventCopier.CopyError {
-                throw CLIError(message: "line \(error.source): \(error.reason)", code: exitCode(error.underlying))
-            }
-            try console.output("imported \(copier.appended) events, skipped \(copier.skipped) already present, into \(location)")
+            let outcome = try importer.run(&reader, totalBytes: source.regularFileSize,
+                                           progress: { display.render($0, console: &console) },
+                                           shouldStop: { Interrupt.isRequested })
+            try console.output("imported \(outcome.appended) events, skipped \(outcome.skipped) already present, into \(location)")
         })
 
     static let migrate = CommandSpec(
@@ -108,47 +104,20 @@ enum TransferCommands {
             guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
             let source = try from.open(create: false)
             let target = try to.openForCopying()
-            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
-                                     unit: "source position", verb: "copied")
-            let head = try source.headPosition()
-            var cursor = try Migration.resumePosition(source: source, target: target)
-            if cursor > 0 { console.message("resuming after source position \(cursor)") }
-            var progress = Progress(label: "migrate", total: head, console: console)
+            var display = ProgressRenderer()
             Interrupt.install()
-            do {
-                while true {
-                    let batch = try source.readAll(after: cursor, limit: copier.batchSize)
-                    guard let last = batch.last else { break }
-                    for event in batch {
-                        try copier.add(LogRecord.Imported(stream: event.streamID, version: event.version, event: ProposedEvent(
-                            id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt), hash: event.hash),
-                                       source: Int(event.position))
+            let outcome = try Migration.run(
+                from: source, to: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
+                stage: { stage in
+                    switch stage {
+                    case .resuming(let cursor): console.message("resuming after source position \(cursor)")
+                    case .verifying: console.message("verifying: reading both logs in order")
+                    case .rebuildingViews: console.message("rebuilding the views in \(to)")
                     }
-                    try copier.flush(through: Int(last.position))
-                    cursor = last.position
-                    progress.update(cursor, console: &console)
-                    if Interrupt.isRequested {
-                        progress.finish(console: &console)
-                        throw CLIError(message: "interrupted after copying through source position \(cursor); run the same migrate again to resume", code: .interrupted)
-                    }
-                }
-            } catch let error as EventCopier.CopyError {
-                progress.finish(console: &console)
-                throw CLIError(message: "source position \(error.source): \(error.reason)", code: exitCode(error.underlying))
-            }
-            progress.update(head, console: &console, force: true)
-            progress.finish(console: &console)
-            console.message("verifying: reading both logs in order")
-            let sourceDigest = try Migration.verify(source: source, target: target)
-            console.message("rebuilding the views in \(to)")
-            guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
-            try Projector(store: viewsStore).rebuild()
-            try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+                },
+                progress: { display.render($0, console: &console) },
+                shouldStop: { Interrupt.isRequested })
+            let sourceDigest = outcome.digest
+            try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(outcome.copied), already there \(sourceDigest.count - outcome.copied)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
-
-    /// The exit code for a copy's failure: the store's, or 65 (the data is refused).
-    static func exitCode(_ error: (any Error)?) -> ExitCode {
-        if let error = error as? EventStoreError { return ExitCode(error) }
-        return .invalidData
-    }
 }

@@ -6,11 +6,14 @@ struct Progress {
     let label: String
     let total: Int64
     let isTerminal: Bool
+    /// What is counted: "events", "bytes".
+    let unit: String
     private let start = Date()
     private var lastPrinted = Date.distantPast
 
-    init(label: String, total: Int64, console: Console) {
+    init(label: String, total: Int64, unit: String = "events", console: Console) {
         self.label = label
+        self.unit = unit
         self.total = max(total, 1)
         self.isTerminal = console.errorsGoToTerminal
     }
@@ -24,7 +27,7 @@ struct Progress {
         let rate = Double(done) / elapsed
         let left = rate > 0 ? Double(total - min(done, total)) / rate : 0
         let fraction = min(1, Double(done) / Double(total))
-        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) events, \(String(Int(rate)).groupedThousands)/s, \(Self.duration(left)) left"
+        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) \(unit), \(String(Int(rate)).groupedThousands)/s, \(Self.duration(left)) left"
         if isTerminal {
             let width = 30
             let filled = Int(fraction * Double(width))

@@ -2,45 +2,49 @@ import EventLog
 import Foundation
 
 /// Reading and writing the small files of the verifiable log: keys, checkpoints, proofs.
-enum AuditFiles {
+///
+/// Every failure is an ``OperationError``: ``OperationError/invalid(_:)`` for a file that is
+/// missing, unreadable or not what it should be, ``OperationError/cannotWrite(_:)`` for a key
+/// file that cannot be created.
+public enum AuditFiles {
     /// The text of a file given on the command line (`what` names it in the error).
-    static func text(_ path: String, _ what: String) throws -> String {
+    public static func text(_ path: String, _ what: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError(message: "cannot read the \(what) file '\(path)'", code: .invalidData)
+            throw OperationError.invalid("cannot read the \(what) file '\(path)'")
         }
         return String(decoding: data, as: UTF8.self)
     }
 
     /// An Ed25519 key from a PEM file.
-    static func key(_ path: String, _ what: String) throws -> Ed25519Key {
+    public static func key(_ path: String, _ what: String) throws -> Ed25519Key {
         do {
             return try Ed25519Key(pem: try text(path, what))
         } catch let error as Ed25519Error {
-            throw CLIError(message: "the \(what) file '\(path)' is not usable: \(error)", code: .invalidData)
+            throw OperationError.invalid("the \(what) file '\(path)' is not usable: \(error)")
         }
     }
 
     /// A checkpoint from its file.
-    static func checkpoint(_ path: String) throws -> Checkpoint {
+    public static func checkpoint(_ path: String) throws -> Checkpoint {
         do {
             return try Checkpoint(text: try text(path, "checkpoint"))
         } catch let error as CheckpointError {
-            throw CLIError(message: "'\(path)': \(error)", code: .invalidData)
+            throw OperationError.invalid("'\(path)': \(error)")
         }
     }
 
     /// A proof from its file.
-    static func proof(_ path: String) throws -> ProofDocument {
+    public static func proof(_ path: String) throws -> ProofDocument {
         do {
             return try ProofDocument(text: try text(path, "proof"))
         } catch let error as MerkleProofError {
-            throw CLIError(message: "'\(path)' is not a proof: \(error)", code: .invalidData)
+            throw OperationError.invalid("'\(path)' is not a proof: \(error)")
         }
     }
 
     /// Checks a checkpoint's signature with the public key at `path`, when one is given.
     /// - Returns: a note for the OK line ("signed by key …" or "unsigned: signature not checked").
-    static func checkSignature(_ checkpoint: Checkpoint, file: String, publicKey path: String?) throws -> String {
+    public static func checkSignature(_ checkpoint: Checkpoint, file: String, publicKey path: String?) throws -> String {
         guard let path else {
             return checkpoint.signatures.isEmpty ? "unsigned" : "signature not checked (no --public-key)"
         }
@@ -48,18 +52,18 @@ enum AuditFiles {
         do {
             try checkpoint.verifySignature(key)
         } catch {
-            throw CLIError(message: "checkpoint '\(file)': \(error)", code: .invalidData)
+            throw OperationError.invalid("checkpoint '\(file)': \(error)")
         }
         return "signed by key \(Checkpoint.keyID(of: key))"
     }
 
     /// Writes `text` to a new file at `path` with `mode`, refusing to replace one (O_EXCL), so a
     /// key is never overwritten and nobody else can read it between creation and chmod.
-    static func create(_ path: String, _ text: String, mode: mode_t) throws {
+    public static func create(_ path: String, _ text: String, mode: mode_t) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             let reason = errno == EEXIST ? "it exists (keys are never overwritten)" : String(cString: strerror(errno))
-            throw CLIError(message: "cannot create '\(path)': \(reason)", code: .failure)
+            throw OperationError.cannotWrite("cannot create '\(path)': \(reason)")
         }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
@@ -69,13 +73,13 @@ enum AuditFiles {
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
                 unlink(path)
-                throw CLIError(message: "cannot write '\(path)': \(String(cString: strerror(errno)))", code: .failure)
+                throw OperationError.cannotWrite("cannot write '\(path)': \(String(cString: strerror(errno)))")
             }
             offset += written
         }
         guard fchmod(descriptor, mode) == 0, fsync(descriptor) == 0 else {
             unlink(path)
-            throw CLIError(message: "cannot write '\(path)': \(String(cString: strerror(errno)))", code: .failure)
+            throw OperationError.cannotWrite("cannot write '\(path)': \(String(cString: strerror(errno)))")
         }
     }
 }

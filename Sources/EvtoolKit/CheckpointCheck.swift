@@ -2,10 +2,10 @@ import EventLog
 import Foundation
 
 /// `verify --checkpoint`: the store's log against a checkpoint it cannot rewrite.
-enum CheckpointCheck {
+public enum CheckpointCheck {
     /// Reads the checkpoint and checks its signature (with a public key), before the log is read.
     /// - Returns: the checkpoint and the note on its signature.
-    static func prepare(_ path: String, publicKey: String?) throws -> (checkpoint: Checkpoint, signature: String) {
+    public static func prepare(_ path: String, publicKey: String?) throws -> (checkpoint: Checkpoint, signature: String) {
         let checkpoint = try AuditFiles.checkpoint(path)
         return (checkpoint, try AuditFiles.checkSignature(checkpoint, file: path, publicKey: publicKey))
     }
@@ -13,13 +13,13 @@ enum CheckpointCheck {
     /// Checks that the log's first N events have the checkpoint's root and that the tree of
     /// today extends it, by a consistency proof made from the log and checked like an auditor would.
     /// - Returns: the note for verify's OK line.
-    /// - Throws: ``CLIError`` (exit 65) naming truncation, a rewrite below the checkpoint or a
+    /// - Throws: ``OperationError/invalid(_:)`` naming truncation, a rewrite below the checkpoint or a
     ///   fork, or a forged checkpoint.
-    static func run(store: any EventStore, checkpoint: Checkpoint, path: String, signature: String) throws -> String {
+    public static func run(store: any EventStore, checkpoint: Checkpoint, path: String, signature: String) throws -> String {
         let size = try LogTree.size(of: store)
         let described = "checkpoint '\(path)' (\(checkpoint.size) events, \(signature))"
         guard size >= checkpoint.size else {
-            throw CLIError(message: "the log fails \(described): it has \(size) events, fewer than the checkpoint covers: it was truncated or events were removed", code: .invalidData)
+            throw OperationError.invalid("the log fails \(described): it has \(size) events, fewer than the checkpoint covers: it was truncated or events were removed")
         }
         guard checkpoint.size > 0 else { return "extends \(described)" }
         var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.consistencyRanges(from: checkpoint.size, to: size))]
@@ -28,7 +28,7 @@ enum CheckpointCheck {
         do {
             try MerkleProof.verifyConsistency(from: checkpoint.size, to: size, fromRoot: checkpoint.root, toRoot: built.root, path: built.proof)
         } catch {
-            throw CLIError(message: "the log fails \(described): its first \(checkpoint.size) events are not the ones the checkpoint covers: an event there was modified, removed, inserted or reordered (with the chains and seals rewritten to match), or this store is a fork", code: .invalidData)
+            throw OperationError.invalid("the log fails \(described): its first \(checkpoint.size) events are not the ones the checkpoint covers: an event there was modified, removed, inserted or reordered (with the chains and seals rewritten to match), or this store is a fork")
         }
         return "extends \(described) (consistency proof \(checkpoint.size) → \(size) checked)"
     }

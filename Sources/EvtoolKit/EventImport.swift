@@ -1,0 +1,155 @@
+import EventLog
+import Foundation
+
+/// `import`: reads lines of evtool's export, plain events or CloudEvents (``ImportFormat``)
+/// and appends them to a store in atomic batches, with progress and a way to stop.
+///
+/// evtool's own export is copied as it was (``EventCopier``: same streams, versions, ids,
+/// times and hashes, idempotent and resumable); plain lines and other producers' CloudEvents
+/// are appended in file order at their streams' next versions (``EventAppender``). The format
+/// is the one given, else the first line's; a line of another format is refused with its
+/// number and the member that shows it. A refused line stops the import: the batches before
+/// it stay, nothing of its own batch is kept.
+public struct EventImport {
+    /// What an import did.
+    public struct Outcome: Sendable, Equatable {
+        /// The format the file was read as.
+        public var format: ImportFormat?
+        /// Events appended.
+        public var appended: Int
+        /// Events skipped because the store already held them, identical.
+        public var skipped: Int
+
+        /// An outcome: `appended` new events and `skipped` already there, from a file read as `format`.
+        public init(format: ImportFormat?, appended: Int, skipped: Int) {
+            self.format = format
+            self.appended = appended
+            self.skipped = skipped
+        }
+    }
+
+    /// The store the events go to.
+    public let store: any MultiStreamAppending
+    /// The most events one transaction appends.
+    public let batchSize: Int
+    /// The format given by the caller; nil to detect it from the first line.
+    public let format: ImportFormat?
+
+    /// An import into `store`, `batchSize` events per transaction.
+    public init(store: any MultiStreamAppending, batchSize: Int = 1_000, format: ImportFormat? = nil) {
+        self.store = store
+        self.batchSize = batchSize
+        self.format = format
+    }
+
+    /// Imports every line of `lines`.
+    /// - Parameters:
+    ///   - totalBytes: the input's size when known (a file), for progress in bytes; without
+    ///     it no progress is reported.
+    ///   - progress: told of the bytes read after each committed batch.
+    ///   - shouldStop: checked after each committed batch; when true the import stops there.
+    /// - Throws: ``OperationError/invalid(_:)`` for a refused line (`line N: …`),
+    ///   ``OperationError/store(_:_:)`` when the store failed, ``OperationError/interrupted(_:)``
+    ///   when stopped; the byte source's own errors as they are.
+    public func run(_ lines: inout LineReader, totalBytes: Int64? = nil, progress: ProgressHandler = { _ in },
+                    shouldStop: () -> Bool = { false }) throws -> Outcome {
+        guard let totalBytes else { return try importLines(&lines, totalBytes: nil, progress: progress, shouldStop: shouldStop) }
+        try progress(.started(label: "import", total: totalBytes, unit: "bytes"))
+        let outcome: Outcome
+        do {
+            outcome = try importLines(&lines, totalBytes: totalBytes, progress: progress, shouldStop: shouldStop)
+        } catch {
+            try progress(.finished)
+            throw error
+        }
+        try progress(.completed(totalBytes))
+        try progress(.finished)
+        return outcome
+    }
+
+    private func importLines(_ lines: inout LineReader, totalBytes: Int64?, progress: ProgressHandler, shouldStop: () -> Bool) throws -> Outcome {
+        var copier = EventCopier(store: store, batchSize: batchSize)
+        var appender = EventAppender(store: store, batchSize: batchSize)
+        var format = self.format
+        /// For a CloudEvents file: whether its events are evtool's own export (`evtoolversion`), and the line that said so.
+        var evtoolCloudEvents: (Bool, line: Int)?
+        var firstLine = 0
+        var appended: Int { copier.appended + appender.appended }
+        var skipped: Int { copier.skipped + appender.skipped }
+        var hasPending: Bool { copier.hasPending || appender.hasPending }
+        func flush(through line: Int) throws(EventCopier.CopyError) {
+            try copier.flush(through: line)
+            try appender.flush(through: line)
+        }
+        do {
+            while true {
+                let line: Data?
+                do {
+                    line = try lines.next()
+                } catch {
+                    try flush(through: lines.lineNumber)
+                    throw error
+                }
+                guard let line else { break }
+                if line.isEmpty || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                let number = lines.lineNumber
+                let committedBefore = appended + skipped
+                do {
+                    let members = try LogRecord.members(of: line)
+                    if format == nil {
+                        guard let detected = ImportFormat.detect(members) else {
+                            throw LogRecord.LineError("not an evtool export line, a plain event line or a CloudEvent: it has no 'version', 'stream' or 'specversion'")
+                        }
+                        format = detected
+                    }
+                    if firstLine == 0 { firstLine = number }
+                    switch format ?? .jsonl {
+                    case .jsonl:
+                        if members["specversion"] != nil {
+                            throw LogRecord.LineError("'specversion' makes this line a CloudEvent, in a file of evtool export lines (as line \(firstLine) is); one format per file")
+                        }
+                        try copier.add(try LogRecord.parse(line, members: members), source: number)
+                    case .plain:
+                        if let marker = ["specversion", "version", "position"].first(where: { members[$0] != nil }) {
+                            let other = marker == "specversion" ? ImportFormat.cloudevents : .jsonl
+                            throw LogRecord.LineError("'\(marker)' makes this line \(other.lineName), in a file of plain event lines (as line \(firstLine) is); one format per file")
+                        }
+                        try appender.add(try ForeignEvent.plain(line, members: members), source: number)
+                    case .cloudevents:
+                        guard members["specversion"] != nil else {
+                            throw LogRecord.LineError("'specversion' is missing: this line is not a CloudEvent, in a file of CloudEvents (as line \(firstLine) is); one format per file")
+                        }
+                        let isEvtool = members["evtoolversion"] != nil
+                        if let (expected, since) = evtoolCloudEvents, expected != isEvtool {
+                            throw LogRecord.LineError(expected
+                                ? "'evtoolversion' is missing: line \(since) is evtool's own CloudEvents export, this line another producer's; one kind per file"
+                                : "'evtoolversion' makes this line evtool's own CloudEvents export, line \(since) another producer's; one kind per file")
+                        }
+                        if evtoolCloudEvents == nil { evtoolCloudEvents = (isEvtool, number) }
+                        if isEvtool {
+                            try copier.add(try LogRecord.parse(line, members: members), source: number)
+                        } else {
+                            try appender.add(try ForeignEvent.cloudEvent(line, members: members), source: number)
+                        }
+                    }
+                } catch let error as LogRecord.LineError {
+                    try flush(through: number - 1)
+                    throw OperationError.invalid("line \(number): \(error.reason) (nothing from this line on was imported; \(appended) events were)")
+                }
+                // Stop right after a batch was committed (or an event found already there).
+                if appended + skipped != committedBefore, !hasPending {
+                    if let totalBytes { try progress(.advanced(min(lines.bytesRead, totalBytes))) }
+                    if shouldStop() {
+                        throw OperationError.interrupted("interrupted after importing \(appended) events (through line \(number)); run the same import again to resume")
+                    }
+                }
+            }
+            try flush(through: lines.lineNumber)
+        } catch let error as EventCopier.CopyError {
+            let message = "line \(error.source): \(error.reason)"
+            if let storeError = error.underlying as? EventStoreError { throw OperationError.store(message, storeError) }
+            throw OperationError.invalid(message)
+        }
+        return Outcome(format: format, appended: appended, skipped: skipped)
+    }
+}

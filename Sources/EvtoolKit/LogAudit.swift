@@ -1,0 +1,156 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+import StoreSQLite
+
+/// The audit trail's operations (docs/AUDIT.md): verify the log, seal it, forget a user.
+/// Each is one call; the results are values the face words, the failures ``OperationError``s.
+public enum LogAudit {
+    /// A verified log.
+    public struct Verification: Sendable {
+        /// What was verified.
+        public var report: VerificationReport
+        /// With a checkpoint: what was proved against it (for the OK line), else nil.
+        public var consistency: String?
+    }
+
+    /// A recorded seal.
+    public struct Sealing: Sendable {
+        /// The seal recorded.
+        public var seal: Seal
+        /// The checkpoint of the sealed events, when one was asked for (signed with a key).
+        public var checkpoint: Checkpoint?
+    }
+
+    /// An erased user.
+    public struct Forgetting: Sendable, Equatable {
+        /// The user as recorded (their stream).
+        public var user: String
+        /// How many of their events were erased.
+        public var erasedEvents: Int64
+        /// The position of the `UserErased` event.
+        public var position: Int64
+        /// On SQLite, whether the WAL could be emptied after the file was rewritten; nil on
+        /// stores that keep no file.
+        public var walEmptied: Bool?
+    }
+
+    /// Opens a store to verify, seal or prove, telling apart what is not a store and a newer schema.
+    /// - Throws: ``OperationError/notAStore(_:)``, ``OperationError/newerSchema(_:)``; the
+    ///   store's other errors as they are.
+    public static func open(_ location: StoreLocation) throws -> any EventStore {
+        do {
+            return try location.open(create: false)
+        } catch let error as EventStoreError {
+            switch error {
+            case .corrupt(let reason) where reason.contains("not an SQLite database") || reason.contains("not an evtool store"):
+                throw OperationError.notAStore("\(location) is not an evtool store (\(reason)); nothing was verified")
+            case .newerSchema:
+                throw OperationError.newerSchema("\(error.description); nothing was verified")
+            default:
+                throw error
+            }
+        }
+    }
+
+    /// Verifies one stream's chain (seals, which cover every stream, are not checked).
+    /// - Throws: ``OperationError/nothingToDo(_:)`` for a stream with no events,
+    ///   ``OperationError/invalid(_:)`` when it fails verification.
+    public static func verifyStream(_ stream: String, in store: any EventStore, location: StoreLocation) throws -> VerificationReport {
+        var verifier = try LogVerifier(store: store)
+        do {
+            let report = try verifier.verifyStream(stream)
+            guard report.events > 0 else {
+                throw OperationError.nothingToDo("stream '\(stream)' has no events in \(location): nothing to verify (stream ids are compared byte for byte)")
+            }
+            return report
+        } catch let failure as VerificationFailure {
+            throw OperationError.invalid("the log fails verification: \(failure)")
+        }
+    }
+
+    /// Verifies the whole log, in position order and bounded memory: every event's hash, every
+    /// stream's versions, every seal; with a checkpoint (read by ``CheckpointCheck/prepare(_:publicKey:)``),
+    /// also that the log extends it.
+    /// - Parameter progress: positions verified, after each batch.
+    /// - Throws: ``OperationError/nothingToDo(_:)`` for a store with no events and no seals,
+    ///   ``OperationError/invalid(_:)`` naming the first problem.
+    public static func verify(_ store: any EventStore, location: StoreLocation,
+                              checkpoint: (checkpoint: Checkpoint, path: String, signature: String)? = nil,
+                              progress: ProgressHandler = { _ in }) throws -> Verification {
+        var verifier = try LogVerifier(store: store)
+        do {
+            let seals = try (store as? any AuditableEventStore)?.seals() ?? []
+            guard try store.headPosition() > 0 || !seals.isEmpty else {
+                throw OperationError.nothingToDo("\(location) holds no events and no seals: nothing to verify (is this the right store?)")
+            }
+            let report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
+            guard let checkpoint else { return Verification(report: report, consistency: nil) }
+            let consistency = try CheckpointCheck.run(store: store, checkpoint: checkpoint.checkpoint, path: checkpoint.path, signature: checkpoint.signature)
+            return Verification(report: report, consistency: consistency)
+        } catch let failure as VerificationFailure {
+            throw OperationError.invalid("the log fails verification: \(failure)")
+        }
+    }
+
+    /// Verifies the whole log, then records a seal over every stream's head as of the verified
+    /// head; with `key` (a private key) or `makeCheckpoint`, also makes the checkpoint of the
+    /// sealed events' Merkle tree (signed with the key).
+    /// - Throws: ``OperationError/unsupported(_:)`` for a store that keeps no seals,
+    ///   ``OperationError/nothingToDo(_:)`` for one with no events, ``OperationError/invalid(_:)``
+    ///   when the log fails verification (then nothing is sealed) or the key is a public one.
+    public static func seal(_ store: any EventStore, location: StoreLocation, key: Ed25519Key? = nil, makeCheckpoint: Bool = false,
+                            progress: ProgressHandler = { _ in }) throws -> Sealing {
+        guard let store = store as? any AuditableEventStore else {
+            throw OperationError.unsupported("the store \(location) cannot keep seals")
+        }
+        if let key, key.privateKey == nil { throw OperationError.invalid("a checkpoint is signed with a private key, not a public one") }
+        guard try store.headPosition() > 0 else {
+            throw OperationError.nothingToDo("\(location) holds no events: nothing to seal")
+        }
+        var verifier = try LogVerifier(store: store)
+        let report: VerificationReport
+        do {
+            report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
+        } catch let failure as VerificationFailure {
+            throw OperationError.invalid("the log fails verification, so it was not sealed: \(failure)")
+        }
+        let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
+        try store.addSeal(seal)
+        guard key != nil || makeCheckpoint else { return Sealing(seal: seal, checkpoint: nil) }
+        var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
+        if let key { try checkpoint.sign(with: key) }
+        return Sealing(seal: seal, checkpoint: checkpoint)
+    }
+
+    /// Erases a user (docs/AUDIT.md): in one transaction keeps the SHA-256 of each of their
+    /// payloads, replaces the payloads with tombstones and records a `UserErased` event (who
+    /// and why); then rebuilds every view and, on SQLite, rewrites the file and empties the WAL.
+    /// - Parameters:
+    ///   - user: the user id as typed (``UserStream/existing(typed:in:)`` finds the stream).
+    ///   - reason: why (a ticket, the legal basis); kept in the log.
+    ///   - operatorName: who erases; kept in the log.
+    /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase,
+    ///   ``OperationError/invalid(_:)`` for an empty reason; ``CommandError`` for an unknown user.
+    public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation) throws -> Forgetting {
+        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw OperationError.invalid("the reason must say why") }
+        let store = try location.openForViews()
+        guard let auditable = store as? any AuditableEventStore else {
+            throw OperationError.unsupported("the store \(location) cannot erase users")
+        }
+        let recorded = try UserStream.existing(typed: user, in: store)
+        let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: recorded), reason: reason, operatorName: operatorName))
+        try Projector(store: store).rebuild()
+        var walEmptied: Bool?
+        if let file = store as? SQLiteEventStore { walEmptied = try file.compact() }
+        return Forgetting(user: recorded, erasedEvents: Int64(outcome.erasedEvents), position: outcome.position, walEmptied: walEmptied)
+    }
+
+    private static func verifyLog(_ verifier: inout LogVerifier, head: Int64, progress: ProgressHandler) throws -> VerificationReport {
+        try progress(.started(label: "verify", total: head, unit: "events"))
+        let report = try verifier.verifyLog { position in try progress(.advanced(position)) }
+        try progress(.finished)
+        return report
+    }
+}

@@ -1,0 +1,88 @@
+import EventLog
+import Foundation
+import Projections
+
+extension Migration {
+    /// A step of a migration besides the copy's progress, for the face to tell its user.
+    public enum Stage: Sendable, Equatable {
+        /// The target already holds a copy of the source up to this source position: the copy
+        /// carries on after it.
+        case resuming(after: Int64)
+        /// The copy is complete; both logs are being read in order and compared.
+        case verifying
+        /// The logs are the same; the target's views are being rebuilt.
+        case rebuildingViews
+    }
+
+    /// What a migration did.
+    public struct Outcome: Sendable, Equatable {
+        /// The source's events: count and digest (the target has the same).
+        public var digest: LogDigest
+        /// Events this run copied (the rest were there from an interrupted run).
+        public var copied: Int
+    }
+
+    /// Copies the whole log of `source` into `target` (resumably: the target always holds a
+    /// copy of a prefix of the source), checks that both logs hold the same events in the same
+    /// order, and rebuilds the target's views.
+    /// - Parameters:
+    ///   - batchSize: events per transaction.
+    ///   - stage: told when the copy resumes, when verifying starts and when the views are rebuilt.
+    ///   - progress: the copy's progress in source positions.
+    ///   - shouldStop: checked after each committed batch; when true the copy stops there.
+    /// - Throws: ``MigrationError`` when the target is not a copy of the source or the logs
+    ///   differ; ``OperationError/interrupted(_:)`` when stopped, ``OperationError/invalid(_:)``
+    ///   or ``OperationError/store(_:_:)`` for an event the target refused (naming its source
+    ///   position), ``OperationError/unsupported(_:)`` for a target that cannot hold views.
+    public static func run(from source: any EventStore, to target: any MultiStreamAppending, batchSize: Int = 1_000,
+                           stage: (Stage) throws -> Void = { _ in }, progress: ProgressHandler = { _ in },
+                           shouldStop: () -> Bool = { false }) throws -> Outcome {
+        var copier = EventCopier(store: target, batchSize: batchSize, unit: "source position", verb: "copied")
+        let head = try source.headPosition()
+        var cursor = try resumePosition(source: source, target: target)
+        if cursor > 0 { try stage(.resuming(after: cursor)) }
+        try progress(.started(label: "migrate", total: head, unit: "events"))
+        do {
+            while true {
+                let batch = try source.readAll(after: cursor, limit: copier.batchSize)
+                guard let last = batch.last else { break }
+                for event in batch {
+                    try copier.add(LogRecord.Imported(stream: event.streamID, version: event.version, event: ProposedEvent(
+                        id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt), hash: event.hash),
+                                   source: Int(event.position))
+                }
+                try copier.flush(through: Int(last.position))
+                cursor = last.position
+                try progress(.advanced(cursor))
+                if shouldStop() {
+                    try progress(.finished)
+                    throw OperationError.interrupted("interrupted after copying through source position \(cursor); run the same migrate again to resume")
+                }
+            }
+        } catch let error as EventCopier.CopyError {
+            try progress(.finished)
+            let message = "source position \(error.source): \(error.reason)"
+            if let storeError = error.underlying as? EventStoreError { throw OperationError.store(message, storeError) }
+            throw OperationError.invalid(message)
+        }
+        try progress(.completed(head))
+        try progress(.finished)
+        try stage(.verifying)
+        let digest = try verify(source: source, target: target)
+        try stage(.rebuildingViews)
+        guard let viewsStore = target as? any EventStore & ProjectionStore else { throw OperationError.unsupported("the target cannot hold views") }
+        try Projector(store: viewsStore).rebuild()
+        return Outcome(digest: digest, copied: copier.appended)
+    }
+
+    /// Opens both stores and migrates (``run(from:to:batchSize:stage:progress:shouldStop:)``):
+    /// the source must exist; the target is created when missing.
+    public static func run(from source: StoreLocation, to target: StoreLocation, batchSize: Int = 1_000,
+                           stage: (Stage) throws -> Void = { _ in }, progress: ProgressHandler = { _ in },
+                           shouldStop: () -> Bool = { false }) throws -> Outcome {
+        guard source != target else { throw OperationError.invalid("'\(source)' and '\(target)' are the same store") }
+        let from = try source.open(create: false)
+        let to = try target.openForCopying()
+        return try run(from: from, to: to, batchSize: batchSize, stage: stage, progress: progress, shouldStop: shouldStop)
+    }
+}

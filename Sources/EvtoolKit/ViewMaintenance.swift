@@ -1,0 +1,29 @@
+import EventLog
+import Foundation
+import Projections
+
+/// `rebuild`: views rebuilt from the whole log while readers keep the old ones, with progress
+/// and a way to stop at a batch boundary (the next rebuild resumes from the last commit).
+public enum ViewMaintenance {
+    /// Rebuilds the views `names` (nil: all) from position 0 and swaps each in when complete.
+    /// - Parameters:
+    ///   - progress: positions rebuilt, after each batch.
+    ///   - shouldStop: checked after each batch; when true the rebuild stops there.
+    /// - Returns: the position the views were rebuilt through.
+    /// - Throws: ``OperationError/interrupted(_:)`` when stopped; the store's errors.
+    @discardableResult
+    public static func rebuild(_ store: any EventStore & ProjectionStore, names: [String]? = nil, progress: ProgressHandler = { _ in },
+                               shouldStop: () -> Bool = { false }) throws -> Int64 {
+        try progress(.started(label: "rebuild", total: try store.headPosition(), unit: "events"))
+        let head = try Projector(store: store).rebuild(names) { position, _ in
+            try progress(.advanced(position))
+            if shouldStop() {
+                try progress(.finished)
+                throw OperationError.interrupted("interrupted at position \(position); run the same rebuild again to resume from its last commit (readers still see the old views)")
+            }
+        }
+        try progress(.completed(head))
+        try progress(.finished)
+        return head
+    }
+}

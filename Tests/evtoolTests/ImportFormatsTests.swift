@@ -1,0 +1,64 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `evtool import` of events made elsewhere, end to end through the built binary.
+@Suite("evtool import: plain lines and CloudEvents from elsewhere, formats, progress")
+struct ImportFormatsTests {
+    @Test("plain lines import (detected or with --format), idempotent by id; a mixed line is refused with its line and member, exit 65")
+    func plainLines() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let cli = CLI(store: "sqlite:\(directory.path)/store.sqlite", directory: directory.path)
+        let file = try cli.file("plain.jsonl", """
+            {"stream":"ada","type":"Searched","data":{"keyword":"jazz"},"id":"legacy-1"}
+            {"stream":"bob","type":"Searched","data":{"keyword":"rock"},"metadata":{"from":"legacy"}}
+
+            """)
+        var result = try cli.run("import", file)
+        #expect(result.status == 0 && result.output == "imported 2 events, skipped 0 already present, into sqlite:\(directory.path)/store.sqlite\n", "\(result)")
+        #expect(result.errors.isEmpty, "no progress lines when standard error is not a terminal: \(result.errors)")
+        result = try cli.run("import", "--format", "plain", file)
+        #expect(result.status == 0 && result.output.hasPrefix("imported 1 events, skipped 1 already present"), "the line without id is new again: \(result)")
+        let exported = try cli.run("export")
+        #expect(exported.output.split(separator: "\n").count == 3)
+        #expect(exported.output.contains(#""stream":"ada","version":1"#) && exported.output.contains(#""stream":"bob","version":2"#), "\(exported.output)")
+
+        let mixed = try cli.file("mixed.jsonl", """
+            {"stream":"cyd","type":"A","data":{}}
+            {"specversion":"1.0","id":"1","source":"/x","type":"A","subject":"cyd","data":{}}
+
+            """)
+        result = try cli.run("import", mixed)
+        #expect(result.status == 65, "\(result)")
+        #expect(result.errors == "Error: line 2: 'specversion' makes this line a CloudEvent, in a file of plain event lines (as line 1 is); one format per file (nothing from this line on was imported; 1 events were)\n", "\(result)")
+
+        result = try cli.run("import", "--format", "csv", file)
+        #expect(result.status == 64 && result.errors.hasPrefix("Error: '--format' must be jsonl, plain or cloudevents, not 'csv'\n"), "\(result)")
+        result = try cli.run("import", "--format", "cloudevents", file)
+        #expect(result.status == 65 && result.errors.hasPrefix("Error: line 1: 'specversion' is missing"), "\(result)")
+        #expect(try cli.run("verify").output.hasPrefix("OK: 4 events in 3 streams"))
+    }
+
+    @Test("import shows a progress bar on a terminal (through the library's progress steps), and none in a pipe")
+    func progressOnATerminal() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = "sqlite:\(directory.path)/store.sqlite"
+        let lines = (1...3_000).map { #"{"stream":"user-\#($0 % 40)","type":"Searched","data":{"keyword":"k\#($0)"}}"# }
+        let file = directory.path + "/many.jsonl"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        // `script` gives the command a terminal; its output is what the terminal showed.
+        let command = [Processes.evtool, "import", file, "--batch", "500", "--store", store].map { "'\($0)'" }.joined(separator: " ")
+        let result = try Processes.run("/usr/bin/script", ["-qefc", command, "/dev/null"])
+        #expect(result.status == 0, "\(result)")
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        let digits = Array(String(size))
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped += "," }
+            grouped.append(digit)
+        }
+        #expect(result.output.contains("\r\u{1B}[2Kimport "), "\(result.output.debugDescription)")
+        #expect(result.output.contains("100% \(grouped)/\(grouped) bytes, "), "\(result.output.debugDescription)")
+        #expect(result.output.contains("imported 3000 events, skipped 0 already present"), "\(result.output.debugDescription)")
+    }
+}
