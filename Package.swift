@@ -55,7 +55,7 @@ let package = Package(
 
         // MARK: - Application library and the HTTP API
         .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
-        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"]),
+        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit", "AuditReport"]),
         .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
 
         // MARK: - Command line

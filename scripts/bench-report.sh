@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times `evtool report` with a release build: the page of a user with 10,000 actions, and the
-# store overview over 1,000,000 events (1,000 users plus that one, over 90 days).
+# store overview over 1,000,000 events (1,000 users plus that one, over 90 days); then how long
+# that user's page takes to open in headless Chromium (Tests/Browser/open_time.py, median of 5).
 #
 #   scripts/bench-report.sh [DIR]     (default: a fresh temporary folder; the store is kept there)
 #
@@ -48,3 +49,5 @@ for run in 1 2 3; do
     /usr/bin/time -f "report --store-overview (1,000,000 events): %e s, %M KB max RSS" "$evtool" report --store-overview --out "$dir/overview.html" --store "$store"
 done
 ls -l "$dir/heavy-user.html" "$dir/overview.html" >&2
+say "uptime: $(uptime)"
+"$(scripts/python-env.sh)" Tests/Browser/open_time.py "$dir/heavy-user.html" 5

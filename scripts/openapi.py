@@ -80,6 +80,14 @@ def read(operation_id, summary, schema, parameters=(), tags=("read",), etag=True
             "responses": {"200": ok, **errors(*READ_ERRORS)}}
 
 
+def audit_page(operation_id, summary, parameters=()):
+    headers = {"Content-Security-Policy": {"description": "The page's own policy (also in its meta tag): nothing may load or run",
+                                           "schema": {"type": "string"}, "required": True}}
+    ok = {"description": "The HTML page", "headers": headers, "content": {"text/html": {"schema": {"type": "string"}}}}
+    return {"operationId": operation_id, "summary": summary, "tags": ["audit"], "parameters": list(parameters),
+            "responses": {"200": ok, **errors(*READ_ERRORS)}}
+
+
 def page_parameters(default_limit=100):
     return [
         {"name": "after", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807},
@@ -119,6 +127,10 @@ paths = {
                                        {"name": "after", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0}}],
                                    tags=("audit",), etag=False, content="text/event-stream")},
     "/v1/stats": {"get": read("getStats", "Counts of the log and the views' checkpoints (auditor, admin)", ref("Stats"), tags=("audit",), etag=False)},
+    "/v1/audit/users/{user}": {"parameters": [USER], "get": audit_page(
+        "getUserAuditReport", "The user's audit report: one self-contained HTML page, as 'evtool report --user' writes it (auditor, admin)",
+        [{**AS_OF, "description": "The page as of a log position (a whole number) or a time (RFC 3339, or a date)"}])},
+    "/v1/audit": {"get": audit_page("getStoreAuditReport", "The store overview: one self-contained HTML page, as 'evtool report --store-overview' writes it (auditor, admin)")},
     "/healthz": {"get": {"operationId": "health", "summary": "The server is alive", "tags": ["operate"], "security": [],
                          "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/readyz": {"get": {"operationId": "ready", "summary": "The store answers", "tags": ["operate"], "security": [],

@@ -26,13 +26,17 @@ public final class API: Sendable {
     public let limits: Limits
     /// The counters `/metrics` shows.
     public let metrics: Metrics
+    /// How the audit report pages name the store (a path or URL without its password).
+    public let storeDescription: String
 
     /// Makes the API over an application.
-    public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics()) {
+    public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
+                storeDescription: String = "the server's store") {
         self.application = application
         self.tokens = tokens
         self.limits = limits
         self.metrics = metrics
+        self.storeDescription = storeDescription
     }
 
     /// Every route, in the order the OpenAPI document lists them.
@@ -54,7 +58,7 @@ public final class API: Sendable {
         Route(method: "GET", template: "/readyz", roles: nil, name: "ready", handler: { try $0.ready($1) }),
         Route(method: "GET", template: "/metrics", roles: [.auditor, .admin], name: "metrics", handler: { try $0.metricsText($1) }),
         Route(method: "GET", template: "/openapi.json", roles: nil, name: "openapi", handler: { try $0.openAPI($1) }),
-    ]
+    ] + auditRoutes
 
     /// Answers one request; never throws: every failure is a problem document.
     public func respond(to request: HTTPRequest) -> HTTPResponse {

@@ -100,7 +100,7 @@ enum ServeCommands {
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
-            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits)
+            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits, storeDescription: location.description)
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
