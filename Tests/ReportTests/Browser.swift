@@ -107,8 +107,12 @@ enum Browser {
     /// The requests other than loading the page itself: any the page's document made, and any
     /// from any other document (the browser's own chrome:// pages, such as the first blank tab, aside).
     static func foreignRequests(_ page: Page, file: String) -> [Page.Request] {
-        let own = ["file://" + file, URL(fileURLWithPath: file).absoluteString]
-        return page.requests.filter { request in
+        foreignRequests(page, own: ["file://" + file, URL(fileURLWithPath: file).absoluteString])
+    }
+
+    /// The same for a page loaded from `own` (its URL or URLs).
+    static func foreignRequests(_ page: Page, own: [String]) -> [Page.Request] {
+        page.requests.filter { request in
             if own.contains(request.url) { return false }
             if own.contains(request.document) { return true }
             return !request.url.hasPrefix("chrome://") && !request.document.hasPrefix("chrome://")
