@@ -4,6 +4,7 @@
 # that user's page takes to open in headless Chromium (Tests/Browser/open_time.py, median of 5).
 #
 #   scripts/bench-report.sh [DIR]     (default: a fresh temporary folder; the store is kept there)
+#   EVTOOL_BIN=/tmp/rel/release/evtool scripts/bench-report.sh DIR
 #
 # The store is made by importing generated JSON Lines (events copied from an `evtool demo`
 # export, with new ids, streams, versions and recording times), then sealed and projected.
@@ -13,8 +14,13 @@ dir=${1:-$(mktemp -d /tmp/evtool-bench-report.XXXXXX)}
 mkdir -p "$dir"
 say() { printf 'bench-report: %s\n' "$*" >&2; }
 
-swift build -c release --product evtool >&2
-evtool=$PWD/.build/release/evtool
+# EVTOOL_BIN=PATH uses a release evtool built elsewhere (e.g. with --scratch-path) instead.
+if [[ -n ${EVTOOL_BIN:-} ]]; then
+    evtool=$EVTOOL_BIN
+else
+    swift build -c release --product evtool >&2
+    evtool=$PWD/.build/release/evtool
+fi
 store=sqlite:$dir/big.sqlite
 
 if [[ ! -f $dir/big.sqlite ]]; then

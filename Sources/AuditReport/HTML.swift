@@ -80,12 +80,12 @@ enum HTML {
         table.fixed{table-layout:fixed}table.fixed td,table.fixed th{max-width:none}
         .rows>table.fixed{margin:0}.rows .chunk{content-visibility:auto;contain-intrinsic-size:auto 340rem}
         .rows .chunk table{border-top:0}.rows td{unicode-bidi:plaintext}.rows td.n{unicode-bidi:isolate}
-        .timeline col:nth-child(1){width:5.5em}.timeline col:nth-child(2){width:16.5em}.timeline col:nth-child(3){width:8em}
-        .timeline col:nth-child(5){width:8em}.timeline col:nth-child(6),.timeline col:nth-child(7){width:7em}
-        .searches col:nth-child(1){width:5.5em}.searches col:nth-child(2){width:16.5em}.searches col:nth-child(4){width:8em}
+        .timeline col:nth-child(1){width:5em}.timeline col:nth-child(2){width:18.5em}.timeline col:nth-child(3){width:9.5em}
+        .timeline col:nth-child(5){width:8em}.timeline col:nth-child(6){width:6em}.timeline col:nth-child(7){width:9em}
+        .searches col:nth-child(1){width:5em}.searches col:nth-child(2){width:18.5em}.searches col:nth-child(4){width:8em}
         .searches col:nth-child(5){width:6.5em}.searches col:nth-child(7){width:5em}
-        .changes col:nth-child(1){width:9em}.changes col:nth-child(3),.changes col:nth-child(4){width:16.5em}
-        .timeline td:nth-child(1),.searches td:nth-child(1),.searches td:nth-child(7){text-align:end;font-variant-numeric:tabular-nums}
+        .changes col:nth-child(1){width:9em}.changes col:nth-child(3),.changes col:nth-child(4){width:18.5em}
+        .rows td{font-variant-numeric:tabular-nums}.timeline td:nth-child(1),.searches td:nth-child(1),.searches td:nth-child(7){text-align:end}
         dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
         dl.facts dt{font-weight:600}dl.facts dd{margin:0}
         .ok{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}#seal-checks li.ok{font-weight:400}

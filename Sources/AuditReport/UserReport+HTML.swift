@@ -69,8 +69,8 @@ extension UserReport {
             return "<span id=\"seal-check\" class=\"muted\" data-status=\"none\">no seal to check\(checkpoint)</span>"
         }
         if check.passed {
-            let checkpoint = check.steps.contains { $0.name == "root" } ? ", and the checkpoint given" : ""
-            return "<span id=\"seal-check\" class=\"ok\" data-status=\"verified\">verified: its hash, its link to the seals before it and the log's event count up to it\(checkpoint) (below)</span>"
+            let checkpoint = check.steps.contains { $0.name == "root" } ? ", the log's event count up to it and the checkpoint given" : ""
+            return "<span id=\"seal-check\" class=\"ok\" data-status=\"verified\">verified: its hash and its link to the seals before it\(checkpoint) (below)</span>"
         }
         let failed = check.steps.filter { $0.status == .failed }.map(\.name).joined(separator: ", ")
         return "<span id=\"seal-check\" class=\"bad\" data-status=\"failed\">FAILED (\(HTML.escape(failed))): do not rely on this seal; see below and run <code>evtool verify</code></span>"

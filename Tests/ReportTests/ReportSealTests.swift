@@ -59,10 +59,34 @@ struct ReportSealTests {
         }, fails: "count"),
     ]
 
-    static func expectUntouched(_ checked: Checked) {
+    /// With a checkpoint the log's count up to the seal is checked too; without, it is listed as not checked.
+    static func expectUntouched(_ checked: Checked, checkpoint: Bool = false) {
         #expect(checked.status == "verified", "\(checked.steps)")
-        for step in ["hash", "links", "covers", "count"] { #expect(checked.steps[step] == "passed", "\(step): \(checked.steps)") }
+        for step in ["hash", "links", "covers"] { #expect(checked.steps[step] == "passed", "\(step): \(checked.steps)") }
+        #expect(checked.steps["count"] == (checkpoint ? "passed" : "not-checked"), "\(checked.steps)")
         #expect(checked.steps["not-here"] == "not-checked")
+    }
+
+    /// Makes ada's store, then a second seal with an (unsigned) checkpoint of it; returns the checkpoint's path.
+    static func make(_ store: String, folder: String) throws -> String {
+        try HandMade.make(store: store, folder: folder, hostile: false)
+        let checkpoint = folder + "/checkpoint-\(UUID().uuidString.prefix(8)).txt"
+        try Shell.evtool(["seal", "--checkpoint-out", checkpoint], store: store)
+        expectUntouched(try report(store))
+        expectUntouched(try report(store, ["--checkpoint", checkpoint]), checkpoint: true)
+        return checkpoint
+    }
+
+    /// The page of the tampered store: without the checkpoint (only a changed hash shows) and with it.
+    static func expectTampered(_ store: String, checkpoint: String, _ tampering: Tampering) throws {
+        let without = try report(store)
+        if tampering.fails == "hash" {
+            expectFailed(without, tampering)
+        } else {
+            #expect(without.status == "verified" && without.steps["count"] == "not-checked",
+                    "a seal forged with its hash recomputed passes the checks that do not read the log: \(without.steps)")
+        }
+        expectFailed(try report(store, ["--checkpoint", checkpoint]), tampering)
     }
 
     static func expectFailed(_ checked: Checked, _ tampering: Tampering) {
@@ -72,20 +96,19 @@ struct ReportSealTests {
         #expect(checked.page.contains(#"id="chain" data-status="verified""#), "the user's own chain still verifies: only the seal was touched")
     }
 
-    @Test("SQLite: an untouched seal verifies; a changed count fails the hash, a consistently forged one fails the count; a broken link fails")
+    @Test("SQLite: an untouched seal verifies; a changed count fails the hash, a consistently forged one fails the count (read with a checkpoint); a broken link fails")
     func sqlite() throws {
         let folder = try TemporaryDirectory(); defer { folder.remove() }
         for tampering in Self.tamperings {
             let path = folder.path + "/\(tampering.fails).sqlite"
             let store = "sqlite:" + path
-            try HandMade.make(store: store, folder: folder.path, hostile: false)
-            Self.expectUntouched(try Self.report(store))
-            let seal = try #require(try SQLiteEventStore(path: path).seals().first)
+            let checkpoint = try Self.make(store, folder: folder.path)
+            let seal = try #require(try SQLiteEventStore(path: path).seals().last)
             let (events, hash) = tampering.change(seal)
-            let sql = "DROP TRIGGER seals_append_only_update; UPDATE seals SET events = \(events)" + (hash.map { ", hash = '\($0)'" } ?? "") + " WHERE seal = 1;"
+            let sql = "DROP TRIGGER seals_append_only_update; UPDATE seals SET events = \(events)" + (hash.map { ", hash = '\($0)'" } ?? "") + " WHERE seal = \(seal.number);"
             let result = try Processes.run(Processes.sqlite3, [path, sql])
             #expect(result.status == 0, "\(result)")
-            Self.expectFailed(try Self.report(store), tampering)
+            try Self.expectTampered(store, checkpoint: checkpoint, tampering)
         }
 
         // Two seals; the first one's time changed and its hash recomputed: the second no longer links to it.
@@ -104,7 +127,7 @@ struct ReportSealTests {
         Self.expectFailed(try Self.report(store), Tampering(name: "seal 1 rewritten", change: { ($0.events, nil) }, fails: "links"))
     }
 
-    @Test("PostgreSQL: an untouched seal verifies; a changed count fails the hash, a consistently forged one fails the count")
+    @Test("PostgreSQL: an untouched seal verifies; a changed count fails the hash, a consistently forged one fails the count (read with a checkpoint)")
     func postgres() throws {
         let folder = try TemporaryDirectory(); defer { folder.remove() }
         let url = try TestStores.postgresURL()
@@ -112,15 +135,14 @@ struct ReportSealTests {
             let schema = TestStores.freshSchema()
             defer { TestStores.dropPostgres(url: url, schema: schema) }
             let store = url + (url.contains("?") ? "&" : "?") + "schema=" + schema
-            try HandMade.make(store: store, folder: folder.path, hostile: false)
-            Self.expectUntouched(try Self.report(store))
-            let seal = try #require(try PostgresEventStore(url: url, schema: schema).seals().first)
+            let checkpoint = try Self.make(store, folder: folder.path)
+            let seal = try #require(try PostgresEventStore(url: url, schema: schema).seals().last)
             let (events, hash) = tampering.change(seal)
             let sql = "ALTER TABLE \(schema).seals DISABLE TRIGGER seals_append_only; UPDATE \(schema).seals SET events = \(events)"
-                + (hash.map { ", hash = '\($0)'" } ?? "") + " WHERE seal = 1;"
+                + (hash.map { ", hash = '\($0)'" } ?? "") + " WHERE seal = \(seal.number);"
             let result = try Processes.run(Processes.psql, [url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
             #expect(result.status == 0, "\(result)")
-            Self.expectFailed(try Self.report(store), tampering)
+            try Self.expectTampered(store, checkpoint: checkpoint, tampering)
         }
     }
 
@@ -139,7 +161,7 @@ struct ReportSealTests {
         try Shell.evtool(["seal", "--key", key, "--checkpoint-out", checkpoint], store: store)
 
         let good = try Self.report(store, ["--checkpoint", checkpoint, "--public-key", publicKey])
-        Self.expectUntouched(good)
+        Self.expectUntouched(good, checkpoint: true)
         for step in ["signature", "root", "includes", "same"] { #expect(good.steps[step] == "passed", "\(step): \(good.steps)") }
         #expect(good.page.contains(#"id="seal" data-number="2""#), "the seal made with the checkpoint is the one shown")
 

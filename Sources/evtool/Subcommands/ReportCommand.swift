@@ -25,11 +25,11 @@ enum ReportCommand {
             favorites day by day, the favorites, recent searches and recently viewed lists (now or
             as of --as-of), the searches, and whether the user's hash chain verifies (checked while
             making the page) with the latest seal covering their last event. That seal is checked
-            too: its hash recomputed from its fields, its link to the seals before it, and the
-            log's event count up to it. With --checkpoint (and --public-key), the checkpoint's
-            signature, its Merkle root against the log's first N events (one read of their chain
-            hashes), and that it covers the user's last event. A failed check is shown on the
-            page (the page is still written, exit 0).
+            too: its hash recomputed from its fields and its link to the seals before it. With
+            --checkpoint (and --public-key), also the log's event count up to the seal, the
+            checkpoint's signature, its Merkle root against the log's first N events and that it
+            covers the user's last event (these read the whole log). A failed check is shown on
+            the page (the page is still written, exit 0).
 
             The store overview streams the log once: events per day by type, users and active
             users per day, the most favorited and viewed listings, seals, view checkpoints and
