@@ -56,7 +56,7 @@ let package = Package(
         // MARK: - Application library and the HTTP API
         .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
         // docs/openapi.json (linked into the target) is compiled into the binary: served without a file at run time.
-        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"], resources: [.embedInCode("openapi.json")]),
+        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit", "AuditReport"], resources: [.embedInCode("openapi.json")]),
         .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
 
         // MARK: - Command line

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Times `evtool report` with a release build: the page of a user with 10,000 actions, and the
-# store overview over 1,000,000 events (1,000 users plus that one, over 90 days).
+# store overview over 1,000,000 events (1,000 users plus that one, over 90 days); then how long
+# that user's page takes to open in headless Chromium (Tests/Browser/open_time.py, median of 5).
 #
 #   scripts/bench-report.sh [DIR]     (default: a fresh temporary folder; the store is kept there)
+#   EVTOOL_BIN=/tmp/rel/release/evtool scripts/bench-report.sh DIR
 #
 # The store is made by importing generated JSON Lines (events copied from an `evtool demo`
 # export, with new ids, streams, versions and recording times), then sealed and projected.
@@ -12,8 +14,13 @@ dir=${1:-$(mktemp -d /tmp/evtool-bench-report.XXXXXX)}
 mkdir -p "$dir"
 say() { printf 'bench-report: %s\n' "$*" >&2; }
 
-swift build -c release --product evtool >&2
-evtool=$PWD/.build/release/evtool
+# EVTOOL_BIN=PATH uses a release evtool built elsewhere (e.g. with --scratch-path) instead.
+if [[ -n ${EVTOOL_BIN:-} ]]; then
+    evtool=$EVTOOL_BIN
+else
+    swift build -c release --product evtool >&2
+    evtool=$PWD/.build/release/evtool
+fi
 store=sqlite:$dir/big.sqlite
 
 if [[ ! -f $dir/big.sqlite ]]; then
@@ -48,3 +55,5 @@ for run in 1 2 3; do
     /usr/bin/time -f "report --store-overview (1,000,000 events): %e s, %M KB max RSS" "$evtool" report --store-overview --out "$dir/overview.html" --store "$store"
 done
 ls -l "$dir/heavy-user.html" "$dir/overview.html" >&2
+say "uptime: $(uptime)"
+"$(scripts/python-env.sh)" Tests/Browser/open_time.py "$dir/heavy-user.html" 5

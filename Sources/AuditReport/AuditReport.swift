@@ -14,19 +14,26 @@ public enum AuditReport {
         public var asOf: AsOf?
         /// The time the page says it was made.
         public var now: Date
+        /// A checkpoint (and the key to check its signature) kept outside the store; user pages only.
+        public var outside: SealCheck.Outside?
 
-        public init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date()) {
+        public init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date(), outside: SealCheck.Outside? = nil) {
             self.storeDescription = storeDescription
             self.asOf = asOf
             self.now = now
+            self.outside = outside
         }
     }
 
     /// The page of one user: who and what, timeline, favorites over time, lists, searches, trust.
     /// Cost: one read of the user's stream, one verification of it, the seals and erasures.
     public static func userPage(user: String, store: any EventStore, options: Options) throws -> String {
-        try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now).html
+        try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now,
+                              outside: options.outside).html
     }
+
+    /// The Content-Security-Policy every page carries in its `<meta>` tag (a server sends it as a header too).
+    public static var contentSecurityPolicy: String { HTML.contentSecurityPolicy }
 
     /// The page of the whole store: events per day by type, users, listings, seals, views, erasures.
     /// Cost: one streaming pass over the log.

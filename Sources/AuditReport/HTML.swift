@@ -33,6 +33,38 @@ enum HTML {
         (text.utf8.count > 300 && text.count > 300 ? "<bdi class=\"long\">" : "<bdi>") + escape(text) + "</bdi>"
     }
 
+    /// A user string alone in a table cell of a long table: escaped, with no element of its own
+    /// (a cell is its own bidirectional paragraph, and `.rows td` takes its direction from its
+    /// text), except a string over 300 characters, which scrolls in a box as ``user(_:)`` makes it.
+    static func cell(_ text: String) -> String {
+        text.utf8.count > 300 && text.count > 300 ? user(text) : escape(text)
+    }
+
+    /// The rows a chunk of a long table holds (see ``rows(id:className:columns:rows:)``).
+    static let chunkRows = 200
+
+    /// A long table (timeline, searches) that opens fast: fixed column widths (`className`'s
+    /// `col` rules), so the browser lays out a row without measuring the others, and its rows
+    /// in tables of ``chunkRows`` inside `div.chunk` blocks that the browser lays out and paints
+    /// only when they are scrolled near (`content-visibility: auto`; printing renders them all).
+    /// `id` names the outer `div`; each `tr` is as the caller made it, `<tbody>` holds them.
+    static func rows(id: String, className: String, columns: [(header: String, numeric: Bool)], rows: [String]) -> String {
+        let colgroup = "<colgroup>" + String(repeating: "<col>", count: columns.count) + "</colgroup>"
+        var out = "<div id=\"\(id)\" class=\"rows \(className)\">"
+        out += "<table class=\"fixed\">\(colgroup)<thead><tr>"
+        for column in columns { out += column.numeric ? "<th class=\"n\">\(escape(column.header))</th>" : "<th>\(escape(column.header))</th>" }
+        out += "</tr></thead></table>"
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + chunkRows)
+            out += "<div class=\"chunk\"><table class=\"fixed\">\(colgroup)<tbody>"
+            for row in rows[start..<end] { out += row }
+            out += "</tbody></table></div>"
+            start = end
+        }
+        return out + "</div>"
+    }
+
     /// The page's stylesheet (screen and print); allowed by its SHA-256 in the CSP.
     static let css = """
         :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:#1b1f24;background:#fff}
@@ -45,10 +77,18 @@ enum HTML {
         th{background:#f3f5f7}tr:nth-child(even) td{background:#fafbfc}
         td.n,th.n{text-align:end;font-variant-numeric:tabular-nums;white-space:nowrap}
         td.t{white-space:nowrap;font-variant-numeric:tabular-nums}
-        #timeline td:nth-child(3){min-width:7.5em}#timeline td:nth-child(4){min-width:14em}
+        table.fixed{table-layout:fixed}table.fixed td,table.fixed th{max-width:none}
+        .rows>table.fixed{margin:0}.rows .chunk{content-visibility:auto;contain-intrinsic-size:auto 340rem}
+        .rows .chunk table{border-top:0}.rows td{unicode-bidi:plaintext}.rows td.n{unicode-bidi:isolate}
+        .timeline col:nth-child(1){width:5em}.timeline col:nth-child(2){width:18.5em}.timeline col:nth-child(3){width:9.5em}
+        .timeline col:nth-child(5){width:8em}.timeline col:nth-child(6){width:6em}.timeline col:nth-child(7){width:9em}
+        .searches col:nth-child(1){width:5em}.searches col:nth-child(2){width:18.5em}.searches col:nth-child(4){width:8em}
+        .searches col:nth-child(5){width:6.5em}.searches col:nth-child(7){width:5em}
+        .changes col:nth-child(1){width:9em}.changes col:nth-child(3),.changes col:nth-child(4){width:18.5em}
+        .rows td{font-variant-numeric:tabular-nums}.timeline td:nth-child(1),.searches td:nth-child(1),.searches td:nth-child(7){text-align:end}
         dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
         dl.facts dt{font-weight:600}dl.facts dd{margin:0}
-        .ok{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}
+        .ok{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}#seal-checks li.ok{font-weight:400}
         .erased td{color:#6e7781;font-style:italic}
         .muted{color:#57606a}code,.hash{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.8rem;overflow-wrap:anywhere}
         svg{max-width:100%;height:auto;border:1px solid #d0d7de;background:#fff}
@@ -56,7 +96,7 @@ enum HTML {
         .legend span{display:inline-block;margin-inline-end:1rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-inline-end:.3rem;vertical-align:middle}
         .c0{background:#0969da}.c1{background:#bf3989}.c2{background:#1a7f37}.c3{background:#bc4c00}.c4{background:#8250df}.c5{background:#6e7781}
         details summary{cursor:pointer;color:#0969da}
-        @media print{body{max-width:none;padding:0;font-size:10pt}h2{break-after:avoid}tr,svg,dl{break-inside:avoid}bdi.long{max-height:none;overflow:visible}a{color:inherit}}
+        @media print{.rows .chunk{content-visibility:visible}body{max-width:none;padding:0;font-size:10pt}h2{break-after:avoid}tr,svg,dl{break-inside:avoid}bdi.long{max-height:none;overflow:visible}a{color:inherit}}
         """
 
     /// The colours of the charts' series, in order (the legend's `.c0` … classes match).

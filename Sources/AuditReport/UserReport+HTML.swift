@@ -57,26 +57,57 @@ extension UserReport {
         } else {
             sealText = "<span id=\"seal\" class=\"bad\">no seal covers the user's last event yet (\(sealCount) seals in the store): run <code>evtool seal</code></span>"
         }
-        let facts = HTML.facts([("Hash chain (checked now)", chainText), ("Latest seal covering the last event", sealText)], id: "trust-facts")
-        return "<section id=\"trust\"><h2>Can this log be trusted?</h2>" + facts
+        let facts = HTML.facts([("Hash chain (checked now)", chainText), ("Latest seal covering the last event", sealText),
+                                ("That seal (checked now)", sealCheckText)], id: "trust-facts")
+        return "<section id=\"trust\"><h2>Can this log be trusted?</h2>" + facts + sealStepsList
             + "<p>The chain check proves that each of the user's events is the one appended at its place (content, order, time), and a seal whose hash matches one kept outside the store proves that nothing up to its position was removed; neither proves the events were true when recorded, nor anything about an operator who can rewrite both the store and every copy of the seal hashes (see <a href=\"docs/AUDIT.md#seals\">docs/AUDIT.md, “Seals” and “evtool verify”</a> in the evtool sources).</p></section>"
+    }
+
+    private var sealCheckText: String {
+        guard let check = sealCheck else {
+            let checkpoint = uncheckedCheckpoint.map { "; the checkpoint ‘\(HTML.user($0))’ was not checked" } ?? ""
+            return "<span id=\"seal-check\" class=\"muted\" data-status=\"none\">no seal to check\(checkpoint)</span>"
+        }
+        if check.passed {
+            let checkpoint = check.steps.contains { $0.name == "root" } ? ", the log's event count up to it and the checkpoint given" : ""
+            return "<span id=\"seal-check\" class=\"ok\" data-status=\"verified\">verified: its hash and its link to the seals before it\(checkpoint) (below)</span>"
+        }
+        let failed = check.steps.filter { $0.status == .failed }.map(\.name).joined(separator: ", ")
+        return "<span id=\"seal-check\" class=\"bad\" data-status=\"failed\">FAILED (\(HTML.escape(failed))): do not rely on this seal; see below and run <code>evtool verify</code></span>"
+    }
+
+    private var sealStepsList: String {
+        guard let check = sealCheck else { return "" }
+        var out = "<h3>What was checked about the seal</h3><ul id=\"seal-checks\">"
+        for step in check.steps {
+            let mark = step.status == .passed ? "✓" : step.status == .failed ? "✗ FAILED:" : "– not checked:"
+            let className = step.status == .passed ? "ok" : step.status == .failed ? "bad" : "muted"
+            out += "<li class=\"\(className)\" data-check=\"\(HTML.escape(step.name))\" data-status=\"\(step.status.rawValue)\">\(mark) \(HTML.user(step.text))</li>"
+        }
+        out += "<li class=\"muted\" data-check=\"not-here\" data-status=\"not-checked\">– not checked here: the seal's heads digest (every stream's head at the seal, which <code>evtool verify</code> recomputes from the whole log), and whether the seal's hash is one kept outside the store (compare it with your copy"
+        out += check.steps.contains { $0.name == "root" } ? ")</li>" : ", or give the signed checkpoint of that seal: <code>evtool report --checkpoint FILE --public-key KEY</code>)</li>"
+        return out + "</ul>"
     }
 
     private var timelineSection: String {
         var out = "<section id=\"timeline-section\"><h2>Timeline (\(rows.count) actions)</h2>"
-        out += "<table id=\"timeline\"><thead><tr><th class=\"n\">Position</th><th>Recorded</th><th>Type</th><th>What</th><th>Source</th><th>Request</th><th>Correlation</th></tr></thead><tbody>"
+        var lines: [String] = []
+        lines.reserveCapacity(rows.count)
         for row in rows {
             let entry = row.entry
+            let head = "<td>\(entry.position)</td><td>\(Timestamp.format(entry.recordedAt))</td><td>\(HTML.cell(entry.type))</td>"
             if let erasure = row.erasure {
-                out += "<tr class=\"erased\" data-position=\"\(entry.position)\"><td class=\"n\">\(entry.position)</td><td class=\"t\">\(Timestamp.format(entry.recordedAt))</td><td dir=\"auto\">\(HTML.user(entry.type))</td>"
-                out += "<td dir=\"auto\" colspan=\"4\">erased at \(Timestamp.format(erasure.recordedAt)) by \(HTML.user(erasure.by)): \(HTML.user(erasure.reason)) (UserErased at position \(erasure.position))</td></tr>"
+                lines.append("<tr class=\"erased\" data-position=\"\(entry.position)\">" + head
+                    + "<td colspan=\"4\">erased at \(Timestamp.format(erasure.recordedAt)) by \(HTML.user(erasure.by)): \(HTML.user(erasure.reason)) (UserErased at position \(erasure.position))</td></tr>")
                 continue
             }
-            out += "<tr data-position=\"\(entry.position)\"><td class=\"n\">\(entry.position)</td><td class=\"t\">\(Timestamp.format(entry.recordedAt))</td>"
-            out += "<td dir=\"auto\">\(HTML.user(entry.type))</td><td dir=\"auto\" class=\"what\">\(HTML.user(entry.summary))</td>"
-            out += "<td dir=\"auto\">\(HTML.user(entry.source ?? "-"))</td><td dir=\"auto\">\(HTML.user(entry.requestID ?? "-"))</td><td dir=\"auto\">\(HTML.user(entry.correlationID ?? "-"))</td></tr>"
+            lines.append("<tr data-position=\"\(entry.position)\">" + head + "<td>\(HTML.cell(entry.summary))</td><td>\(HTML.cell(entry.source ?? "-"))</td>"
+                + "<td>\(HTML.cell(entry.requestID ?? "-"))</td><td>\(HTML.cell(entry.correlationID ?? "-"))</td></tr>")
         }
-        return out + "</tbody></table></section>"
+        out += HTML.rows(id: "timeline", className: "timeline", columns: [
+            ("Position", true), ("Recorded", false), ("Type", false), ("What", false), ("Source", false), ("Request", false), ("Correlation", false),
+        ], rows: lines)
+        return out + "</section>"
     }
 
     private var favoritesSection: String {
@@ -85,12 +116,13 @@ extension UserReport {
         out += "<details><summary>Favorites held at the end of each day (\(favoritesByDay.count) days)</summary><table id=\"favorites-by-day\"><thead><tr><th>Day (UTC)</th><th class=\"n\">Favorites</th></tr></thead><tbody>"
         for point in favoritesByDay { out += "<tr><td class=\"t\">\(HTML.day(point.day))</td><td class=\"n\">\(point.count)</td></tr>" }
         out += "</tbody></table></details>"
-        out += "<h3>Each listing: added and removed</h3><table id=\"favorite-changes\"><thead><tr><th>Listing</th><th>Name</th><th>Added</th><th>Removed</th></tr></thead><tbody>"
-        for change in favoriteChanges {
-            out += "<tr><td dir=\"auto\">\(HTML.user(change.listingID))</td><td dir=\"auto\">\(HTML.user(change.name))</td>"
-            out += "<td class=\"t\">\(change.added.map(Timestamp.format) ?? "-")</td><td class=\"t\">\(change.removed.map(Timestamp.format) ?? "still held")</td></tr>"
+        out += "<h3>Each listing: added and removed</h3>"
+        let changes = favoriteChanges.map { change in
+            "<tr><td>\(HTML.cell(change.listingID))</td><td>\(HTML.cell(change.name))</td><td>\(change.added.map(Timestamp.format) ?? "-")</td>"
+                + "<td>\(change.removed.map(Timestamp.format) ?? "still held")</td></tr>"
         }
-        return out + "</tbody></table></section>"
+        out += HTML.rows(id: "favorite-changes", className: "changes", columns: [("Listing", false), ("Name", false), ("Added", false), ("Removed", false)], rows: changes)
+        return out + "</section>"
     }
 
     private var listsSection: String {
@@ -120,11 +152,12 @@ extension UserReport {
     }
 
     private var searchesSection: String {
-        var out = "<section id=\"searches-section\"><h2>Searches (\(searches.count))</h2><table id=\"searches\"><thead><tr><th class=\"n\">Position</th><th>Recorded</th><th>Keyword</th><th>Category</th><th>Distance</th><th>Location</th><th class=\"n\">Results</th></tr></thead><tbody>"
-        for search in searches {
-            out += "<tr><td class=\"n\">\(search.position)</td><td class=\"t\">\(Timestamp.format(search.recordedAt))</td><td dir=\"auto\">\(HTML.user(search.keyword))</td><td>\(HTML.user(search.category))</td>"
-            out += "<td>\(HTML.escape(search.distance))</td><td dir=\"auto\">\(HTML.user(search.location))</td><td class=\"n\">\(search.results.map(String.init) ?? "-")</td></tr>"
+        let lines = searches.map { search in
+            "<tr><td>\(search.position)</td><td>\(Timestamp.format(search.recordedAt))</td><td>\(HTML.cell(search.keyword))</td><td>\(HTML.cell(search.category))</td>"
+                + "<td>\(HTML.escape(search.distance))</td><td>\(HTML.cell(search.location))</td><td>\(search.results.map(String.init) ?? "-")</td></tr>"
         }
-        return out + "</tbody></table></section>"
+        return "<section id=\"searches-section\"><h2>Searches (\(searches.count))</h2>" + HTML.rows(id: "searches", className: "searches", columns: [
+            ("Position", true), ("Recorded", false), ("Keyword", false), ("Category", false), ("Distance", false), ("Location", false), ("Results", true),
+        ], rows: lines) + "</section>"
     }
 }

@@ -70,6 +70,10 @@ public struct UserReport: Sendable {
     /// The latest seal at or after the user's last event (nil when none covers it yet).
     public var coveringSeal: Seal?
     public var sealCount = 0
+    /// What was re-checked about ``coveringSeal`` (and a checkpoint, when given) while making the report.
+    public var sealCheck: SealCheck?
+    /// The checkpoint given, when no seal covers the user's last event (it is then not checked).
+    public var uncheckedCheckpoint: String?
 
     /// The first and last action's times.
     public var period: (first: Date, last: Date)? {
@@ -80,7 +84,9 @@ public struct UserReport: Sendable {
     /// Gathers the report of `user` as of `asOf` (the whole stream when nil).
     /// Cost: one read of the user's stream (views, timeline and chart in the same pass), one
     /// verification of that stream, the store's seals and the `$erasures` stream.
-    public static func gather(user: String, in store: any EventStore, asOf: AsOf?, storeDescription: String, now: Date = Date()) throws -> UserReport {
+    /// With `outside`, the checkpoint is checked too (its signature with the key given, its root against the log).
+    public static func gather(user: String, in store: any EventStore, asOf: AsOf?, storeDescription: String, now: Date = Date(),
+                              outside: SealCheck.Outside? = nil) throws -> UserReport {
         let stream = UserStream.id(for: user)
         var report = UserReport(user: user, storeDescription: storeDescription, headPosition: try store.headPosition(), asOf: asOf, madeAt: now)
         let erasures = try ErasureRecord.all(in: store).filter { $0.stream == stream }
@@ -150,8 +156,13 @@ public struct UserReport: Sendable {
             report.sealCount = seals.count
             if let lastPosition = report.rows.last?.entry.position {
                 report.coveringSeal = seals.last { $0.position >= lastPosition }
+                if let seal = report.coveringSeal {
+                    report.sealCheck = try SealCheck.run(seal: seal, seals: seals, lastPosition: lastPosition, headPosition: report.headPosition,
+                                                         store: audit, outside: outside)
+                }
             }
         }
+        if report.sealCheck == nil, let outside { report.uncheckedCheckpoint = outside.name }
         return report
     }
 

@@ -31,16 +31,20 @@ public final class API: Sendable {
     public let sealKey: Ed25519Key?
     /// Where the admin routes write their audit lines (one line, newline included, per operation).
     public let auditLog: @Sendable (String) -> Void
+    /// How the audit report pages name the store (a path or URL without its password).
+    public let storeDescription: String
 
     /// Makes the API over an application.
     public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
-                sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in }) {
+                sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in },
+                storeDescription: String = "the server's store") {
         self.application = application
         self.tokens = tokens
         self.limits = limits
         self.metrics = metrics
         self.sealKey = sealKey
         self.auditLog = auditLog
+        self.storeDescription = storeDescription
     }
 
     /// Every route, in the order the OpenAPI document lists them.
@@ -62,7 +66,7 @@ public final class API: Sendable {
         Route(method: "GET", template: "/readyz", roles: nil, name: "ready", handler: { try $0.ready($1) }),
         Route(method: "GET", template: "/metrics", roles: [.auditor, .admin], name: "metrics", handler: { try $0.metricsText($1) }),
         Route(method: "GET", template: "/openapi.json", roles: nil, name: "openapi", handler: { try $0.openAPI($1) }),
-    ] + adminRoutes
+    ] + adminRoutes + auditRoutes
 
     /// Answers one request; never throws: every failure is a problem document.
     public func respond(to request: HTTPRequest) -> HTTPResponse {

@@ -1,6 +1,7 @@
 """Loads an evtool report page in headless Chromium (Selenium) and prints what it shows as JSON.
 
-Usage: python report_page.py PAGE.html SCREENSHOT.png
+Usage: python report_page.py PAGE.html|URL SCREENSHOT.png
+       (a URL is loaded with 'Authorization: Bearer $EVTOOL_TEST_BEARER' when that is set)
 
 The Swift tests (Tests/ReportTests) compare that JSON with what the evtool commands say. The
 script itself asserts nothing: it reports the page's tables, chart points, the network requests
@@ -42,6 +43,8 @@ return {
   head: text(document.getElementById('head')),
   chain: document.getElementById('chain') ? document.getElementById('chain').dataset.status : null,
   seal: document.getElementById('seal') ? (document.getElementById('seal').dataset.number || null) : null,
+  sealCheck: document.getElementById('seal-check') ? document.getElementById('seal-check').dataset.status : null,
+  sealSteps: Array.from(document.querySelectorAll('#seal-checks li')).map(li => [li.dataset.check, li.dataset.status, li.textContent]),
   counts: Array.from(document.querySelectorAll('#counts td[data-type]')).map(td => [td.dataset.type, td.textContent]),
   timeline: Array.from(document.querySelectorAll('#timeline tbody tr')).map(r => ({
     position: r.dataset.position, erased: r.classList.contains('erased'), cells: Array.from(r.cells).map(c => c.textContent)})),
@@ -69,7 +72,8 @@ return {
 
 
 def main():
-    page, screenshot = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    page, screenshot = sys.argv[1], os.path.abspath(sys.argv[2])
+    url = page if page.startswith("http://") else "file://" + os.path.abspath(page)
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("EVTOOL_TEST_CHROMIUM", "/usr/bin/chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -82,8 +86,11 @@ def main():
     driver = webdriver.Chrome(options=options, service=service)
     try:
         driver.get_log("performance")  # drop what the blank first tab loaded
+        if url.startswith("http://") and os.environ.get("EVTOOL_TEST_BEARER"):
+            driver.execute_cdp_cmd("Network.enable", {})
+            driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Authorization": "Bearer " + os.environ["EVTOOL_TEST_BEARER"]}})
         started = time.monotonic()
-        driver.get("file://" + page)
+        driver.get(url)
         opened = time.monotonic() - started
         result = driver.execute_script(EXTRACT)
         result["openSeconds"] = opened

@@ -53,6 +53,7 @@ struct ServeScenario {
             "EVTOOL_BASE": "http://127.0.0.1:\(port)",
             "EVTOOL_TOKENS": "{" + tokens.map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",") + "}",
             "EVTOOL_PID": String(server.pid), "EVTOOL_MAX_BODY": String(maximumBody), "EVTOOL_RUN": run,
+            "EVTOOL_AUDIT_PAGE": directory + "/audit-page.json",
         ])
         if server.isRunning, client.status != 0 { server.send(SIGKILL) }
         let ended = try server.finish()
@@ -68,9 +69,29 @@ struct ServeScenario {
         #expect(ended.errors.contains("admin 'e2e-admin' rebuild nope: refused 422 no view named 'nope'"), "a refused admin operation's audit line")
         #expect(!ended.errors.contains("e2e ticket"), "no reason (a body) in the log")
 
+        // The served audit page is the one `evtool report` makes for the same user and point
+        // (apart from the time it was made and the head, which moved on since).
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/audit-page.json"))) as? [String: Any]
+        let served = try #require(saved?["page"] as? String)
+        let user = try #require(saved?["user"] as? String), asOf = try #require(saved?["asOf"] as? NSNumber)
+        let made = try Processes.run(Processes.evtool, ["report", "--user", user, "--as-of", asOf.stringValue, "--store", store])
+        #expect(made.status == 0, "\(made)")
+        #expect(Self.comparable(served) == Self.comparable(made.output), "the served page differs from evtool report's")
+        #expect(Self.comparable(served).contains("id=\"timeline\""))
+
         // The request that was in flight at SIGTERM is in the store, once.
         let favorites = try Processes.run(Processes.evtool, ["history", "--user", "last-\(run)", "--store", store])
         #expect(favorites.status == 0 && favorites.output.components(separatedBy: "Favorited").count == 2, "\(favorites)")
+    }
+}
+
+extension ServeScenario {
+    /// A report page without what differs between two makings of it: the time it was made
+    /// and the head position then.
+    static func comparable(_ page: String) -> String {
+        var text = page.replacingOccurrences(of: #"Made by evtool at [^ ]+ from"#, with: "Made by evtool at TIME from", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"head was \d+"#, with: "head was HEAD", options: .regularExpression)
+        return text.replacingOccurrences(of: #"id="head">\d+<"#, with: #"id="head">HEAD<"#, options: .regularExpression)
     }
 }
 

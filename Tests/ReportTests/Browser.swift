@@ -62,6 +62,8 @@ enum Browser {
         var head: String?
         var chain: String?
         var seal: String?
+        var sealCheck: String?
+        var sealSteps: [[String]]
         var counts: [[String]]
         var timeline: [Row]
         var favorites: [[String]]?
@@ -94,9 +96,10 @@ enum Browser {
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Opens `page` (an HTML file) and saves a screenshot beside it as `screenshot`.
-    static func load(_ page: String, screenshot: String) throws -> Page {
-        let result = try Processes.run(try python(), [root + "/Tests/Browser/report_page.py", page, screenshot])
+    /// Opens `page` (an HTML file, or an http:// URL sent with `bearer` as its token) and saves a screenshot as `screenshot`.
+    static func load(_ page: String, screenshot: String, bearer: String? = nil) throws -> Page {
+        let environment = bearer.map { ProcessInfo.processInfo.environment.merging(["EVTOOL_TEST_BEARER": $0]) { $1 } }
+        let result = try Processes.run(try python(), [root + "/Tests/Browser/report_page.py", page, screenshot], environment: environment)
         guard result.status == 0 else { throw BrowserError("the browser script failed: \(result)") }
         return try JSONDecoder().decode(Page.self, from: Data(result.output.utf8))
     }
@@ -104,12 +107,56 @@ enum Browser {
     /// The requests other than loading the page itself: any the page's document made, and any
     /// from any other document (the browser's own chrome:// pages, such as the first blank tab, aside).
     static func foreignRequests(_ page: Page, file: String) -> [Page.Request] {
-        let own = ["file://" + file, URL(fileURLWithPath: file).absoluteString]
-        return page.requests.filter { request in
+        foreignRequests(page, own: ["file://" + file, URL(fileURLWithPath: file).absoluteString])
+    }
+
+    /// The same for a page loaded from `own` (its URL or URLs).
+    static func foreignRequests(_ page: Page, own: [String]) -> [Page.Request] {
+        page.requests.filter { request in
             if own.contains(request.url) { return false }
             if own.contains(request.document) { return true }
             return !request.url.hasPrefix("chrome://") && !request.document.hasPrefix("chrome://")
         }
+    }
+}
+
+/// A served page for the browser tests: `evtool serve` on a free local port.
+enum LocalServer {
+    /// A port nothing listens on now (bound to 0 and released).
+    static func freePort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw BrowserError("socket() failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw BrowserError("bind() failed") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Waits (up to 30 s) until something accepts connections on `port`.
+    static func waitUntilListening(_ port: UInt16, process: Processes.Running) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            guard process.isRunning else { throw BrowserError("the server exited before listening: \(try process.finish())") }
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(descriptor)
+            if connected { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.send(SIGKILL)
+        throw BrowserError("the server did not listen on port \(port) within 30 s: \(try process.finish())")
     }
 }
 

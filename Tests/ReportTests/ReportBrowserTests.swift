@@ -18,6 +18,7 @@ struct ReportBrowserTests {
         let page = try Shell.report(store: store, user: user, asOf: nil, folder: folder, name: "user")
         try Shell.expectMatches(page, store: store, user: user, asOf: nil)
         #expect(page.seal == "1", "the seal made after the demo covers the user's last event")
+        #expect(page.sealCheck == "verified" && page.sealSteps.contains { $0[0] == "hash" && $0[1] == "passed" }, "\(page.sealSteps)")
 
         let middle = try Shell.history(store: store, user: user, asOf: nil).map(\.position).sorted()[20]
         let past = try Shell.report(store: store, user: user, asOf: String(middle), folder: folder, name: "user-as-of")
@@ -79,6 +80,38 @@ struct ReportBrowserTests {
         #expect(overview.overview.mostFavorited?.prefix(2).map { [$0[0], $0[2]] } == [["L7", "2"], ["L8", "1"]], "\(overview.overview.mostFavorited ?? [])")
         #expect(overview.overview.checkpoints?.isEmpty == false)
         #expect(Browser.foreignRequests(overview, file: folder + "/overview.html").isEmpty)
+    }
+
+    @Test("served by evtool serve to an auditor's token: the same numbers as the CLI, the CSP header applies, nothing leaves the page")
+    func served() throws {
+        let folder = try Browser.outputFolder("served-sqlite")
+        let path = folder + "/store.sqlite"
+        try? FileManager.default.removeItem(atPath: path)
+        let store = "sqlite:" + path
+        try HandMade.make(store: store, folder: folder, hostile: false)
+        let tokens = folder + "/tokens.txt"
+        try? FileManager.default.removeItem(atPath: tokens)
+        let made = try Processes.run(Processes.evtool, ["token", "create", "--role", "auditor", "--tokens", tokens])
+        #expect(made.status == 0, "\(made)")
+        let token = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try LocalServer.freePort()
+        let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", store])
+        defer { if server.isRunning { server.send(SIGKILL) } }
+        try LocalServer.waitUntilListening(port, process: server)
+        let url = "http://127.0.0.1:\(port)/v1/audit/users/ada"
+        let page = try Browser.load(url, screenshot: folder + "/served.png", bearer: token)
+        server.send(SIGTERM)
+        let ended = try server.finish()
+        #expect(ended.status == 0, "\(ended.errors.suffix(1_000))")
+        #expect(ended.errors.contains("GET /v1/audit/users/ada 200 "), "the browser's request was answered: \(ended.errors.suffix(1_000))")
+        #expect(page.styleApplied == "1100px", "the stylesheet applies under the CSP header")
+        #expect(page.pwned == nil && page.scripts == 0)
+        #expect(page.requests.contains { $0.url == url }, "the performance log saw the page's own request: \(page.requests)")
+        #expect(Browser.foreignRequests(page, own: [url]).isEmpty, "the served page made requests: \(Browser.foreignRequests(page, own: [url]))")
+        #expect(!page.console.contains { $0.contains("Content Security Policy") }, "\(page.console)")
+        #expect(page.sealCheck == "verified" && page.chain == "verified")
+        #expect(FileManager.default.fileExists(atPath: folder + "/served.png"))
+        try Shell.expectMatches(page, store: store, user: "ada", asOf: nil)
     }
 
     @Test("hostile strings (markup, </style>, RTL override, 10 KB names) show as text; no script runs; the layout holds")

@@ -61,4 +61,21 @@ struct ReportCommandTests {
         let digest = Data(SHA256Hasher.digest(Data(css.utf8))).base64EncodedString()
         #expect(page.contains("default-src 'none'; style-src 'sha256-\(digest)'; img-src 'none'; script-src 'none'"))
     }
+
+    @Test("long tables open fast: fixed column widths, rows in chunks of 200 the browser lays out when near, no element per plain cell")
+    func longTables() throws {
+        let store = InMemoryEventStore()
+        let data = #"{"keyword":"jazz","category":"All","distance":10,"units":"miles","location":{"custom":{"text":"Paris"}},"schemaVersion":2}"#
+        for _ in 0..<450 { _ = try store.append([ProposedEvent(type: "Searched", data: Data(data.utf8))], to: "ada", expectedVersion: .any) }
+        let page = try AuditReport.userPage(user: "ada", store: store, options: .init(storeDescription: "memory"))
+        let timeline = try #require(page.range(of: #"<div id="timeline" class="rows timeline">"#).map { String(page[$0.lowerBound...]) })
+        let chunks = timeline.components(separatedBy: #"<div class="chunk">"#).dropFirst()
+        #expect(chunks.map { $0.components(separatedBy: "<tr data-position=").count - 1 } == [200, 200, 50], "the rows in chunks of 200")
+        #expect(timeline.hasPrefix(#"<div id="timeline" class="rows timeline"><table class="fixed"><colgroup><col><col><col><col><col><col><col></colgroup><thead>"#))
+        #expect(page.contains("table.fixed{table-layout:fixed}") && page.contains(".rows .chunk{content-visibility:auto;"))
+        #expect(page.contains(#"<tr data-position="1"><td>1</td>"#) && page.contains(#"<td>searched &quot;jazz&quot; "#),
+                "a plain cell holds its escaped text alone")
+        #expect(!timeline.contains("<bdi") && !timeline.contains("dir="), "no element or attribute per plain cell")
+        #expect(page.components(separatedBy: #"<div id="searches" class="rows searches">"#).count == 2)
+    }
 }

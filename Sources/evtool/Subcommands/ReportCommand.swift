@@ -8,11 +8,13 @@ import Projections
 enum ReportCommand {
     static let spec = CommandSpec(
         name: "report", summary: "Write an auditor's HTML page: one user's actions and trust, or the whole store",
-        usage: "(--user U [--as-of POSITION|TIME] | --store-overview) [--out FILE] [--store STORE]",
+        usage: "(--user U [--as-of POSITION|TIME] [--checkpoint FILE [--public-key KEY]] | --store-overview) [--out FILE] [--store STORE]",
         options: [
             .init(name: "user", value: "ID", help: "The user whose report to make"),
             .init(name: "store-overview", value: nil, help: "Make the page of the whole store instead"),
             .init(name: "out", value: "FILE", help: "Write the page to FILE (replaced whole, never half-written) instead of standard output"),
+            .init(name: "checkpoint", value: "FILE", help: "Also check this checkpoint (from 'evtool seal --key') against the log and the user's last event"),
+            .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
             TimeArgument.asOfOption, CommandSpec.storeOption,
         ],
         discussion: """
@@ -22,7 +24,12 @@ enum ReportCommand {
             A user's page shows the counts by type, the timeline (the wording of 'evtool history'),
             favorites day by day, the favorites, recent searches and recently viewed lists (now or
             as of --as-of), the searches, and whether the user's hash chain verifies (checked while
-            making the page) with the latest seal covering their last event.
+            making the page) with the latest seal covering their last event. That seal is checked
+            too: its hash recomputed from its fields and its link to the seals before it. With
+            --checkpoint (and --public-key), also the log's event count up to the seal, the
+            checkpoint's signature, its Merkle root against the log's first N events and that it
+            covers the user's last event (these read the whole log). A failed check is shown on
+            the page (the page is still written, exit 0).
 
             The store overview streams the log once: events per day by type, users and active
             users per day, the most favorited and viewed listings, seals, view checkpoints and
@@ -31,6 +38,7 @@ enum ReportCommand {
         examples: [
             "evtool report --user ada --out ada.html",
             "evtool report --user ada --as-of 2026-03-01 --out ada-march.html",
+            "evtool report --user ada --checkpoint checkpoint-1.txt --public-key keys/checkpoint-key.pub.pem --out ada.html",
             "evtool report --store-overview --out store.html --store postgres://auditor@db/evtool",
         ],
         run: { arguments, console in
@@ -43,11 +51,21 @@ enum ReportCommand {
             if let user { try Rules.checkIdentifier(user, field: "user id") }
             let asOf = try TimeArgument.asOf(in: arguments)
             if overview, asOf != nil { throw CLIError.usage("'--as-of' goes with '--user', not '--store-overview'", arguments.command) }
+            if overview, arguments.value("checkpoint") != nil {
+                throw CLIError.usage("'--checkpoint' goes with '--user', not '--store-overview'", arguments.command)
+            }
+            if arguments.value("checkpoint") == nil, arguments.value("public-key") != nil {
+                throw CLIError.usage("'--public-key' checks a '--checkpoint'", arguments.command)
+            }
             let outPath = arguments.value("out")
             if let outPath, outPath.isEmpty { throw CLIError.usage("'--out' needs a file name", arguments.command) }
+            let outside = try arguments.value("checkpoint").map { path in
+                SealCheck.Outside(checkpoint: try AuditFiles.checkpoint(path), name: path,
+                                  publicKey: try arguments.value("public-key").map { try AuditFiles.key($0, "public key") })
+            }
             let location = try StoreLocation.resolve(arguments)
             let store = try location.open(create: false)
-            let options = AuditReport.Options(storeDescription: location.description, asOf: asOf)
+            let options = AuditReport.Options(storeDescription: location.description, asOf: asOf, outside: outside)
             let page = try user.map { try AuditReport.userPage(user: $0, store: store, options: options) }
                 ?? AuditReport.overviewPage(store: store, options: options)
             guard let outPath else {

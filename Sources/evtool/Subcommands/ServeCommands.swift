@@ -104,7 +104,7 @@ enum ServeCommands {
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
             let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits,
-                          sealKey: sealKey, auditLog: { line in writeStandardError(line) })
+                          sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.

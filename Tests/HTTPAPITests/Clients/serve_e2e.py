@@ -104,6 +104,8 @@ routes = [
     ("GET", "/v1/log", None, {"auditor", "admin"}),
     ("GET", "/v1/stats", None, {"auditor", "admin"}),
     ("GET", "/metrics", None, {"auditor", "admin"}),
+    ("GET", f"/v1/audit/users/{user}", None, {"auditor", "admin"}),
+    ("GET", "/v1/audit", None, {"auditor", "admin"}),
 ]
 for method, path, body, allowed in routes:
     for role in ("app", "auditor", "admin"):
@@ -278,6 +280,47 @@ r = client.get("/metrics", headers=auth("auditor"))
 check(r.status_code == 200 and "evtool_http_requests_total{route=\"addFavorite\",status=\"201\"}" in r.text
       and "evtool_idempotent_replays_total 4" in r.text, "metrics count routes and replays", r)
 print("reads ok", flush=True)
+
+# --- the audit report pages (the same HTML as evtool report) ----------------------------------------
+import re  # noqa: E402
+from urllib.parse import quote  # noqa: E402
+
+
+def html_page(response, what):
+    check(response.status_code == 200 and response.headers.get("content-type") == "text/html; charset=utf-8", f"{what}: 200 text/html", response)
+    csp = response.headers.get("content-security-policy", "")
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', response.text)
+    check(csp.startswith("default-src 'none'") and meta is not None and meta.group(1) == csp, f"{what}: the CSP header is the page's own", response)
+    check(response.headers.get("x-content-type-options") == "nosniff", f"{what}: nosniff", response)
+    check(response.text.startswith("<!DOCTYPE html>") and response.text.endswith("</html>\n"), f"{what}: a whole page", response)
+    return response.text
+
+
+page = html_page(client.get(f"/v1/audit/users/{user}", headers=auth("auditor")), "user page")
+rows = re.findall(r'<tr (?:class="erased" )?data-position="(\d+)"', page)
+check(rows == [str(i["position"]) for i in items], f"the page's timeline has one row per history entry: {rows}")
+check('id="action-count">4<' in page and 'data-status="verified"' in page, "the page counts 4 actions and the chain verifies", None)
+page = html_page(client.get(f"/v1/audit/users/{user}", params={"as-of": items[1]["position"]}, headers=auth("admin")), "user page as of")
+check(re.findall(r'<tr (?:class="erased" )?data-position="(\d+)"', page) == [str(i["position"]) for i in items[:2]], "as-of: the first two actions only")
+if os.environ.get("EVTOOL_AUDIT_PAGE"):
+    with open(os.environ["EVTOOL_AUDIT_PAGE"], "w", encoding="utf-8") as saved:
+        saved.write(json.dumps({"user": user, "asOf": items[1]["position"], "page": page}))
+r = client.head(f"/v1/audit/users/{user}", headers=auth("auditor"))
+check(r.status_code == 200 and r.headers.get("content-type", "").startswith("text/html"), "HEAD answers like GET", r)
+hostile = f"<img src=x onerror=alert(1)>-{RUN}"
+r = client.post(f"/v1/users/{quote(hostile, safe='')}/searches", json={**SEARCH, "keyword": "<script>alert(1)</script>"}, headers=auth("app"))
+check(r.status_code == 201, "a hostile user id and keyword are recorded", r)
+page = html_page(client.get(f"/v1/audit/users/{quote(hostile, safe='')}", headers=auth("auditor")), "hostile page")
+check("<img" not in page and "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page, "hostile strings are escaped", None)
+overview = html_page(client.get("/v1/audit", headers=auth("auditor")), "overview")
+stats = client.get("/v1/stats", headers=auth("auditor")).json()
+check(f'id="event-count">{stats["events"]}<' in overview, f"the overview counts the log's {stats['events']} events", None)
+problem(client.get(f"/v1/audit/users/{user}", params={"as-of": "soon"}, headers=auth("auditor")), 400, "malformed-request", "as-of")
+problem(client.get("/v1/audit", params={"as-of": "3"}, headers=auth("auditor")), 400, "malformed-request", "as-of")
+problem(client.get(f"/v1/audit/users/{'u' * 201}", headers=auth("auditor")), 422, "validation", "user id")
+problem(client.get(f"/v1/audit/users/{user}", headers=auth("app")), 403, "forbidden")
+problem(client.get("/v1/audit"), 401, "unauthorized")
+print("audit pages ok", flush=True)
 
 # --- 400 404 405 413 415 422 -----------------------------------------------------------------------
 problem(client.post(f"/v1/users/{user}/searches", content=b'{"keyword":', headers={**auth("app"), "Content-Type": "application/json"}), 400, "malformed-request")

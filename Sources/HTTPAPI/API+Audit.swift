@@ -1,0 +1,40 @@
+import AuditReport
+import Commands
+import EventLog
+import Foundation
+
+extension API {
+    /// The audit report pages, for auditors and admins: the same HTML `evtool report` writes,
+    /// made by the same ``AuditReport`` functions (docs/AUDIT.md, docs/HTTP.md).
+    static let auditRoutes: [Route] = [
+        Route(method: "GET", template: "/v1/audit/users/{user}", roles: [.auditor, .admin], name: "getUserAuditReport", handler: { try $0.userAuditReport($1) }),
+        Route(method: "GET", template: "/v1/audit", roles: [.auditor, .admin], name: "getStoreAuditReport", handler: { try $0.storeAuditReport($1) }),
+    ]
+
+    /// A user's audit report (`as-of=POSITION|TIME` for the page as of that point).
+    func userAuditReport(_ match: RouteMatch) throws -> HTTPResponse {
+        let user = match.parameter("user")
+        try Rules.checkIdentifier(user, field: "user id")
+        let options = AuditReport.Options(storeDescription: storeDescription, asOf: try asOf(match))
+        return Self.page(try AuditReport.userPage(user: user, store: application.store, options: options))
+    }
+
+    /// The store overview (one pass over the log).
+    func storeAuditReport(_ match: RouteMatch) throws -> HTTPResponse {
+        if try match.query("as-of") != nil {
+            throw Problem(.malformedRequest, "'as-of' goes with a user's page (/v1/audit/users/{user}), not the store overview", field: "as-of")
+        }
+        return Self.page(try AuditReport.overviewPage(store: application.store, options: AuditReport.Options(storeDescription: storeDescription)))
+    }
+
+    /// An HTML page with the page's own Content-Security-Policy as a response header too.
+    static func page(_ html: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [
+            ("Content-Type", "text/html; charset=utf-8"),
+            ("Content-Security-Policy", AuditReport.contentSecurityPolicy),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Cache-Control", "no-store"),
+        ], body: Array(html.utf8))
+    }
+}
