@@ -1,4 +1,5 @@
 import AuditReport
+import EvtoolKit
 import Commands
 import EventLog
 import Foundation
