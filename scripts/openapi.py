@@ -178,11 +178,17 @@ schemas = {
         "listingID": {"type": "string"}, "favorite": {"type": "boolean", "description": "Show 'Remove' when true, 'Save Event' when false"},
         "details": {"oneOf": [ref("CachedDetails"), {"type": "null"}]}}},
     "HistoryPage": {"type": "object", "required": ["items", "nextAfter"], "properties": {
-        "items": {"type": "array", "items": {"type": "object", "required": ["position", "version", "eventID", "type", "recordedAt", "summary"]}},
+        "items": {"type": "array", "items": {"allOf": [ref("Event"), {"type": "object", "required": ["summary"], "properties": {
+            "summary": {"type": "string", "description": "The line 'evtool history' shows"}}}]}},
         "nextAfter": {"type": ["integer", "null"], "description": "Pass as after= for the next page; null on the last"}}},
-    "Event": {"type": "object", "required": ["position", "stream", "version", "id", "type", "recordedAt", "hash", "data", "metadata"], "properties": {
+    "Event": {"type": "object", "description": "The one JSON shape of an event (docs/EVENTS.md, docs/schemas/event.schema.json): "
+              "data and metadata are the stored JSON, or strings in dataText/metadataText when they hold a line break",
+              "required": ["position", "stream", "version", "id", "type", "recordedAt", "hash"],
+              "allOf": [{"anyOf": [{"required": ["data"]}, {"required": ["dataText"]}]}, {"anyOf": [{"required": ["metadata"]}, {"required": ["metadataText"]}]}],
+              "properties": {
         "position": {"type": "integer"}, "stream": {"type": "string"}, "version": {"type": "integer"}, "id": {"type": "string", "format": "uuid"},
-        "type": {"type": "string"}, "recordedAt": TIME, "hash": {"type": "string"}, "data": {"type": "object"}, "metadata": {"type": "object"}}},
+        "type": {"type": "string"}, "recordedAt": TIME, "hash": {"type": "string"}, "data": {}, "metadata": {"type": "object"},
+        "dataText": {"type": "string"}, "metadataText": {"type": "string"}}},
     "LogPage": {"type": "object", "required": ["events", "nextAfter"], "properties": {
         "events": {"type": "array", "items": ref("Event")}, "nextAfter": {"type": "integer"}}},
     "Stats": {"type": "object", "required": ["events", "streams", "users", "head", "types", "projections"], "properties": {

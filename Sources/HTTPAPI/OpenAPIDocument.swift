@@ -2799,14 +2799,22 @@ public enum OpenAPIDocument {
           "items": {
             "type": "array",
             "items": {
-              "type": "object",
-              "required": [
-                "position",
-                "version",
-                "eventID",
-                "type",
-                "recordedAt",
-                "summary"
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/Event"
+                },
+                {
+                  "type": "object",
+                  "required": [
+                    "summary"
+                  ],
+                  "properties": {
+                    "summary": {
+                      "type": "string",
+                      "description": "The line 'evtool history' shows"
+                    }
+                  }
+                }
               ]
             }
           },
@@ -2821,6 +2829,7 @@ public enum OpenAPIDocument {
       },
       "Event": {
         "type": "object",
+        "description": "The one JSON shape of an event (docs/EVENTS.md, docs/schemas/event.schema.json): data and metadata are the stored JSON, or strings in dataText/metadataText when they hold a line break",
         "required": [
           "position",
           "stream",
@@ -2828,9 +2837,37 @@ public enum OpenAPIDocument {
           "id",
           "type",
           "recordedAt",
-          "hash",
-          "data",
-          "metadata"
+          "hash"
+        ],
+        "allOf": [
+          {
+            "anyOf": [
+              {
+                "required": [
+                  "data"
+                ]
+              },
+              {
+                "required": [
+                  "dataText"
+                ]
+              }
+            ]
+          },
+          {
+            "anyOf": [
+              {
+                "required": [
+                  "metadata"
+                ]
+              },
+              {
+                "required": [
+                  "metadataText"
+                ]
+              }
+            ]
+          }
         ],
         "properties": {
           "position": {
@@ -2856,11 +2893,15 @@ public enum OpenAPIDocument {
           "hash": {
             "type": "string"
           },
-          "data": {
-            "type": "object"
-          },
+          "data": {},
           "metadata": {
             "type": "object"
+          },
+          "dataText": {
+            "type": "string"
+          },
+          "metadataText": {
+            "type": "string"
           }
         }
       },

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 
 /// The one line per request on standard error: method, path, status, duration, request id.
 /// Never a token, a header's value or a body.
@@ -34,7 +35,7 @@ enum RequestLog {
 
     /// The line as JSON (`--log-format json`).
     static func jsonLine(method: String, path: String, status: Int, milliseconds: Double, requestID: String) -> String {
-        "{\"time\":\"\(Timestamp.format(Timestamp.now()))\",\"method\":\(JSONSyntax.quoted(method)),\"path\":\(JSONSyntax.quoted(path)),"
-            + "\"status\":\(status),\"durationMs\":\(String(format: "%.3f", milliseconds)),\"requestID\":\(JSONSyntax.quoted(requestID))}\n"
+        "{\"time\":\"\(Timestamp.format(Timestamp.now()))\",\"method\":\(JSONString.quoted(method)),\"path\":\(JSONString.quoted(path)),"
+            + "\"status\":\(status),\"durationMs\":\(String(format: "%.3f", milliseconds)),\"requestID\":\(JSONString.quoted(requestID))}\n"
     }
 }

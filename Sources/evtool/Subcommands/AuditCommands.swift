@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import JSONKit
 import Projections
 import StoreSQLite
 
@@ -8,12 +9,12 @@ import StoreSQLite
 enum AuditCommands {
     static let verify = CommandSpec(
         name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
-        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--store STORE]",
+        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--json] [--store STORE]",
         options: [
             .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
             .init(name: "checkpoint", value: "FILE", help: "Also prove that the log extends this checkpoint (from 'evtool seal --key')"),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Reads the log in position order, in bounded memory (one batch of events plus each
@@ -56,6 +57,14 @@ enum AuditCommands {
                     guard report.events > 0 else {
                         throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify (stream ids are compared byte for byte)", code: .emptyStore)
                     }
+                    if arguments.flag("json") {
+                        return try console.output(JSONOutput.object { writer in
+                            writer.key("ok"); writer.bool(true)
+                            writer.key("stream"); writer.string(stream)
+                            writer.key("events"); writer.number(report.events)
+                            writer.key("erasedEvents"); writer.number(report.erasedEvents)
+                        })
+                    }
                     let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
                     try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
                     return
@@ -69,11 +78,11 @@ enum AuditCommands {
                 let report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
                 if head >= 100_000 { progress.finish(console: &console) }
                 guard let checkpoint, let path = arguments.value("checkpoint") else {
-                    try console.output(okLine(report))
+                    try console.output(arguments.flag("json") ? verifiedJSON(report, checkpoint: nil) : okLine(report))
                     return
                 }
                 let consistency = try CheckpointCheck.run(store: store, checkpoint: checkpoint.checkpoint, path: path, signature: checkpoint.signature)
-                try console.output(okLine(report) + "; " + consistency)
+                try console.output(arguments.flag("json") ? verifiedJSON(report, checkpoint: consistency) : okLine(report) + "; " + consistency)
             } catch let failure as VerificationFailure {
                 throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
             }
@@ -81,11 +90,11 @@ enum AuditCommands {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--store STORE]",
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--json] [--store STORE]",
         options: [
             .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
             .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             A seal is a SHA-256 over every stream's (id, version, hash) as of the verified head,
@@ -125,8 +134,23 @@ enum AuditCommands {
             }
             let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
             try store.addSeal(seal)
-            try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
-            guard key != nil || arguments.value("checkpoint-out") != nil else { return }
+            let json = arguments.flag("json")
+            func sealJSON(checkpoint: String?) -> String {
+                JSONOutput.object { writer in
+                    writer.key("seal"); writer.number(seal.number)
+                    writer.key("position"); writer.number(seal.position)
+                    writer.key("events"); writer.number(seal.events)
+                    writer.key("streams"); writer.number(seal.streams)
+                    writer.key("hash"); writer.string(seal.hash)
+                    writer.key("sealedAt"); writer.string(seal.sealedAt)
+                    writer.key("checkpoint"); writer.string(checkpoint)
+                }
+            }
+            if !json { try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)") }
+            guard key != nil || arguments.value("checkpoint-out") != nil else {
+                if json { try console.output(sealJSON(checkpoint: nil)) }
+                return
+            }
             var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
             if let key { try checkpoint.sign(with: key) }
             if let out = arguments.value("checkpoint-out") {
@@ -136,17 +160,18 @@ enum AuditCommands {
                     throw CLIError(message: "the seal was recorded, but the checkpoint could not be written to '\(out)': \(error.localizedDescription)", code: .failure)
                 }
             }
+            if json { return try console.output(sealJSON(checkpoint: key != nil ? checkpoint.text : nil)) }
             if key != nil { try console.output(String(checkpoint.text.dropLast())) }
         })
 
     static let forget = CommandSpec(
         name: "forget", summary: "Erase a user: replace their events' payloads with tombstones, record who and why, rebuild views",
-        usage: "--user ID --reason TEXT [--by OPERATOR] [--store STORE]",
+        usage: "--user ID --reason TEXT [--by OPERATOR] [--json] [--store STORE]",
         options: [
             .init(name: "user", value: "ID", help: "The user (their stream) to erase"),
             .init(name: "reason", value: "TEXT", help: "Why, e.g. a ticket or the legal basis; kept in the log"),
             .init(name: "by", value: "OPERATOR", help: "Who erases (default: $USER)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             In one transaction, keeps the SHA-256 of each of the user's payloads (so the chain still
@@ -172,11 +197,37 @@ enum AuditCommands {
             let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: user), reason: reason, operatorName: by))
             try Projector(store: store).rebuild()
             var compacted = ""
+            var walEmptied: Bool?
             if let file = store as? SQLiteEventStore {
-                compacted = try file.compact() ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
+                walEmptied = try file.compact()
+                compacted = walEmptied == true ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
+            }
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("user"); writer.string(user)
+                    writer.key("erasedEvents"); writer.number(outcome.erasedEvents)
+                    writer.key("position"); writer.number(outcome.position)
+                    writer.key("by"); writer.string(by)
+                    writer.key("viewsRebuilt"); writer.bool(true)
+                    writer.key("walEmptied")
+                    if let walEmptied { writer.bool(walEmptied) } else { writer.null() }
+                })
             }
             try console.output("erased \(outcome.erasedEvents) events of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
         })
+
+    /// verify --json: what was verified (docs/schemas/verify.schema.json).
+    static func verifiedJSON(_ report: VerificationReport, checkpoint: String?) -> String {
+        JSONOutput.object { writer in
+            writer.key("ok"); writer.bool(true)
+            writer.key("events"); writer.number(report.events)
+            writer.key("streams"); writer.number(report.streams)
+            writer.key("seals"); writer.number(report.seals)
+            writer.key("erasedEvents"); writer.number(report.erasedEvents)
+            writer.key("head"); writer.number(report.head)
+            writer.key("checkpoint"); writer.string(checkpoint)
+        }
+    }
 
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""

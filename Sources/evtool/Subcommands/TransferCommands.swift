@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import JSONKit
 import Projections
 
 /// `evtool export|import|migrate`: move logs between files and stores.
@@ -41,9 +42,9 @@ enum TransferCommands {
 
     static let `import` = CommandSpec(
         name: "import", summary: "Append the events of an export file (idempotent, resumable, atomic per batch)",
-        usage: "FILE|- [--batch N] [--store STORE]",
+        usage: "FILE|- [--batch N] [--json] [--store STORE]",
         arguments: [("FILE", "A JSON Lines or CloudEvents export; '-' for standard input")],
-        options: [.init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"), CommandSpec.storeOption],
+        options: [.init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"), CommandSpec.storeOption, CommandSpec.jsonOption],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
             them new positions in file order. An event whose id the store already holds is skipped
@@ -71,7 +72,8 @@ enum TransferCommands {
                     let item: LogRecord.Imported
                     do { item = try LogRecord.parse(line) } catch let error as LogRecord.LineError {
                         try copier.flush(through: reader.lineNumber - 1)
-                        throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended) events were)", code: .invalidData)
+                        throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended) events were)", code: .invalidData,
+                                       line: reader.lineNumber)
                     }
                     let committedBefore = copier.appended + copier.skipped
                     try copier.add(item, source: reader.lineNumber)
@@ -82,18 +84,26 @@ enum TransferCommands {
                 }
                 try copier.flush(through: reader.lineNumber)
             } catch let error as EventCopier.CopyError {
-                throw CLIError(message: "line \(error.source): \(error.reason)", code: exitCode(error.underlying))
+                throw CLIError(message: "line \(error.source): \(error.reason)", code: exitCode(error.underlying), line: error.source)
+            }
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("imported"); writer.number(copier.appended)
+                    writer.key("skipped"); writer.number(copier.skipped)
+                    writer.key("store"); writer.string("\(location)")
+                })
             }
             try console.output("imported \(copier.appended) events, skipped \(copier.skipped) already present, into \(location)")
         })
 
     static let migrate = CommandSpec(
         name: "migrate", summary: "Copy a whole deployment to another store, verify it, and rebuild its views",
-        usage: "--from STORE --to STORE [--batch N]",
+        usage: "--from STORE --to STORE [--batch N] [--json]",
         options: [
             .init(name: "from", value: "STORE", help: "The store to copy (e.g. sqlite:./evtool.sqlite)"),
             .init(name: "to", value: "STORE", help: "The store to copy into (e.g. postgres://app@db/evtool)"),
             .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
+            CommandSpec.jsonOption,
         ],
         discussion: """
             Resumable: the target is always a copy of a prefix of the source, so rerunning after an
@@ -143,6 +153,17 @@ enum TransferCommands {
             console.message("rebuilding the views in \(to)")
             guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
             try Projector(store: viewsStore).rebuild()
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("events"); writer.number(sourceDigest.count)
+                    writer.key("copied"); writer.number(copier.appended)
+                    writer.key("alreadyThere"); writer.number(sourceDigest.count - copier.appended)
+                    writer.key("from"); writer.string("\(from)")
+                    writer.key("to"); writer.string("\(to)")
+                    writer.key("sha256"); writer.string(sourceDigest.hex)
+                    writer.key("viewsRebuilt"); writer.bool(true)
+                })
+            }
             try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 
