@@ -35,7 +35,16 @@ enum RequestLog {
 
     /// The line as JSON (`--log-format json`).
     static func jsonLine(method: String, path: String, status: Int, milliseconds: Double, requestID: String) -> String {
-        "{\"time\":\"\(Timestamp.format(Timestamp.now()))\",\"method\":\(JSONString.quoted(method)),\"path\":\(JSONString.quoted(path)),"
-            + "\"status\":\(status),\"durationMs\":\(String(format: "%.3f", milliseconds)),\"requestID\":\(JSONString.quoted(requestID))}\n"
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("time"); writer.date(Timestamp.now())
+        writer.key("method"); writer.string(method)
+        writer.key("path"); writer.string(path)
+        writer.key("status"); writer.number(status)
+        // Three decimals, as a number: written as text so that 2.0 stays 2.000.
+        writer.key("durationMs"); writer.raw(String(format: "%.3f", milliseconds).utf8)
+        writer.key("requestID"); writer.string(requestID)
+        writer.endObject()
+        return writer.text + "\n"
     }
 }
