@@ -57,14 +57,15 @@ struct ErrorReport {
     /// The kind of failure, a stable name per exit code (`usage`, `invalidData`, `unavailable` …).
     var kind: String { String(describing: code) }
 
-    /// The report as one line of JSON (passwords masked, as in the text form; JSON escapes
-    /// what would drive a terminal).
+    /// The report as one line of JSON. The message is the one the text form prints
+    /// (``Evtool/errorLine(_:)``: passwords masked, invisible characters shown as `\u{…}`,
+    /// a huge one bounded), since standard error is often a terminal.
     var json: String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("code"); writer.number(Int(code.rawValue))
         writer.key("kind"); writer.string(kind)
-        writer.key("message"); writer.string(Redaction.maskingPasswords(in: message))
+        writer.key("message"); writer.string(Evtool.errorLine(message))
         if let field { writer.key("field"); writer.string(field) }
         if let line { writer.key("line"); writer.number(line) }
         if let command { writer.key("command"); writer.string(command.name) }
