@@ -41,9 +41,11 @@ let package = Package(
         ),
 
         // MARK: - Core and domain (no I/O)
-        .target(name: "EventLog", dependencies: ["CCrypto"]),
+        // The one JSON scanner, writer and escaper (internal: no product names it).
+        .target(name: "JSONKit"),
+        .target(name: "EventLog", dependencies: ["CCrypto", "JSONKit"]),
         .target(name: "Commands", dependencies: ["EventLog"]),
-        .target(name: "Projections", dependencies: ["EventLog", "Commands"]),
+        .target(name: "Projections", dependencies: ["EventLog", "Commands", "JSONKit"]),
         // Seeded user activity for `evtool demo`, the benchmarks and the tests (not a product).
         .target(name: "Simulation", dependencies: ["Commands"]),
         // The auditor's HTML pages (pure rendering plus reads through the store protocols).
@@ -54,15 +56,15 @@ let package = Package(
         .target(name: "StorePostgres", dependencies: ["EventLog", "CLibPQ"]),
 
         // MARK: - Application library and the HTTP API
-        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres"]),
+        .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "JSONKit"]),
         // docs/openapi.json (linked into the target) is compiled into the binary: served without a file at run time.
-        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit", "AuditReport"], resources: [.embedInCode("openapi.json")]),
-        .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD"]),
+        .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit", "AuditReport", "JSONKit"], resources: [.embedInCode("openapi.json")]),
+        .target(name: "HTTPServer", dependencies: ["HTTPAPI", "CMicroHTTPD", "JSONKit"]),
 
         // MARK: - Command line
         .executableTarget(
             name: "evtool",
-            dependencies: ["AuditReport", "EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer"]
+            dependencies: ["AuditReport", "EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer", "JSONKit"]
         ),
 
         // MARK: - Examples (not a product: swift run AppBackend STORE)
@@ -92,13 +94,14 @@ let package = Package(
         ),
         .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
+        .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "Commands", "Projections", "StorePostgres", "EvtoolKit", "TestSupport"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
-        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
+        .testTarget(name: "CommandsTests", dependencies: ["EventLog", "JSONKit", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
         // Loads `evtool report` pages in headless Chromium (Tests/Browser/report_page.py, Selenium).
-        .testTarget(name: "ReportTests", dependencies: ["AuditReport", "EventLog", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
+        .testTarget(name: "ReportTests", dependencies: ["AuditReport", "EventLog", "JSONKit", "StoreSQLite", "StorePostgres", "TestSupport", "evtool"]),
         .testTarget(name: "BenchTests", dependencies: ["EventLog", "TestSupport", "evtool", "evtool-bench"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["EventLog", "JSONKit", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// The input rules every store applies before it appends, so that all stores accept and
 /// refuse exactly the same batches.

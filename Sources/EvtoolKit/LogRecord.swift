@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 
 /// The export formats and how an import line becomes an event.
 ///
@@ -23,26 +24,25 @@ public enum LogRecord {
     public static func line(for event: RecordedEvent, format: Format) -> String {
         switch format {
         case .jsonl:
-            return "{\"position\":\(event.position),\"stream\":\(JSONSyntax.quoted(event.streamID)),\"version\":\(event.version),"
-                + "\"id\":\"\(event.id.lowercaseString)\",\"type\":\(JSONSyntax.quoted(event.type)),"
-                + "\"recordedAt\":\"\(Timestamp.format(event.recordedAt))\",\"hash\":\"\(event.hash)\","
-                + member("data", event.data) + "," + member("metadata", event.metadata) + "}"
+            return jsonLine(for: event)
         case .cloudevents:
-            return "{\"specversion\":\"1.0\",\"id\":\"\(event.id.lowercaseString)\","
-                + "\"source\":\(JSONSyntax.quoted("/evtool/streams/" + (event.streamID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? event.streamID))),"
-                + "\"type\":\(JSONSyntax.quoted(event.type)),\"subject\":\(JSONSyntax.quoted(event.streamID)),"
-                + "\"time\":\"\(Timestamp.format(event.recordedAt))\",\"datacontenttype\":\"application/json\","
-                + "\"evtoolposition\":\(event.position),\"evtoolversion\":\(event.version),\"evtoolhash\":\"\(event.hash)\","
-                + "\"evtoolmetadata\":\(JSONSyntax.quoted(String(decoding: event.metadata, as: UTF8.self))),"
-                + member("data", event.data) + "}"
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("specversion"); writer.string("1.0")
+            writer.key("id"); writer.string(event.id.lowercaseString)
+            writer.key("source"); writer.string("/evtool/streams/" + (event.streamID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? event.streamID))
+            writer.key("type"); writer.string(event.type)
+            writer.key("subject"); writer.string(event.streamID)
+            writer.key("time"); writer.date(event.recordedAt)
+            writer.key("datacontenttype"); writer.string("application/json")
+            writer.key("evtoolposition"); writer.number(event.position)
+            writer.key("evtoolversion"); writer.number(event.version)
+            writer.key("evtoolhash"); writer.string(event.hash)
+            writer.key("evtoolmetadata"); writer.string(String(decoding: event.metadata, as: UTF8.self))
+            payload("data", event.data, to: &writer)
+            writer.endObject()
+            return writer.text
         }
-    }
-
-    private static func member(_ name: String, _ json: Data) -> String {
-        if json.contains(0x0A) || json.contains(0x0D) {
-            return "\"\(name)Text\":" + JSONSyntax.quoted(String(decoding: json, as: UTF8.self))
-        }
-        return "\"\(name)\":" + String(decoding: json, as: UTF8.self)
     }
 
     /// An event read from an import line.
@@ -82,16 +82,16 @@ public enum LogRecord {
     public static func parse(_ line: Data, members: [String: Range<Int>]) throws(LineError) -> Imported {
         func raw(_ name: String) -> Data? { members[name].map { line.subdata(in: $0) } }
         func string(_ name: String) throws(LineError) -> String {
-            guard let bytes = raw(name) else { throw LineError("'\(name)' is missing") }
-            guard let text = (try? JSONSerialization.jsonObject(with: bytes, options: .fragmentsAllowed)) as? String else {
+            guard let range = members[name] else { throw LineError("'\(name)' is missing") }
+            guard let text = JSONScan.string(line, range) else {
                 throw LineError("'\(name)' must be a string")
             }
             return text
         }
         func integer(_ name: String) throws(LineError) -> Int64 {
-            guard let bytes = raw(name) else { throw LineError("'\(name)' is missing") }
-            guard let value = Int64(String(decoding: bytes, as: UTF8.self)) else { throw LineError("'\(name)' must be a whole number") }
-            return value
+            guard let range = members[name] else { throw LineError("'\(name)' is missing") }
+            guard let value = line.withUnsafeBytes({ JSONScan.integer($0, range) }) else { throw LineError("'\(name)' must be a whole number") }
+            return Int64(value)
         }
         func json(_ name: String) throws(LineError) -> Data {
             if let bytes = raw(name) { return bytes }

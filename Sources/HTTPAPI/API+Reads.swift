@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import JSONKit
 import Projections
 
 extension API {
@@ -46,7 +47,7 @@ extension API {
         var writer = ResponseWriter()
         writer.beginObject()
         writer.key("items"); writer.beginArray()
-        for entry in page.entries { writer.raw(try EntryJSON.encode(entry)) }
+        for entry in page.entries { LogRecord.write(entry, to: &writer) }
         writer.endArray()
         writer.key("nextAfter")
         if let next = page.nextAfter { writer.number(next) } else { writer.null() }
@@ -61,7 +62,7 @@ extension API {
         var writer = ResponseWriter()
         writer.beginObject()
         writer.key("events"); writer.beginArray()
-        for event in events { EventJSON.write(event, to: &writer) }
+        for event in events { LogRecord.write(event, to: &writer) }
         writer.endArray()
         writer.key("nextAfter"); writer.number(events.last?.position ?? after)
         writer.endObject()
@@ -71,27 +72,7 @@ extension API {
     func stats(_ match: RouteMatch) throws -> HTTPResponse {
         let statistics = try application.statistics()
         var writer = ResponseWriter()
-        writer.beginObject()
-        writer.key("events"); writer.number(statistics.events)
-        writer.key("streams"); writer.number(statistics.streams)
-        writer.key("users"); writer.number(statistics.users)
-        writer.key("head"); writer.number(statistics.head)
-        writer.key("types"); writer.beginObject()
-        for type in statistics.types.keys.sorted() { writer.key(type); writer.number(statistics.types[type] ?? 0) }
-        writer.endObject()
-        writer.key("projections"); writer.beginArray()
-        for status in statistics.projections {
-            writer.beginObject()
-            writer.key("name"); writer.string(status.name)
-            writer.key("generation"); writer.number(status.generation)
-            writer.key("version"); writer.number(status.version)
-            writer.key("position"); writer.number(status.position)
-            writer.key("active"); writer.bool(status.isActive)
-            writer.key("lag"); writer.number(statistics.head - status.position)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
+        statistics.write(to: &writer)
         return .json(200, writer.bytes)
     }
 
@@ -120,36 +101,5 @@ extension API {
             throw Problem(.malformedRequest, "'\(name)' must be a time like 2026-03-01 or 2026-03-01T10:00:00Z, not '\(text)'", field: name)
         }
         return date
-    }
-}
-
-/// History entries as JSON, as `evtool history --json` prints them (sorted keys, RFC 3339 times).
-enum EntryJSON {
-    static func encode(_ entry: History.Entry) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.format(date))
-        }
-        return try encoder.encode(entry)
-    }
-}
-
-/// Recorded events as JSON, with the fields of `evtool export`'s JSON Lines: position,
-/// stream, version, id, type, recordedAt, hash, and the stored data and metadata as they are.
-enum EventJSON {
-    static func write(_ event: RecordedEvent, to writer: inout ResponseWriter) {
-        writer.beginObject()
-        writer.key("position"); writer.number(event.position)
-        writer.key("stream"); writer.string(event.streamID)
-        writer.key("version"); writer.number(event.version)
-        writer.key("id"); writer.string(event.id.lowercaseString)
-        writer.key("type"); writer.string(event.type)
-        writer.key("recordedAt"); writer.date(event.recordedAt)
-        writer.key("hash"); writer.string(event.hash)
-        writer.key("data"); writer.raw(event.data)
-        writer.key("metadata"); writer.raw(event.metadata)
-        writer.endObject()
     }
 }

@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import JSONKit
 import Synchronization
 
 extension API {
@@ -36,7 +37,7 @@ extension API {
             var chunk: [UInt8] = []
             for event in events {
                 var writer = ResponseWriter()
-                EventJSON.write(event, to: &writer)
+                LogRecord.write(event, to: &writer)
                 chunk += Array("id: \(event.position)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
             }
             cursor.withLock { $0 = last.position }

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 
 /// The one line per request on standard error: method, path, status, duration, request id.
 /// Never a token, a header's value or a body.
@@ -34,7 +35,16 @@ enum RequestLog {
 
     /// The line as JSON (`--log-format json`).
     static func jsonLine(method: String, path: String, status: Int, milliseconds: Double, requestID: String) -> String {
-        "{\"time\":\"\(Timestamp.format(Timestamp.now()))\",\"method\":\(JSONSyntax.quoted(method)),\"path\":\(JSONSyntax.quoted(path)),"
-            + "\"status\":\(status),\"durationMs\":\(String(format: "%.3f", milliseconds)),\"requestID\":\(JSONSyntax.quoted(requestID))}\n"
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("time"); writer.date(Timestamp.now())
+        writer.key("method"); writer.string(method)
+        writer.key("path"); writer.string(path)
+        writer.key("status"); writer.number(status)
+        // Three decimals, as a number: written as text so that 2.0 stays 2.000.
+        writer.key("durationMs"); writer.raw(String(format: "%.3f", milliseconds).utf8)
+        writer.key("requestID"); writer.string(requestID)
+        writer.endObject()
+        return writer.text + "\n"
     }
 }

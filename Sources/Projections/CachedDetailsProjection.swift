@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import JSONKit
 
 /// Cached details per listing: the latest details any user fetched, when and by whom, and how
 /// many times they were viewed, so a details page can be shown again without a new fetch.

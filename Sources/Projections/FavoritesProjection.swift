@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import JSONKit
 
 /// Favorites per user: the listings they favorited and have not removed since, in the order
 /// added, each with the summary a list row shows. An empty list removes the key.

@@ -23,6 +23,14 @@ public enum History {
         public var correlationID: String?
         /// One line saying what the user did, e.g. `favorited "Hamilton" (L123)`.
         public var summary: String
+        /// The stream the event is in (the user's).
+        public var stream: String = ""
+        /// The event's link in its stream's hash chain.
+        public var hash: String = ""
+        /// The event's data, the stored JSON as it is.
+        public var data = Data()
+        /// The event's metadata, the stored JSON as it is.
+        public var metadata = Data()
     }
 
     /// What to include.
@@ -80,7 +88,7 @@ public enum History {
             position: recorded.position, version: recorded.version, eventID: recorded.id.lowercaseString, type: recorded.type,
             recordedAt: recorded.recordedAt, occurredAt: metadata?.occurredAt, source: metadata?.source,
             requestID: metadata?.requestID, correlationID: metadata?.correlationID,
-            summary: summary(of: recorded))
+            summary: summary(of: recorded), stream: recorded.streamID, hash: recorded.hash, data: recorded.data, metadata: recorded.metadata)
     }
 
     /// One line saying what a recorded event means.

@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// A view of the log as a fold: events change documents, one document per key.
 ///

@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import JSONKit
 
 /// Recent searches per user: the 20 most recent distinct searches, newest first. Repeating a
 /// search moves it to the top instead of listing it twice.

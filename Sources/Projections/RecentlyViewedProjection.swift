@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import JSONKit
 
 /// Recently viewed per user: the 20 listings whose details they opened most recently, newest
 /// first, each once.

@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import JSONKit
 
 /// A recorded event decoded once for all the projections, keeping only what views read.
 ///

@@ -54,7 +54,7 @@ enum Evtool {
             try console.flush()
             return .ok
         } catch {
-            return report(error, console: &console)
+            return report(error, console: &console, json: wantsJSON(arguments))
         }
     }
 
@@ -92,47 +92,31 @@ enum Evtool {
         return String(line.prefix(300)) + "…(\(omitted) characters left out)…" + String(line.suffix(200))
     }
 
-    /// Prints a failure as `Error: …` (plus usage help for usage errors) and returns its code.
-    static func report(_ error: Error, console: inout Console) -> ExitCode {
-        switch error {
-        case let error as OutputError:
-            // The reader of the pipe is gone (`evtool log | head`): nothing is wrong here.
-            if error.isClosedPipe { return .ok }
-            console.message("Error: " + errorLine(error.description))
-            return .ioError
-        case let error as CLIError:
-            console.message("Error: " + errorLine(error.message))
-            if error.code == .usage {
-                if let command = error.command {
-                    console.message("Usage: evtool \(command.name) \(command.usage)")
-                    console.message("See 'evtool \(command.name) --help'.")
-                } else {
-                    console.message("See 'evtool --help'.")
-                }
-            }
-            return error.code
-        case let error as StoreLocationError:
-            return report(CLIError(error), console: &console)
-        case let error as OperationError:
-            return report(CLIError(error), console: &console)
-        case let error as MigrationError:
-            return report(CLIError(message: error.description, code: .invalidData), console: &console)
-        case let error as EventStoreError:
-            console.message("Error: " + errorLine(error.description))
-            return ExitCode(error)
-        case let error as CommandError:
-            console.message("Error: " + errorLine(error.description))
-            if case .conflict = error { return .conflict }
-            return .invalidData
-        case let error as DomainEventError:
-            console.message("Error: " + errorLine("\(error)"))
-            return .invalidData
-        case let error as ProjectionStoreError:
-            console.message("Error: " + errorLine(error.description))
-            return .conflict
-        default:
-            console.message("Error: " + errorLine(error.localizedDescription))
-            return .failure
+    /// Prints a failure as `Error: …` (plus usage help for usage errors), or with `json` as
+    /// one JSON object on standard error (``ErrorReport``), and returns its code.
+    static func report(_ error: Error, console: inout Console, json: Bool = false) -> ExitCode {
+        // The reader of the pipe is gone (`evtool log | head`): nothing is wrong here.
+        if let error = error as? OutputError, error.isClosedPipe { return .ok }
+        let report = ErrorReport(error)
+        if json {
+            console.message(report.json)
+            return report.code
         }
+        console.message("Error: " + errorLine(report.message))
+        if report.code == .usage {
+            if let command = report.command {
+                console.message("Usage: evtool \(command.name) \(command.usage)")
+                console.message("See 'evtool \(command.name) --help'.")
+            } else {
+                console.message("See 'evtool --help'.")
+            }
+        }
+        return report.code
+    }
+
+    /// Whether the command line asks for JSON output (`--json` before any `--`), which makes
+    /// an error one JSON object too, even one found while parsing the rest.
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
     }
 }

@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import JSONKit
 import Testing
 
 @Suite("Event JSON: stable type names, sorted keys, schema versions, upcasting")

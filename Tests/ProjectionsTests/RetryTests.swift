@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 import Projections
 import StoreSQLite
 import Testing

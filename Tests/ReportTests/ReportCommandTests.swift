@@ -1,6 +1,7 @@
 @testable import AuditReport
 import EventLog
 import Foundation
+import JSONKit
 import TestSupport
 import Testing
 
@@ -50,7 +51,7 @@ struct ReportCommandTests {
     func markup() throws {
         let store = InMemoryEventStore()
         let keyword = #"<img src=x onerror=alert(1)>"#
-        let data = #"{"keyword":\#(JSONSyntax.quoted(keyword)),"category":"All","distance":10,"units":"miles","location":{"custom":{"text":"</style>"}},"schemaVersion":2}"#
+        let data = #"{"keyword":\#(JSONString.quoted(keyword)),"category":"All","distance":10,"units":"miles","location":{"custom":{"text":"</style>"}},"schemaVersion":2}"#
         _ = try store.append([ProposedEvent(type: "Searched", data: Data(data.utf8))], to: #"u"><b>"#, expectedVersion: .any)
         let page = try AuditReport.userPage(user: #"u"><b>"#, store: store, options: .init(storeDescription: "memory <x>"))
         #expect(page.contains("searched &quot;&lt;img src=x"), "the event was read as a search")

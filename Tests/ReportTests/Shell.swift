@@ -33,10 +33,12 @@ enum Shell {
         let output = try evtool(["history", "--user", user, "--json"] + (asOf.map { ["--as-of", $0] } ?? []), store: store)
         return try output.split(separator: "\n").map { line in
             let object = try object(String(line))
+            // history --json is the event's JSON shape: what the metadata says is in `metadata`.
+            let metadata = object["metadata"] as? [String: Any] ?? [:]
             return Entry(position: (object["position"] as? NSNumber)?.int64Value ?? -1, recordedAt: object["recordedAt"] as? String ?? "",
                          type: object["type"] as? String ?? "", summary: object["summary"] as? String ?? "",
-                         source: object["source"] as? String ?? "-", requestID: object["requestID"] as? String ?? "-",
-                         correlationID: object["correlationID"] as? String ?? "-")
+                         source: metadata["source"] as? String ?? "-", requestID: metadata["requestID"] as? String ?? "-",
+                         correlationID: metadata["correlationID"] as? String ?? "-")
         }
     }
 

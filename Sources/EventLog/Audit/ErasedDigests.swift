@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// The original digests of an erased event's payloads, which the store keeps so that the
 /// chain still verifies after `evtool forget` replaced them with ``Erasure/tombstone``.
@@ -81,8 +82,15 @@ public enum Erasure {
     /// The `UserErased` event's data: the stream, how many events, through which position,
     /// who and why — never the erased data.
     public static func eventData(_ request: Request, erasedEvents: Int, throughPosition: Int64) -> Data {
-        Data(("{\"stream\":\(JSONSyntax.quoted(request.stream)),\"events\":\(erasedEvents),\"throughPosition\":\(throughPosition),"
-            + "\"reason\":\(JSONSyntax.quoted(request.reason)),\"by\":\(JSONSyntax.quoted(request.operatorName))}").utf8)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("stream"); writer.string(request.stream)
+        writer.key("events"); writer.number(erasedEvents)
+        writer.key("throughPosition"); writer.number(throughPosition)
+        writer.key("reason"); writer.string(request.reason)
+        writer.key("by"); writer.string(request.operatorName)
+        writer.endObject()
+        return writer.data
     }
 
     /// What a verifier reads back from a `UserErased` event's data: the stream and the last

@@ -71,6 +71,10 @@ struct CLIError: Error {
     var code: ExitCode
     /// For usage errors: the command whose usage line and help pointer to print.
     var command: CommandSpec?
+    /// The option (without dashes) or input field the error is about, when known (`--json` errors carry it).
+    var field: String? = nil
+    /// The input line the error is about, when known (`--json` errors carry it).
+    var line: Int? = nil
 
     static func usage(_ message: String, _ command: CommandSpec?) -> CLIError {
         CLIError(message: message, code: .usage, command: command)

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 
 /// `evtool append`: appends one raw event to a stream (an operator's tool; the recording
 /// commands build domain events and go through the command runner instead).
@@ -38,7 +39,12 @@ enum AppendCommand {
             let store = try StoreLocation.resolve(arguments).open(create: true)
             let result = try store.append(ProposedEvent(id: id, type: type, data: data, metadata: metadata), to: stream, expectedVersion: expected)
             if arguments.flag("json") {
-                try console.output(#"{"stream":\#(JSONText.quoted(stream)),"version":\#(result.streamVersion),"position":\#(result.positions.lowerBound),"id":"\#(id.lowercaseString)"}"#)
+                try console.output(JSONOutput.object { writer in
+                    writer.key("stream"); writer.string(stream)
+                    writer.key("version"); writer.number(result.streamVersion)
+                    writer.key("position"); writer.number(result.positions.lowerBound)
+                    writer.key("id"); writer.string(id.lowercaseString)
+                })
             } else {
                 try console.output("appended \(TerminalText.escaped(type)) to \(TerminalText.escaped(stream)): version \(result.streamVersion), position \(result.positions.lowerBound)")
             }

@@ -2,6 +2,7 @@ import Commands
 import EvtoolKit
 import EventLog
 import Foundation
+import JSONKit
 import Projections
 import StoreSQLite
 
@@ -9,12 +10,12 @@ import StoreSQLite
 enum AuditCommands {
     static let verify = CommandSpec(
         name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
-        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--store STORE]",
+        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--json] [--store STORE]",
         options: [
             .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
             .init(name: "checkpoint", value: "FILE", help: "Also prove that the log extends this checkpoint (from 'evtool seal --key')"),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Reads the log in position order, in bounded memory (one batch of events plus each
@@ -55,22 +56,31 @@ enum AuditCommands {
             let store = try LogAudit.open(location)
             if let stream = arguments.value("stream") {
                 let report = try LogAudit.verifyStream(stream, in: store, location: location)
+                if arguments.flag("json") {
+                    return try console.output(JSONOutput.object { writer in
+                        writer.key("ok"); writer.bool(true)
+                        writer.key("stream"); writer.string(stream)
+                        writer.key("events"); writer.number(report.events)
+                        writer.key("erasedEvents"); writer.number(report.erasedEvents)
+                    })
+                }
                 let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
                 try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
                 return
             }
             var display = ProgressRenderer(minimumTotal: 100_000)
             let verified = try LogAudit.verify(store, location: location, checkpoint: checkpoint, progress: { display.render($0, console: &console) })
+            if arguments.flag("json") { return try console.output(verifiedJSON(verified.report, checkpoint: verified.consistency)) }
             try console.output(okLine(verified.report) + (verified.consistency.map { "; " + $0 } ?? ""))
         })
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--store STORE]",
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--json] [--store STORE]",
         options: [
             .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
             .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             A seal is a SHA-256 over every stream's (id, version, hash) as of the verified head,
@@ -96,8 +106,23 @@ enum AuditCommands {
             let sealing = try LogAudit.seal(try LogAudit.open(location), location: location, key: key, makeCheckpoint: arguments.value("checkpoint-out") != nil,
                                             progress: { display.render($0, console: &console) })
             let seal = sealing.seal
-            try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
-            guard let checkpoint = sealing.checkpoint else { return }
+            let json = arguments.flag("json")
+            func sealJSON(checkpoint: String?) -> String {
+                JSONOutput.object { writer in
+                    writer.key("seal"); writer.number(seal.number)
+                    writer.key("position"); writer.number(seal.position)
+                    writer.key("events"); writer.number(seal.events)
+                    writer.key("streams"); writer.number(seal.streams)
+                    writer.key("hash"); writer.string(seal.hash)
+                    writer.key("sealedAt"); writer.string(seal.sealedAt)
+                    writer.key("checkpoint"); writer.string(checkpoint)
+                }
+            }
+            if !json { try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)") }
+            guard let checkpoint = sealing.checkpoint else {
+                if json { try console.output(sealJSON(checkpoint: nil)) }
+                return
+            }
             if let out = arguments.value("checkpoint-out") {
                 do {
                     try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
@@ -105,17 +130,18 @@ enum AuditCommands {
                     throw CLIError(message: "the seal was recorded, but the checkpoint could not be written to '\(out)': \(error.localizedDescription)", code: .failure)
                 }
             }
+            if json { return try console.output(sealJSON(checkpoint: key != nil ? checkpoint.text : nil)) }
             if key != nil { try console.output(String(checkpoint.text.dropLast())) }
         })
 
     static let forget = CommandSpec(
         name: "forget", summary: "Erase a user: replace their events' payloads with tombstones, record who and why, rebuild views",
-        usage: "--user ID --reason TEXT [--by OPERATOR] [--store STORE]",
+        usage: "--user ID --reason TEXT [--by OPERATOR] [--json] [--store STORE]",
         options: [
             .init(name: "user", value: "ID", help: "The user (their stream) to erase"),
             .init(name: "reason", value: "TEXT", help: "Why, e.g. a ticket or the legal basis; kept in the log"),
             .init(name: "by", value: "OPERATOR", help: "Who erases (default: $USER)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             In one transaction, keeps the SHA-256 of each of the user's payloads (so the chain still
@@ -134,9 +160,33 @@ enum AuditCommands {
             let by = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
             let location = try StoreLocation.resolve(arguments)
             let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location)
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("user"); writer.string(forgotten.user)
+                    writer.key("erasedEvents"); writer.number(forgotten.erasedEvents)
+                    writer.key("position"); writer.number(forgotten.position)
+                    writer.key("by"); writer.string(by)
+                    writer.key("viewsRebuilt"); writer.bool(true)
+                    writer.key("walEmptied")
+                    if let walEmptied = forgotten.walEmptied { writer.bool(walEmptied) } else { writer.null() }
+                })
+            }
             let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
             try console.output("erased \(forgotten.erasedEvents) events of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); views rebuilt\(compacted)")
         })
+
+    /// verify --json: what was verified (docs/schemas/verify.schema.json).
+    static func verifiedJSON(_ report: VerificationReport, checkpoint: String?) -> String {
+        JSONOutput.object { writer in
+            writer.key("ok"); writer.bool(true)
+            writer.key("events"); writer.number(report.events)
+            writer.key("streams"); writer.number(report.streams)
+            writer.key("seals"); writer.number(report.seals)
+            writer.key("erasedEvents"); writer.number(report.erasedEvents)
+            writer.key("head"); writer.number(report.head)
+            writer.key("checkpoint"); writer.string(checkpoint)
+        }
+    }
 
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""

@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import EvtoolKit
 import Foundation
+import JSONKit
 import Projections
 
 /// `evtool project|rebuild|stats`: keep the views current, rebuild them, and report.
@@ -10,8 +11,8 @@ enum OperateCommands {
 
     static let project = CommandSpec(
         name: "project", summary: "Bring the views up to date from their checkpoints (and keep them so with --follow)",
-        usage: "[--follow] [--store STORE]",
-        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), CommandSpec.storeOption],
+        usage: "[--follow] [--json] [--store STORE]",
+        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), CommandSpec.storeOption, CommandSpec.jsonOption],
         discussion: """
             With --follow, a store that goes away after the command started (a PostgreSQL server \
             restarting, a dropped connection) is waited for: one line on standard error says so, \
@@ -27,7 +28,7 @@ enum OperateCommands {
             let projector = Projector(store: store)
             guard arguments.flag("follow") else {
                 let head = try projector.catchUp()
-                try console.output("views are up to date at position \(head)")
+                try console.output(arguments.flag("json") ? positionJSON(head) : "views are up to date at position \(head)")
                 return
             }
             Interrupt.install()
@@ -42,7 +43,7 @@ enum OperateCommands {
                                                  : "advancing \(held.joined(separator: ", "))")
                 },
                 reached: { head in
-                    try console.output("views at position \(head)")
+                    try console.output(arguments.flag("json") ? positionJSON(head) : "views at position \(head)")
                     try console.flush()
                 },
                 reconnecting: { try console.report($0) })
@@ -50,9 +51,9 @@ enum OperateCommands {
 
     static let rebuild = CommandSpec(
         name: "rebuild", summary: "Rebuild views from the whole log; readers keep the old ones until the new are complete",
-        usage: "[VIEW…] [--store STORE]",
+        usage: "[VIEW…] [--json] [--store STORE]",
         arguments: [("VIEW", "Which views (default all): \(viewNames.joined(separator: ", "))")],
-        options: [CommandSpec.storeOption],
+        options: [CommandSpec.storeOption, CommandSpec.jsonOption],
         discussion: "Ctrl-C stops at a batch boundary; running rebuild again resumes from the last commit of the interrupted rebuild.",
         examples: ["evtool rebuild", "evtool rebuild favorites recent-searches"],
         run: { arguments, console in
@@ -67,6 +68,15 @@ enum OperateCommands {
             let head = try ViewMaintenance.rebuild(store, names: names, progress: { display.render($0, console: &console) },
                                                    shouldStop: { Interrupt.isRequested })
             let seconds = Date().timeIntervalSince(started)
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("views"); writer.beginArray()
+                    for name in names ?? viewNames { writer.string(name) }
+                    writer.endArray()
+                    writer.key("position"); writer.number(head)
+                    writer.key("seconds"); writer.number((seconds * 1_000).rounded() / 1_000)
+                })
+            }
             try console.output("rebuilt \((names ?? viewNames).joined(separator: ", ")) through position \(head) in \(String(format: "%.1f", seconds)) s")
         })
 
@@ -83,12 +93,9 @@ enum OperateCommands {
             let (events, types, head, projections) = (statistics.events, statistics.types, statistics.head, statistics.projections)
             let size = location.sizeInBytes
             if arguments.flag("json") {
-                let typeJSON = types.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }.joined(separator: ",")
-                let projectionJSON = projections.map {
-                    #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#
-                }.joined(separator: ",")
-                try console.output(#"{"events":\#(events),"streams":\#(statistics.streams),"users":\#(statistics.users),"systemStreams":\#(statistics.systemStreams),"head":\#(head),"types":{\#(typeJSON)},"sizeBytes":\#(size.map(String.init) ?? "null"),"projections":[\#(projectionJSON)]}"#)
-                return
+                var writer = JSONWriter()
+                statistics.write(to: &writer, size: .some(size))
+                return try console.output(writer.text)
             }
             try console.output("store      \(location)")
             try console.output("events     \(String(events).groupedThousands)")
@@ -110,4 +117,9 @@ enum OperateCommands {
             }
             for line in views.lines { try console.output(line) }
         })
+
+    /// `{"position":N}`: where the views are (project --json).
+    static func positionJSON(_ head: Int64) -> String {
+        JSONOutput.object { writer in writer.key("position"); writer.number(head) }
+    }
 }

@@ -1,6 +1,8 @@
 import Commands
 import EventLog
+import EvtoolKit
 import Foundation
+import JSONKit
 import Projections
 
 /// `evtool favorites|recent|viewed|details|history`: read the views, now or as of the past.
@@ -112,7 +114,11 @@ enum QueryCommands {
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let user = try UserStream.existing(typed: typed, in: store)
             if arguments.flag("json") {
-                try History.forEachEntry(of: user, in: store, filter: filter) { try console.output(try QueryJSON.encode($0)) }
+                try History.forEachEntry(of: user, in: store, filter: filter) { entry in
+                    var writer = JSONWriter()
+                    LogRecord.write(entry, to: &writer)
+                    try console.output(writer.text)
+                }
                 return
             }
             var table = TextTable("POSITION", "RECORDED", "TYPE", "WHAT", "SOURCE", "REQUEST")
@@ -138,18 +144,5 @@ enum QueryCommands {
             return try TimeTravel.document(projection, key: user, asOf: point, in: store)
         }
         return try Projector(store: store, projections: [projection]).document(projection, key: user)
-    }
-}
-
-/// JSON output of views and history entries: sorted keys, times in RFC 3339 with microseconds.
-enum QueryJSON {
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.format(date))
-        }
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import JSONKit
 
 /// `evtool search|favorite|unfavorite|view`: record one user action through the command
 /// runner (load the user's stream, decide, append with the expected version, retry).
@@ -149,11 +150,27 @@ enum RecordCommands {
         switch outcome {
         case let .recorded(ids, version, positions):
             if json {
-                return #"{"outcome":"recorded","user":\#(JSONText.quoted(user)),"type":"\#(type)","version":\#(version),"position":\#(positions.lowerBound),"eventIDs":[\#(ids.map { "\"\($0.lowercaseString)\"" }.joined(separator: ","))]}"#
+                return JSONOutput.object { writer in
+                    writer.key("outcome"); writer.string("recorded")
+                    writer.key("user"); writer.string(user)
+                    writer.key("type"); writer.string(type)
+                    writer.key("version"); writer.number(version)
+                    writer.key("position"); writer.number(positions.lowerBound)
+                    writer.key("positions"); writer.beginArray(); writer.number(positions.lowerBound); writer.number(positions.upperBound); writer.endArray()
+                    writer.key("eventIDs"); writer.beginArray()
+                    for id in ids { writer.string(id.lowercaseString) }
+                    writer.endArray()
+                }
             }
             return "recorded \(type) for \(TerminalText.escaped(user)): version \(version), position \(positions.lowerBound)"
         case .unchanged(let reason):
-            if json { return #"{"outcome":"unchanged","user":\#(JSONText.quoted(user)),"reason":\#(JSONText.quoted(reason.description))}"# }
+            if json {
+                return JSONOutput.object { writer in
+                    writer.key("outcome"); writer.string("unchanged")
+                    writer.key("user"); writer.string(user)
+                    writer.key("reason"); writer.string(reason.description)
+                }
+            }
             return TerminalText.escaped(reason.description)
         }
     }

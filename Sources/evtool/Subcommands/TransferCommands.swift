@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import JSONKit
 import Projections
 
 /// `evtool export|import|migrate`: move logs between files and stores.
@@ -31,12 +32,12 @@ enum TransferCommands {
 
     static let `import` = CommandSpec(
         name: "import", summary: "Append the events of an export file, plain lines or CloudEvents (idempotent, resumable, atomic per batch)",
-        usage: "FILE|- [--format jsonl|plain|cloudevents] [--batch N] [--store STORE]",
+        usage: "FILE|- [--format jsonl|plain|cloudevents] [--batch N] [--json] [--store STORE]",
         arguments: [("FILE", "evtool's export, plain event lines or CloudEvents, one per line; '-' for standard input")],
         options: [
             .init(name: "format", value: "F", help: "jsonl (evtool's export), plain or cloudevents (default: the first line's)"),
             .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
@@ -80,16 +81,24 @@ enum TransferCommands {
             let outcome = try importer.run(&reader, totalBytes: source.regularFileSize,
                                            progress: { display.render($0, console: &console) },
                                            shouldStop: { Interrupt.isRequested })
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("imported"); writer.number(outcome.appended)
+                    writer.key("skipped"); writer.number(outcome.skipped)
+                    writer.key("store"); writer.string("\(location)")
+                })
+            }
             try console.output("imported \(outcome.appended) events, skipped \(outcome.skipped) already present, into \(location)")
         })
 
     static let migrate = CommandSpec(
         name: "migrate", summary: "Copy a whole deployment to another store, verify it, and rebuild its views",
-        usage: "--from STORE --to STORE [--batch N]",
+        usage: "--from STORE --to STORE [--batch N] [--json]",
         options: [
             .init(name: "from", value: "STORE", help: "The store to copy (e.g. sqlite:./evtool.sqlite)"),
             .init(name: "to", value: "STORE", help: "The store to copy into (e.g. postgres://app@db/evtool)"),
             .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
+            CommandSpec.jsonOption,
         ],
         discussion: """
             Resumable: the target is always a copy of a prefix of the source, so rerunning after an
@@ -118,6 +127,17 @@ enum TransferCommands {
                 progress: { display.render($0, console: &console) },
                 shouldStop: { Interrupt.isRequested })
             let sourceDigest = outcome.digest
+            if arguments.flag("json") {
+                return try console.output(JSONOutput.object { writer in
+                    writer.key("events"); writer.number(sourceDigest.count)
+                    writer.key("copied"); writer.number(outcome.copied)
+                    writer.key("alreadyThere"); writer.number(sourceDigest.count - outcome.copied)
+                    writer.key("from"); writer.string("\(from)")
+                    writer.key("to"); writer.string("\(to)")
+                    writer.key("sha256"); writer.string(sourceDigest.hex)
+                    writer.key("viewsRebuilt"); writer.bool(true)
+                })
+            }
             try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(outcome.copied), already there \(sourceDigest.count - outcome.copied)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 }

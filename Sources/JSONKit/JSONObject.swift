@@ -1,17 +1,16 @@
-import EventLog
 import Foundation
 
 /// Read access to one JSON object's members by byte ranges into the bytes that hold it:
 /// values are decoded only when asked for, and a nested value can be kept as raw bytes.
 ///
 /// The scan does not validate: it reads payloads from the log, which every store validated
-/// when they were appended (``JSONSyntax``), and stored view documents this module wrote.
+/// when they were appended (``JSONSyntax``), and stored view documents the projections wrote.
 /// On malformed bytes it returns nil or misses members; it never reads out of bounds.
 public struct JSONObject {
     /// The bytes the object is in.
     public let bytes: Data
     /// Each member: where its name's characters are (inside the quotes) and where its value is.
-    private var entries: [(name: Range<Int>, value: Range<Int>)] = []
+    @usableFromInline var entries: [(name: Range<Int>, value: Range<Int>)] = []
 
     /// Reads the object that makes up `bytes`; nil when they do not start with an object.
     public init?(_ bytes: Data) {
@@ -31,7 +30,7 @@ public struct JSONObject {
     public var count: Int { entries.count }
 
     /// Where a member's value is, by name.
-    public func range(_ name: StaticString) -> Range<Int>? {
+    @inlinable public func range(_ name: StaticString) -> Range<Int>? {
         let count = name.utf8CodeUnitCount
         return bytes.withUnsafeBytes { raw -> Range<Int>? in
             for entry in entries where entry.name.count == count {
@@ -42,63 +41,48 @@ public struct JSONObject {
     }
 
     /// A string member; nil when missing or not a string.
-    public func string(_ key: StaticString) -> String? {
+    @inlinable public func string(_ key: StaticString) -> String? {
         range(key).flatMap { JSONScan.string(bytes, $0) }
     }
 
-    /// A number member; nil when missing or not a number.
-    public func number(_ key: StaticString) -> Double? {
+    /// A number member; nil when missing or not a (finite) number.
+    @inlinable public func number(_ key: StaticString) -> Double? {
         guard let range = range(key) else { return nil }
-        return bytes.withUnsafeBytes { raw in
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)
-            guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
-            return Double(text).flatMap { $0.isFinite ? $0 : nil }
-        }
+        return bytes.withUnsafeBytes { JSONScan.number($0, range) }
     }
 
-    /// A whole-number member; nil when missing or not a whole number.
-    public func integer(_ key: StaticString) -> Int? {
+    /// A whole-number member; nil when missing or not a whole number that fits an `Int`.
+    @inlinable public func integer(_ key: StaticString) -> Int? {
         guard let range = range(key) else { return nil }
-        return bytes.withUnsafeBytes { raw in
-            var value = 0
-            var negative = false
-            var sawDigit = false
-            for (index, byte) in UnsafeRawBufferPointer(rebasing: raw[range]).enumerated() {
-                if index == 0, byte == UInt8(ascii: "-") { negative = true; continue }
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-                let (plus, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
-                if overflow1 || overflow2 { return nil }
-                value = plus
-                sawDigit = true
-            }
-            return sawDigit ? (negative ? -value : value) : nil
-        }
+        return bytes.withUnsafeBytes { JSONScan.integer($0, range) }
     }
 
     /// A nested object member.
-    public func object(_ key: StaticString) -> JSONObject? {
+    @inlinable public func object(_ key: StaticString) -> JSONObject? {
         range(key).flatMap { JSONObject(bytes, range: $0) }
     }
 
     /// An array member's elements as byte ranges (offsets into `bytes`).
-    public func array(_ key: StaticString) -> [Range<Int>]? {
+    @inlinable public func array(_ key: StaticString) -> [Range<Int>]? {
         guard let range = range(key) else { return nil }
         return bytes.withUnsafeBytes { JSONScan.elements(UnsafeRawBufferPointer(rebasing: $0[range]), offset: range.lowerBound) }
     }
 
     /// A member's exact bytes (e.g. a nested payload to keep as it is).
-    public func raw(_ key: StaticString) -> Data? {
+    @inlinable public func raw(_ key: StaticString) -> Data? {
         range(key).map { bytes.subdata(in: $0) }
     }
 }
 
-/// The byte-level scanning behind ``JSONObject``: one pass, no allocation but the result.
-enum JSONScan {
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+/// The package's one JSON scanner, behind ``JSONObject``, the projections' event decoding
+/// and ``JSONSyntax/members(of:in:)``: one pass, no allocation but the result, no
+/// validation (its input was validated when appended, or was written by ``JSONWriter``);
+/// on malformed bytes it returns nil or misses members, never reads out of bounds.
+public enum JSONScan {
+    @inlinable public static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// The end (exclusive) of the value starting at `start`, or nil if it runs off the end.
-    static func valueEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    @inlinable public static func valueEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
         var index = start
         guard index < raw.count else { return nil }
         switch raw[index] {
@@ -142,7 +126,7 @@ enum JSONScan {
 
     /// What each byte means to ``valueEnd(_:from:)`` outside strings: 1 opens a string, 2 opens
     /// an object or array, 3 closes one, 0 nothing.
-    static let structural: [UInt8] = (0..<256).map { byte in
+    @usableFromInline static let structural: [UInt8] = (0..<256).map { byte in
         switch UInt8(byte) {
         case UInt8(ascii: "\""): return 1
         case UInt8(ascii: "{"), UInt8(ascii: "["): return 2
@@ -152,7 +136,7 @@ enum JSONScan {
     }
 
     /// The end (exclusive) of the string whose opening quote is at `start`.
-    static func stringEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    @inlinable public static func stringEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
         closingQuote(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), from: start + 1, count: raw.count).map { $0 + 1 }
     }
 
@@ -161,7 +145,7 @@ enum JSONScan {
     /// bytes of a word that are zero after XOR with either character show up in
     /// `(v - 0x01…) & ~v & 0x80…`, lowest first), then byte by byte at the one found.
     @inline(__always)
-    static func closingQuote(_ bytes: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int? {
+    @inlinable public static func closingQuote(_ bytes: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int? {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var index = start
         while true {
@@ -183,7 +167,7 @@ enum JSONScan {
     }
 
     /// The members of the object that `raw` holds; ranges are offset by `offset`.
-    static func members(_ raw: UnsafeRawBufferPointer, offset: Int) -> [(name: Range<Int>, value: Range<Int>)]? {
+    @inlinable public static func members(_ raw: UnsafeRawBufferPointer, offset: Int) -> [(name: Range<Int>, value: Range<Int>)]? {
         var index = 0
         while index < raw.count, isSpace(raw[index]) { index += 1 }
         guard index < raw.count, raw[index] == UInt8(ascii: "{") else { return nil }
@@ -208,7 +192,7 @@ enum JSONScan {
     }
 
     /// The elements of the array that `raw` holds; ranges are offset by `offset`.
-    static func elements(_ raw: UnsafeRawBufferPointer, offset: Int) -> [Range<Int>]? {
+    @inlinable public static func elements(_ raw: UnsafeRawBufferPointer, offset: Int) -> [Range<Int>]? {
         var index = 0
         while index < raw.count, isSpace(raw[index]) { index += 1 }
         guard index < raw.count, raw[index] == UInt8(ascii: "[") else { return nil }
@@ -230,7 +214,7 @@ enum JSONScan {
     ///   with escapes (`"re\u0073ults"` would need unescaping to compare; the fast decoder
     ///   leaves such objects to the full one).
     @inline(__always)
-    static func forEachMember(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void) -> Bool {
+    @inlinable public static func forEachMember(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ body: (Range<Int>, Range<Int>) -> Void) -> Bool {
         var index = range.lowerBound
         let end = range.upperBound
         while index < end, isSpace(raw[index]) { index += 1 }
@@ -257,7 +241,7 @@ enum JSONScan {
 
     /// The range of member `name` of the object at `range` of `raw`, scanning only as far as
     /// that member.
-    static func member(_ name: StaticString, of raw: UnsafeRawBufferPointer, in range: Range<Int>) -> Range<Int>? {
+    @inlinable public static func member(_ name: StaticString, of raw: UnsafeRawBufferPointer, in range: Range<Int>) -> Range<Int>? {
         var found: Range<Int>?
         var index = range.lowerBound
         let end = range.upperBound
@@ -280,12 +264,12 @@ enum JSONScan {
 
     /// Whether the bytes at `range` of `raw` are exactly `name`.
     @inline(__always)
-    static func equals(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: StaticString) -> Bool {
+    @inlinable public static func equals(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: StaticString) -> Bool {
         range.count == name.utf8CodeUnitCount && memcmp(raw.baseAddress! + range.lowerBound, name.utf8Start, range.count) == 0
     }
 
     /// The string value at `range` of `raw`, unescaped; nil if it is not a string.
-    static func string(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> String? {
+    @inlinable public static func string(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> String? {
         guard range.count >= 2, raw[range.lowerBound] == UInt8(ascii: "\""), raw[range.upperBound - 1] == UInt8(ascii: "\"") else { return nil }
         let inner = UnsafeRawBufferPointer(rebasing: raw[(range.lowerBound + 1)..<(range.upperBound - 1)])
         if memchr(inner.baseAddress!, Int32(UInt8(ascii: "\\")), inner.count) == nil { return String(decoding: inner, as: UTF8.self) }
@@ -293,7 +277,7 @@ enum JSONScan {
     }
 
     /// A whole number at `range` of `raw`; nil when it is not one (or does not fit an `Int`).
-    static func integer(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+    @inlinable public static func integer(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
         var value = 0
         var negative = false
         var sawDigit = false
@@ -311,7 +295,7 @@ enum JSONScan {
     }
 
     /// A number at `range` of `raw`; nil when it is not one.
-    static func number(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Double? {
+    @inlinable public static func number(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Double? {
         guard let first = range.isEmpty ? nil : raw[range.lowerBound],
               first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
         // Small whole numbers (most distances) are exact as Doubles: no text conversion.
@@ -321,12 +305,12 @@ enum JSONScan {
     }
 
     /// Whether the value at `range` of `raw` is the literal `null`.
-    static func isNull(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+    @inlinable public static func isNull(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
         range.count == 4 && memcmp(raw.baseAddress! + range.lowerBound, "null", 4) == 0
     }
 
     /// Whether the value at `range` of `raw` is an array whose elements are all strings.
-    static func isArrayOfStrings(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+    @inlinable public static func isArrayOfStrings(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
         guard let elements = elements(UnsafeRawBufferPointer(rebasing: raw[range]), offset: range.lowerBound) else { return false }
         return elements.allSatisfy { element in
             guard element.count >= 2, raw[element.lowerBound] == UInt8(ascii: "\"") else { return false }
@@ -337,14 +321,7 @@ enum JSONScan {
     }
 
     /// The string value at `range` of `bytes`, unescaped; nil if it is not a string.
-    static func string(_ bytes: Data, _ range: Range<Int>) -> String? {
-        guard range.count >= 2 else { return nil }
-        return bytes.withUnsafeBytes { raw -> String? in
-            let value = UnsafeRawBufferPointer(rebasing: raw[range])
-            guard value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") else { return nil }
-            let inner = UnsafeRawBufferPointer(rebasing: value[1..<(value.count - 1)])
-            if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
-            return (try? JSONSerialization.jsonObject(with: Data(value), options: .fragmentsAllowed)) as? String
-        }
+    @inlinable public static func string(_ bytes: Data, _ range: Range<Int>) -> String? {
+        bytes.withUnsafeBytes { string($0, range) }
     }
 }

@@ -1,33 +1,17 @@
 import Foundation
 
-/// A fast, allocation-free check that bytes are exactly one JSON value (RFC 8259) in UTF-8.
+/// A fast, allocation-free check that bytes are exactly one JSON value (RFC 8259) in UTF-8,
+/// and the members of a validated object (read with ``JSONScan``).
 ///
 /// Stores pass payloads through untouched; this check makes them all refuse the same
 /// malformed input (PostgreSQL's `json` type would refuse it anyway, SQLite would not).
 public enum JSONSyntax {
     /// Why bytes are not the JSON expected.
     public struct JSONSyntaxError: Error, Sendable, Hashable {
+        /// What is wrong and where (a byte offset).
         public var reason: String
-    }
-
-    /// A JSON string literal for `text` (quotes, backslashes and control characters escaped).
-    public static func quoted(_ text: String) -> String {
-        var result = "\""
-        result.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        /// An error for `reason`.
+        public init(reason: String) { self.reason = reason }
     }
 
     /// Deepest nesting accepted, so a hostile payload cannot exhaust the stack.
@@ -50,52 +34,23 @@ public enum JSONSyntax {
 
     /// The members of the JSON object at byte offsets `range` of `bytes` (which must hold only
     /// that object, with optional white space); the value ranges are offsets into `bytes`.
+    /// The bytes are validated first (``problem(in:)``), then read with the one scanner (``JSONScan``).
     public static func members(of bytes: Data, in range: Range<Int>) -> Result<[String: Range<Int>], JSONSyntaxError> {
         bytes.withUnsafeBytes { whole -> Result<[String: Range<Int>], JSONSyntaxError> in
             let raw = UnsafeRawBufferPointer(rebasing: whole[range])
-            let offset = range.lowerBound
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
-            var members: [String: Range<Int>] = [:]
-            parser.skipWhitespace()
-            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "{") else {
+            if let problem = parser.validateDocument() { return .failure(JSONSyntaxError(reason: problem)) }
+            guard let entries = JSONScan.members(raw, offset: range.lowerBound) else {
                 return .failure(JSONSyntaxError(reason: "it is not a JSON object"))
             }
-            parser.index += 1
-            parser.skipWhitespace()
-            if parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "}") {
-                parser.index += 1
-            } else {
-                while true {
-                    parser.skipWhitespace()
-                    let keyStart = parser.index
-                    guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") else {
-                        return .failure(JSONSyntaxError(reason: "expected a member name at offset \(parser.index)"))
-                    }
-                    if let problem = parser.string() { return .failure(JSONSyntaxError(reason: problem)) }
-                    let keyBytes = UnsafeBufferPointer(rebasing: parser.bytes[(keyStart + 1)..<(parser.index - 1)])
-                    let key = keyBytes.contains(UInt8(ascii: "\\"))
-                        ? ((try? JSONSerialization.jsonObject(with: Data(UnsafeBufferPointer(rebasing: parser.bytes[keyStart..<parser.index])), options: .fragmentsAllowed)) as? String ?? "")
-                        : String(decoding: keyBytes, as: UTF8.self)
-                    parser.skipWhitespace()
-                    guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: ":") else {
-                        return .failure(JSONSyntaxError(reason: "expected ':' at offset \(parser.index)"))
-                    }
-                    parser.index += 1
-                    parser.skipWhitespace()
-                    let valueStart = parser.index
-                    if let problem = parser.value() { return .failure(JSONSyntaxError(reason: problem)) }
-                    if members[key] != nil { return .failure(JSONSyntaxError(reason: "member '\(key)' appears twice")) }
-                    members[key] = (valueStart + offset)..<(parser.index + offset)
-                    parser.skipWhitespace()
-                    guard parser.index < parser.bytes.count else { return .failure(JSONSyntaxError(reason: "unterminated object")) }
-                    if parser.bytes[parser.index] == UInt8(ascii: ",") { parser.index += 1; continue }
-                    if parser.bytes[parser.index] == UInt8(ascii: "}") { parser.index += 1; break }
-                    return .failure(JSONSyntaxError(reason: "expected ',' or '}' at offset \(parser.index)"))
+            var members: [String: Range<Int>] = [:]
+            for entry in entries {
+                // A valid name always unescapes, but for a lone surrogate (`"\ud800"`).
+                guard let key = JSONScan.string(whole, (entry.name.lowerBound - 1)..<(entry.name.upperBound + 1)) else {
+                    return .failure(JSONSyntaxError(reason: "a member name at offset \(entry.name.lowerBound - 1 - range.lowerBound) is not text"))
                 }
-            }
-            parser.skipWhitespace()
-            if parser.index != parser.bytes.count {
-                return .failure(JSONSyntaxError(reason: "unexpected bytes after the object at offset \(parser.index)"))
+                if members[key] != nil { return .failure(JSONSyntaxError(reason: "member '\(key)' appears twice")) }
+                members[key] = entry.value
             }
             return .success(members)
         }
