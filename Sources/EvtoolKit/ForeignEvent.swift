@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 
 /// An event from elsewhere, read from a plain line or another producer's CloudEvent: it has
 /// a stream but no version, and gets the next version of its stream when appended
@@ -95,7 +96,7 @@ public struct ForeignEvent: Sendable {
         var kept: [String] = []
         for name in members.keys.sorted() where !mappedAttributes.contains(name) {
             guard let value = fields.raw(name) else { continue }
-            kept.append(JSONSyntax.quoted(name) + ":" + String(decoding: value, as: UTF8.self))
+            kept.append(JSONString.quoted(name) + ":" + String(decoding: value, as: UTF8.self))
         }
         let metadata = Data(("{\"cloudevents\":{" + kept.joined(separator: ",") + "}}").utf8)
         let event = ProposedEvent(id: derivedID("cloudevents", source + "\u{0}" + id), type: type, data: data, metadata: metadata, recordedAt: recordedAt)
