@@ -6,14 +6,16 @@ import StoreSQLite
 
 /// `evtool verify|seal|forget`: the audit trail (docs/AUDIT.md).
 enum AuditCommands {
+    static let forgetUser = SharedOptions.user(help: "The user (their stream) to erase")
+
     static let verify = CommandSpec(
         name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
-        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--store STORE]",
+        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--quiet] [--store STORE]",
         options: [
             .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
             .init(name: "checkpoint", value: "FILE", help: "Also prove that the log extends this checkpoint (from 'evtool seal --key')"),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
-            CommandSpec.storeOption,
+            SharedOptions.quiet, CommandSpec.storeOption,
         ],
         discussion: """
             Reads the log in position order, in bounded memory (one batch of events plus each
@@ -57,7 +59,7 @@ enum AuditCommands {
                         throw CLIError(message: "stream '\(stream)' has no events in \(location): nothing to verify (stream ids are compared byte for byte)", code: .emptyStore)
                     }
                     let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-                    try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
+                    try console.output("OK: \(report.events.counted("event")) in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
                     return
                 }
                 let seals = try (store as? any AuditableEventStore)?.seals() ?? []
@@ -81,11 +83,11 @@ enum AuditCommands {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--store STORE]",
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--quiet] [--store STORE]",
         options: [
             .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
             .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
-            CommandSpec.storeOption,
+            SharedOptions.quiet, CommandSpec.storeOption,
         ],
         discussion: """
             A seal is a SHA-256 over every stream's (id, version, hash) as of the verified head,
@@ -125,7 +127,7 @@ enum AuditCommands {
             }
             let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
             try store.addSeal(seal)
-            try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
+            try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events.counted("event")) in \(seal.streams.counted("stream"))) \(seal.hash)")
             guard key != nil || arguments.value("checkpoint-out") != nil else { return }
             var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
             if let key { try checkpoint.sign(with: key) }
@@ -143,9 +145,9 @@ enum AuditCommands {
         name: "forget", summary: "Erase a user: replace their events' payloads with tombstones, record who and why, rebuild views",
         usage: "--user ID --reason TEXT [--by OPERATOR] [--store STORE]",
         options: [
-            .init(name: "user", value: "ID", help: "The user (their stream) to erase"),
+            forgetUser.declaration,
             .init(name: "reason", value: "TEXT", help: "Why, e.g. a ticket or the legal basis; kept in the log"),
-            .init(name: "by", value: "OPERATOR", help: "Who erases (default: $USER)"),
+            .init(name: "by", value: "OPERATOR", help: "Who erases, kept in the log (default: $USER; with neither, forget refuses)"),
             CommandSpec.storeOption,
         ],
         discussion: """
@@ -159,10 +161,10 @@ enum AuditCommands {
         examples: ["evtool forget --user user-42 --reason 'GDPR request #1234' --by alice"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let typed = try arguments.required("user")
+            let typed = try arguments.required(forgetUser)
             let reason = try arguments.required("reason")
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
-            let by = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+            let by = try Operator.named(arguments.value("by"), environment: ProcessInfo.processInfo.environment, command: arguments.command)
             let location = try StoreLocation.resolve(arguments)
             let store = try location.openForViews()
             guard let auditable = store as? any AuditableEventStore else {
@@ -175,12 +177,12 @@ enum AuditCommands {
             if let file = store as? SQLiteEventStore {
                 compacted = try file.compact() ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)"
             }
-            try console.output("erased \(outcome.erasedEvents) events of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
+            try console.output("erased \(outcome.erasedEvents.counted("event")) of user '\(TerminalText.escaped(user))' (recorded as UserErased at position \(outcome.position)); views rebuilt\(compacted)")
         })
 
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-        return "OK: \(report.events) events in \(report.streams) streams, \(report.seals) seals verified\(erased)"
+        return "OK: \(report.events.counted("event")) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
     }
 
     /// Opens a store for verify and seal, telling apart what is not a store and a newer schema.
@@ -192,7 +194,7 @@ enum AuditCommands {
             case .corrupt(let reason) where reason.contains("not an SQLite database") || reason.contains("not an evtool store"):
                 throw CLIError(message: "\(location) is not an evtool store (\(reason)); nothing was verified", code: .notAStore)
             case .newerSchema:
-                throw CLIError(message: "\(error.description); nothing was verified", code: .newerSchema)
+                throw CLIError(message: "\(EvtoolVersion.describe(error)); nothing was verified", code: .newerSchema)
             default:
                 throw error
             }

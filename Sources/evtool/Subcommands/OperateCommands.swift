@@ -10,8 +10,8 @@ enum OperateCommands {
 
     static let project = CommandSpec(
         name: "project", summary: "Bring the views up to date from their checkpoints (and keep them so with --follow)",
-        usage: "[--follow] [--store STORE]",
-        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), CommandSpec.storeOption],
+        usage: "[--follow] [--quiet] [--store STORE]",
+        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), SharedOptions.quiet, CommandSpec.storeOption],
         discussion: """
             With --follow, a store that goes away after the command started (a PostgreSQL server \
             restarting, a dropped connection) is waited for: one line on standard error says so, \
@@ -38,7 +38,7 @@ enum OperateCommands {
                 store, names: viewNames,
                 shouldStop: { Interrupt.isRequested },
                 leases: { held in
-                    console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
+                    console.info(held.isEmpty ? "another projector advances every view; waiting to take over"
                                                  : "advancing \(held.joined(separator: ", "))")
                 },
                 reached: { head in
@@ -50,9 +50,9 @@ enum OperateCommands {
 
     static let rebuild = CommandSpec(
         name: "rebuild", summary: "Rebuild views from the whole log; readers keep the old ones until the new are complete",
-        usage: "[VIEW…] [--store STORE]",
+        usage: "[VIEW…] [--quiet] [--store STORE]",
         arguments: [("VIEW", "Which views (default all): \(viewNames.joined(separator: ", "))")],
-        options: [CommandSpec.storeOption],
+        options: [SharedOptions.quiet, CommandSpec.storeOption],
         discussion: "Ctrl-C stops at a batch boundary; running rebuild again resumes from the last commit of the interrupted rebuild.",
         examples: ["evtool rebuild", "evtool rebuild favorites recent-searches"],
         run: { arguments, console in
@@ -89,7 +89,7 @@ enum OperateCommands {
             let statistics = try StoreStatistics.of(store)
             let (events, types, head, projections) = (statistics.events, statistics.types, statistics.head, statistics.projections)
             let size = location.sizeInBytes
-            if arguments.flag("json") {
+            if arguments.flag(SharedOptions.json) {
                 let typeJSON = types.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }.joined(separator: ",")
                 let projectionJSON = projections.map {
                     #"{"name":\#(JSONText.quoted($0.name)),"generation":\#($0.generation),"version":\#($0.version),"position":\#($0.position),"active":\#($0.isActive),"lag":\#(head - $0.position)}"#

@@ -5,24 +5,30 @@ import Projections
 
 /// `evtool export|import|migrate`: move logs between files and stores.
 enum TransferCommands {
+    static let format = TypedOption<LogRecord.Format>(
+        name: "format", value: "F", help: "jsonl (default: every field, payloads byte for byte) or cloudevents (CloudEvents 1.0 JSON, one per line)",
+        completion: .values(["jsonl", "cloudevents"]), default: .jsonl, parse: { text in
+            guard let format = LogRecord.Format(rawValue: text) else { throw OptionValueError(message: "'--format' must be jsonl or cloudevents, not '\(text)'") }
+            return format
+        })
+    static let fromPosition = TypedOption.integer("from", value: "POSITION", help: "Start after this position, exclusive: the first event exported is the one after it (default 0: from the first)",
+                                                  in: 0...Int(Int64.max), default: 0)
+    static let toPosition = TypedOption.integer("to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)", in: 0...Int(Int64.max), default: Int(Int64.max))
+    static let batch = TypedOption.integer("batch", help: "Events per transaction (default 1,000)", in: 1...100_000, default: 1_000)
+    static let fromStore = SharedOptions.storeLocation("from", help: "The store to copy (e.g. sqlite:./evtool.sqlite)")
+    static let toStore = SharedOptions.storeLocation("to", help: "The store to copy into (e.g. postgres://app@db/evtool)")
     static let export = CommandSpec(
         name: "export", summary: "Write the log as JSON Lines or CloudEvents to standard output",
-        usage: "[--format jsonl|cloudevents] [--from POSITION] [--to POSITION] [--store STORE] > FILE",
+        usage: "[--format jsonl|cloudevents] [--from POSITION] [--to POSITION] [--quiet] [--store STORE] > FILE",
         options: [
-            .init(name: "format", value: "F", help: "jsonl (default: every field, payloads byte for byte) or cloudevents (CloudEvents 1.0 JSON, one per line)"),
-            .init(name: "from", value: "POSITION", help: "Start after this position (default 0)"),
-            .init(name: "to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)"),
-            CommandSpec.storeOption,
+            format.declaration, fromPosition.declaration, toPosition.declaration, CommandSpec.storeOption, SharedOptions.quiet,
         ],
         examples: ["evtool export > backup.jsonl", "evtool export --format cloudevents --from 1000 --to 2000 | gzip > slice.jsonl.gz"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let formatText = arguments.value("format") ?? "jsonl"
-            guard let format = LogRecord.Format(rawValue: formatText) else {
-                throw CLIError.usage("'--format' must be jsonl or cloudevents, not '\(formatText)'", arguments.command)
-            }
-            let from = Int64(try arguments.integer("from", default: 0, in: 0...Int(Int64.max)))
-            let to = Int64(try arguments.integer("to", default: Int(Int64.max), in: 0...Int(Int64.max)))
+            let format = try arguments.required(Self.format)
+            let from = Int64(try arguments.required(fromPosition))
+            let to = Int64(try arguments.required(toPosition))
             let store = try StoreLocation.resolve(arguments).open(create: false)
             var count = 0
             var cursor = from
@@ -36,14 +42,14 @@ enum TransferCommands {
                 cursor = last.position
             }
             try console.flush()
-            console.message("exported \(String(count).groupedThousands) events")
+            console.info("exported \(count.counted("event", grouped: true))")
         })
 
     static let `import` = CommandSpec(
         name: "import", summary: "Append the events of an export file (idempotent, resumable, atomic per batch)",
-        usage: "FILE|- [--batch N] [--store STORE]",
+        usage: "FILE|- [--batch N] [--quiet] [--store STORE]",
         arguments: [("FILE", "A JSON Lines or CloudEvents export; '-' for standard input")],
-        options: [.init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"), CommandSpec.storeOption],
+        options: [batch.declaration, SharedOptions.quiet, CommandSpec.storeOption],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
             them new positions in file order. An event whose id the store already holds is skipped
@@ -62,7 +68,7 @@ enum TransferCommands {
             let source = try InputSource(path, what: "import")
             let location = try StoreLocation.resolve(arguments)
             let target = try location.openForCopying()
-            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000))
+            var copier = EventCopier(store: target, batchSize: try arguments.required(batch))
             var reader = LineReader(source: source)
             Interrupt.install()
             do {
@@ -71,29 +77,27 @@ enum TransferCommands {
                     let item: LogRecord.Imported
                     do { item = try LogRecord.parse(line) } catch let error as LogRecord.LineError {
                         try copier.flush(through: reader.lineNumber - 1)
-                        throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended) events were)", code: .invalidData)
+                        throw CLIError(message: "line \(reader.lineNumber): \(error.reason) (nothing from this line on was imported; \(copier.appended.counted("event")) \(copier.appended == 1 ? "was" : "were"))", code: .invalidData)
                     }
                     let committedBefore = copier.appended + copier.skipped
                     try copier.add(item, source: reader.lineNumber)
                     // Stop right after a batch was committed (or an event found already there).
                     if copier.appended + copier.skipped != committedBefore, !copier.hasPending, Interrupt.isRequested {
-                        throw CLIError(message: "interrupted after importing \(copier.appended) events (through line \(reader.lineNumber)); run the same import again to resume", code: .interrupted)
+                        throw CLIError(message: "interrupted after importing \(copier.appended.counted("event")) (through line \(reader.lineNumber)); run the same import again to resume", code: .interrupted)
                     }
                 }
                 try copier.flush(through: reader.lineNumber)
             } catch let error as EventCopier.CopyError {
                 throw CLIError(message: "line \(error.source): \(error.reason)", code: exitCode(error.underlying))
             }
-            try console.output("imported \(copier.appended) events, skipped \(copier.skipped) already present, into \(location)")
+            try console.output("imported \(copier.appended.counted("event")), skipped \(copier.skipped) already present, into \(location)")
         })
 
     static let migrate = CommandSpec(
         name: "migrate", summary: "Copy a whole deployment to another store, verify it, and rebuild its views",
-        usage: "--from STORE --to STORE [--batch N]",
+        usage: "--from STORE --to STORE [--batch N] [--quiet]",
         options: [
-            .init(name: "from", value: "STORE", help: "The store to copy (e.g. sqlite:./evtool.sqlite)"),
-            .init(name: "to", value: "STORE", help: "The store to copy into (e.g. postgres://app@db/evtool)"),
-            .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
+            fromStore.declaration, toStore.declaration, batch.declaration, SharedOptions.quiet,
         ],
         discussion: """
             Resumable: the target is always a copy of a prefix of the source, so rerunning after an
@@ -103,16 +107,16 @@ enum TransferCommands {
         examples: ["evtool migrate --from sqlite:./evtool.sqlite --to postgres://app@db.internal/evtool"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let from = try StoreLocation(parsing: try arguments.required("from"))
-            let to = try StoreLocation(parsing: try arguments.required("to"))
+            let from = try arguments.required(fromStore)
+            let to = try arguments.required(toStore)
             guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
             let source = try from.open(create: false)
             let target = try to.openForCopying()
-            var copier = EventCopier(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
+            var copier = EventCopier(store: target, batchSize: try arguments.required(batch),
                                      unit: "source position", verb: "copied")
             let head = try source.headPosition()
             var cursor = try Migration.resumePosition(source: source, target: target)
-            if cursor > 0 { console.message("resuming after source position \(cursor)") }
+            if cursor > 0 { console.info("resuming after source position \(cursor)") }
             var progress = Progress(label: "migrate", total: head, console: console)
             Interrupt.install()
             do {
@@ -138,12 +142,12 @@ enum TransferCommands {
             }
             progress.update(head, console: &console, force: true)
             progress.finish(console: &console)
-            console.message("verifying: reading both logs in order")
+            console.info("verifying: reading both logs in order")
             let sourceDigest = try Migration.verify(source: source, target: target)
-            console.message("rebuilding the views in \(to)")
+            console.info("rebuilding the views in \(to)")
             guard let viewsStore = target as? any EventStore & ProjectionStore else { throw CLIError(message: "the target cannot hold views", code: .unavailable) }
             try Projector(store: viewsStore).rebuild()
-            try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            try console.output("migrated \(sourceDigest.count.counted("event")) from \(from) to \(to) (copied \(copier.appended), already there \(sourceDigest.count - copier.appended)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 
     /// The exit code for a copy's failure: the store's, or 65 (the data is refused).
