@@ -18,6 +18,7 @@ struct CommandSpec: Sendable {
         /// malformed value is a usage error naming the option; nil accepts any text.
         var validate: (@Sendable (String) throws -> Void)?
 
+        /// A declaration; `completion` defaults to a guess from the placeholder (``OptionCompletion/guess(placeholder:)``).
         init(name: String, short: Character? = nil, value: String?, help: String, repeatable: Bool = false,
              completion: OptionCompletion? = nil, validate: (@Sendable (String) throws -> Void)? = nil) {
             self.name = name

@@ -6,8 +6,10 @@ enum TerminalWidth {
     /// Narrower than this, help is folded at this width all the same.
     static let minimum = 40
 
+    /// The width for this process: its environment and standard output.
     static var current: Int { of(environment: ProcessInfo.processInfo.environment, descriptor: 1) }
 
+    /// The width `environment`'s `COLUMNS` asks for, else that of the terminal on `descriptor`, else 80.
     static func of(environment: [String: String], descriptor: Int32) -> Int {
         if let text = environment["COLUMNS"], let columns = Int(text.trimmingCharacters(in: .whitespaces)), columns > 0 {
             return max(columns, minimum)
