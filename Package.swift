@@ -64,8 +64,11 @@ let package = Package(
         // MARK: - Command line
         .executableTarget(
             name: "evtool",
-            dependencies: ["AuditReport", "EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer", "JSONKit"]
+            dependencies: ["AuditReport", "EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer", "JSONKit"],
+            plugins: ["BuildCommit"]
         ),
+        // Writes the git commit `evtool version` prints (scripts/build-commit.sh, every build).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
 
         // MARK: - Examples (not a product: swift run AppBackend STORE)
         .executableTarget(name: "AppBackend", dependencies: ["Commands", "Projections", "EvtoolKit"], path: "Examples/AppBackend"),

@@ -2,7 +2,8 @@
 # Installs the system packages evtool builds and tests with, when they are missing:
 # libsqlite3-dev, libpq-dev, libssl-dev, libmicrohttpd-dev, pkg-config, the sqlite3 shell,
 # PostgreSQL 15, python3 with venv (the HTTP tests' client and Selenium come from PyPI into
-# virtual environments), and for the report's browser tests Chromium and its WebDriver.
+# virtual environments), for the report's browser tests Chromium and its WebDriver, and
+# man-db (the man page test).
 # As root it uses apt-get; otherwise it names what to install and fails.
 set -euo pipefail
 
@@ -22,6 +23,8 @@ command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+# The man page test renders 'evtool man' with man -l (man-db brings groff).
+command -v man >/dev/null 2>&1 || missing+=(man-db)
 
 if ((${#missing[@]} == 0)); then
     exit 0

@@ -5,8 +5,10 @@ import Projections
 /// Times and log points as people and clients write them (the same forms the command line takes).
 public enum TimeText {
     /// Parses `2026-03-01`, `2026-03-01T10:00:00Z`, `2026-03-01T10:00:00.5+01:00` and the like
-    /// (RFC 3339, or a date alone meaning its UTC midnight); nil for anything else.
+    /// (RFC 3339, or a date alone meaning its UTC midnight; a space or `t` may stand for the
+    /// `T`, as RFC 3339 allows); nil for anything else.
     public static func parse(_ text: String) -> Date? {
+        let text = withTSeparator(text)
         if let exact = Timestamp.parse(text) { return exact }
         guard hasTimeShape(text) else { return nil }
         let formatter = ISO8601DateFormatter()
@@ -15,6 +17,16 @@ public enum TimeText {
             if let date = formatter.date(from: text) { return date }
         }
         return nil
+    }
+
+    /// `2026-03-01 10:00:00Z` (or `2026-03-01t10:00:00Z`) as `2026-03-01T10:00:00Z`: RFC 3339
+    /// (section 5.6, NOTE) lets a space stand for the `T` between date and time; any other
+    /// text comes back as it is.
+    public static func withTSeparator(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        guard bytes.count > 11, bytes[10] == 0x20 || bytes[10] == 0x74, (0x30...0x39).contains(bytes[11]) else { return text }
+        bytes[10] = 0x54
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether `text` looks like `YYYY-MM-DD` (a real calendar date), optionally followed by

@@ -19,30 +19,37 @@ enum Evtool {
         AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, RolesCommand.spec,
         KeysCommand.spec, ProofCommands.prove, ProofCommands.checkProof, ReportCommand.spec,
         AppendCommand.spec, ServeCommands.serve, ServeCommands.token,
+        VersionCommand.spec, CompletionsCommand.spec, ManCommand.spec,
     ]
 
     static var overview: String {
-        var text = """
-            OVERVIEW: evtool records what the users of an event-discovery app do as an append-only
-            log of domain events, and rebuilds every view they see from that log.
+        let width = TerminalWidth.current
+        var text = TextWrap.lines("OVERVIEW: evtool records what the users of an event-discovery app do as an append-only log of domain events, and rebuilds every view they see from that log.",
+                                  indent: 10, width: width).joined(separator: "\n")
+        text += """
+
 
             USAGE: evtool <subcommand> [options]
 
             SUBCOMMANDS:
 
             """
-        for command in commands { text += "  " + command.name.padded(to: 12) + command.summary + "\n" }
-        text += """
+        for command in commands { text += TextWrap.columns("  " + command.name, command.summary, column: 14, width: width) + "\n" }
+        text += "\n" + TextWrap.lines("Run 'evtool help <subcommand>' or 'evtool <subcommand> -h' for a subcommand's options; 'evtool --version' for the version.",
+                                      indent: 0, width: width).joined(separator: "\n") + "\n"
+        text += "\nSTORES:\n"
+        text += TextWrap.lines("--store sqlite:PATH | PATH | postgres://USER@HOST:PORT/DB[?schema=NAME] (default: $EVTOOL_STORE, else ./evtool.sqlite)",
+                               prefix: "  ", indent: 4, width: width).joined(separator: "\n") + "\n"
+        text += TextWrap.lines("PostgreSQL also takes libpq's variables (PGHOST, PGPASSWORD, PGSSLMODE, …) and URL parameters; schema=NAME picks the schema that holds the store (default evtool).",
+                               prefix: "  ", indent: 2, width: width).joined(separator: "\n") + "\n\n"
+        return text + ExitCode.documentation(width: width) + "\n"
+    }
 
-            Run 'evtool help <subcommand>' or 'evtool <subcommand> --help' for a subcommand's options.
-
-            STORES:
-              --store sqlite:PATH | PATH | postgres://USER@HOST:PORT/DB[?schema=NAME]   (default: $EVTOOL_STORE, else ./evtool.sqlite)
-              PostgreSQL also takes libpq's variables (PGHOST, PGPASSWORD, PGSSLMODE, …) and URL parameters;
-              schema=NAME picks the schema that holds the store (default evtool).
-
-            """
-        return text + ExitCode.documentation + "\n"
+    /// The subcommand named `name`, or the usage error that names the nearest one.
+    static func command(named name: String) throws -> CommandSpec {
+        if let command = commands.first(where: { $0.name == name }) { return command }
+        let suggestion = EditDistance.nearest(to: name, among: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+        throw CLIError.usage("unknown subcommand '\(name)'\(suggestion)", nil)
     }
 
     /// Runs evtool with `arguments` (without the program name) and returns the exit code.
@@ -64,17 +71,21 @@ enum Evtool {
         if name == "--help" || name == "-h" || name == "help" && arguments.count == 1 {
             return try console.output(overview)
         }
+        if name == "--version" {
+            guard arguments.count == 1 else { throw CLIError.usage("'--version' takes nothing after it (see 'evtool version --help')", nil) }
+            return try console.output(EvtoolVersion.text)
+        }
         if name == "help" {
-            guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                throw CLIError.usage("unknown subcommand '\(arguments[1])'", nil)
-            }
-            return try console.output(command.help)
+            return try console.output(try command(named: arguments[1]).help)
         }
-        guard let command = commands.first(where: { $0.name == name }) else {
-            throw CLIError.usage("unknown subcommand '\(name)'", nil)
+        if name.hasPrefix("-") {
+            let suggestion = EditDistance.nearest(to: String(name.drop(while: { $0 == "-" })), among: ["help", "version"]).map { "; did you mean '--\($0)'?" } ?? ""
+            throw CLIError.usage("unknown option '\(name)' (give a subcommand first)\(suggestion)", nil)
         }
+        let command = try command(named: name)
         let parsed = try ParsedArguments(Array(arguments.dropFirst()), for: command)
         if parsed.flag("help") { return try console.output(command.help) }
+        if parsed.flag(SharedOptions.quiet) { console.isQuiet = true }
         try command.run(parsed, &console)
     }
 
@@ -105,7 +116,7 @@ enum Evtool {
         console.message("Error: " + errorLine(report.message))
         if report.code == .usage {
             if let command = report.command {
-                console.message("Usage: evtool \(command.name) \(command.usage)")
+                console.message("Usage: \(command.synopsis)")
                 console.message("See 'evtool \(command.name) --help'.")
             } else {
                 console.message("See 'evtool --help'.")

@@ -138,7 +138,7 @@ struct AuditTests {
         let sealed = try Processes.run(Processes.evtool, ["seal", "--store", path])
         #expect(sealed.status == 0, "\(sealed)")
         #expect(sealed.output.hasPrefix("sealed: seal 1 at position 9 (9 events in 3 streams) "))
-        #expect(try Self.verify(path).output == "OK: 9 events in 3 streams, 1 seals verified\n")
+        #expect(try Self.verify(path).output == "OK: 9 events in 3 streams, 1 seal verified\n")
         for (sql, expected) in [
             ("DELETE FROM events WHERE stream_id = 'user-3';",
              "deleted at position 9: seal 1 recorded 9 events in 3 streams up to position 9, the log has 7 in 2"),
@@ -181,7 +181,8 @@ struct AuditTests {
         _ = try Processes.run(Processes.sqlite3, [newer, "PRAGMA user_version = 99;"])
         result = try Self.verify(newer)
         #expect(result.status == 78)
-        #expect(result.errors == "Error: the store has schema version 99, but this evtool supports up to 5; upgrade evtool; nothing was verified\n")
+        #expect(result.errors.hasPrefix("Error: the store was written by a newer evtool: it has schema version 99, and this evtool ("))
+        #expect(result.errors.hasSuffix(") supports up to schema version 5; upgrade evtool; nothing was verified\n"))
 
         #expect(try Self.verify(directory.path + "/missing.sqlite").status == 69)
     }

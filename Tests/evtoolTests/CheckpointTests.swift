@@ -93,7 +93,7 @@ struct CheckpointTests {
         #expect(result.status == 0, "\(result)")
         result = try copy.run("verify", "--checkpoint", checkpoint, "--public-key", setup.publicKey)
         #expect(result.status == 0, "\(result)")
-        #expect(try setup.cli.run("forget", "--user", "user-00001", "--reason", "test").status == 0)
+        #expect(try setup.cli.run("forget", "--by", "tester", "--user", "user-00001", "--reason", "test").status == 0)
         #expect(try setup.cli.run("rebuild").status == 0)
         result = try setup.cli.run("seal")
         #expect(result.status == 0 && result.output.hasPrefix("sealed: seal 2 at position "), "\(result)")

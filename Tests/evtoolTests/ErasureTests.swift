@@ -59,7 +59,7 @@ struct ErasureTests {
         // The log still verifies, seal included; forging a tombstone elsewhere does not.
         result = try cli.run("verify")
         #expect(result.status == 0, "\(result)")
-        #expect(result.output == "OK: 5 events in 3 streams, 1 seals verified (3 erased, accepted by their kept digests)\n")
+        #expect(result.output == "OK: 5 events in 3 streams, 1 seal verified (3 erased, accepted by their kept digests)\n")
         let forged = try Processes.run(Processes.sqlite3, [path, """
             DROP TRIGGER events_append_only_update;
             UPDATE events SET data = '{"erased":true}', metadata = '{"erased":true}' WHERE stream_id = 'bob';
@@ -75,10 +75,10 @@ struct ErasureTests {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let cli = CLI(store: "sqlite:\(directory.path)/main.sqlite", directory: directory.path)
         #expect(try cli.run("search", "--user", "bob", "--keyword", "jazz", "--location", "Chicago").status == 0)
-        var result = try cli.run("forget", "--user", "nobody", "--reason", "test")
+        var result = try cli.run("forget", "--by", "tester", "--user", "nobody", "--reason", "test")
         #expect(result.status == 65)
         #expect(result.errors == "Error: invalid input: stream 'nobody' has no events to erase\n")
-        result = try cli.run("forget", "--user", "bob")
+        result = try cli.run("forget", "--by", "tester", "--user", "bob")
         #expect(result.status == 64)
     }
 }
@@ -167,7 +167,7 @@ struct ErasureAftermathTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         let before = StorePathDigest.of(path)
         let result = try Processes.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Processes.evtool,
-                                                            "forget", "--user", "ada", "--reason", "GDPR #5", "--store", path])
+                                                            "forget", "--by", "tester", "--user", "ada", "--reason", "GDPR #5", "--store", path])
         #expect(result.status == 77, "\(result)")
         #expect(result.errors.hasPrefix("Error: permission denied: ") && result.errors.contains("'\(path)'"), "\(result)")
         #expect(result.errors.split(separator: "\n").count == 1, "\(result)")
@@ -193,7 +193,7 @@ struct ErasureAftermathTests {
             log.url.replacingOccurrences(of: "://postgres@", with: "://\(role)@") + (log.url.contains("?") ? "&" : "?") + "schema=\(log.schema)"
         }
         let head = try log.store.headPosition()
-        var result = try Processes.run(Processes.evtool, ["forget", "--user", "user-1", "--reason", "GDPR #6", "--store", store(app)])
+        var result = try Processes.run(Processes.evtool, ["forget", "--by", "tester", "--user", "user-1", "--reason", "GDPR #6", "--store", store(app)])
         #expect(result.status == 77, "\(result)")
         #expect(result.errors.hasPrefix("Error: permission denied: forget needs INSERT on \(log.schema).erasures and UPDATE on \(log.schema).events"), "\(result)")
         #expect(result.errors.contains("permission denied for table erasures"), "\(result)")
@@ -210,7 +210,7 @@ struct ErasureAftermathTests {
         #expect(result.status == 77 && result.errors.contains("permission denied for table seals"), "\(result)")
         #expect(try PostgresAuditTests.psql(log.url, "SELECT count(*) FROM \(log.schema).seals").output == "0\n")
         // The owner may: the erasure happens, once.
-        result = try Processes.run(Processes.evtool, ["forget", "--user", "user-1", "--reason", "GDPR #6", "--store", store(owner)])
+        result = try Processes.run(Processes.evtool, ["forget", "--by", "tester", "--user", "user-1", "--reason", "GDPR #6", "--store", store(owner)])
         #expect(result.status == 0 && result.output.hasPrefix("erased 4 events of user 'user-1' (recorded as UserErased at position "), "\(result)")
         #expect(try log.store.read(stream: "$erasures").count == 1)
     }

@@ -85,6 +85,17 @@ struct Console {
         _ = Self.writeAll(Array(text.utf8), to: 2)
     }
 
-    /// Whether standard error is a terminal (for progress bars).
-    var errorsGoToTerminal: Bool { !isCapturing && isatty(2) == 1 }
+    /// Whether standard error is a terminal that takes escape codes (for progress bars): not
+    /// when it is a pipe or a file, nor when `$TERM` is `dumb`.
+    var errorsGoToTerminal: Bool {
+        !isCapturing && isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// Set by `--quiet`: no progress and no informational messages (errors still show).
+    var isQuiet = false
+
+    /// An informational message on standard error, left out with `--quiet`.
+    mutating func info(_ line: String) {
+        if !isQuiet { message(line) }
+    }
 }

@@ -36,7 +36,7 @@ struct ErrorReport {
         case let error as MigrationError:
             self.init(code: .invalidData, message: error.description)
         case let error as EventStoreError:
-            self.init(code: ExitCode(error), message: error.description)
+            self.init(code: ExitCode(error), message: EvtoolVersion.describe(error))
         case let error as CommandError:
             if case .conflict = error { self.init(code: .conflict, message: error.description) } else { self.init(code: .invalidData, message: error.description) }
         case let error as DomainEventError:

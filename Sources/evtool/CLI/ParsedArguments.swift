@@ -7,31 +7,52 @@ struct ParsedArguments: Sendable {
     private(set) var flags: Set<String> = []
     private(set) var positional: [String] = []
 
-    /// Parses `arguments` (those after the command name); `--name value`, `--name=value`,
-    /// flags, and positional arguments; `--` ends the options.
+    /// Parses `arguments` (those after the command name): `--name value`, `--name=value`,
+    /// `-s value` for an option with a short name, flags, and positional arguments; `--` ends
+    /// the options. A value that looks like an option (`--user -x`) is refused unless written
+    /// `--user=-x`; an unknown option is refused with the nearest known name. Each value is
+    /// checked by its option's parser (``CommandSpec/Option/validate``) once every argument
+    /// is read, unless `--help` was asked for.
     init(_ arguments: [String], for command: CommandSpec) throws {
         self.command = command
+        let options = command.allOptions
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if optionsEnded || !argument.hasPrefix("--") || argument == "-" {
-                if argument.hasPrefix("-"), argument != "-", !optionsEnded, argument.count > 1 {
-                    throw CLIError.usage("unknown option '\(argument)'", command)
-                }
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 positional.append(argument)
                 continue
             }
             if argument == "--" { optionsEnded = true; continue }
-            var name = String(argument.dropFirst(2))
+            var spelled: String
             var inlineValue: String?
-            if let equals = name.firstIndex(of: "=") {
-                inlineValue = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            }
-            guard let option = (command.options + [CommandSpec.helpOption]).first(where: { $0.name == name }) else {
-                throw CLIError.usage("unknown option '--\(name)'", command)
+            let option: CommandSpec.Option
+            if argument.hasPrefix("--") {
+                var name = String(argument.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                spelled = "--" + name
+                guard let found = options.first(where: { $0.name == name }) else {
+                    throw CLIError.usage("unknown option '\(spelled)'" + Self.suggestion(for: name, in: options), command)
+                }
+                option = found
+            } else {
+                // `-h`, or `-s VALUE` / `-s=VALUE` for an option with a one-letter short name.
+                let letters = argument.dropFirst()
+                var name = String(letters)
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                spelled = "-" + name
+                guard name.count == 1, let letter = name.first, let found = options.first(where: { $0.short == letter }) else {
+                    throw CLIError.usage("unknown option '\(spelled)'" + Self.suggestion(for: name, in: options), command)
+                }
+                option = found
             }
             if let placeholder = option.value {
                 let value: String
@@ -39,20 +60,47 @@ struct ParsedArguments: Sendable {
                     value = inlineValue
                 } else {
                     guard index < arguments.count else {
-                        throw CLIError.usage("option '--\(name)' needs a value (\(placeholder))", command)
+                        throw CLIError.usage("option '--\(option.name)' needs a value (\(placeholder))", command)
                     }
                     value = arguments[index]
+                    if Self.looksLikeOption(value) {
+                        throw CLIError.usage("option '\(spelled)' needs a value (\(placeholder)), and '\(value)' looks like an option; if it is the value, write '--\(option.name)=\(value)'", command)
+                    }
                     index += 1
                 }
-                if values[name] != nil, !option.repeatable {
-                    throw CLIError.usage("option '--\(name)' is given more than once", command)
+                if values[option.name] != nil, !option.repeatable {
+                    throw CLIError.usage("option '--\(option.name)' is given more than once", command)
                 }
-                values[name, default: []].append(value)
+                values[option.name, default: []].append(value)
             } else {
-                if inlineValue != nil { throw CLIError.usage("option '--\(name)' takes no value", command) }
-                flags.insert(name)
+                if inlineValue != nil { throw CLIError.usage("option '--\(option.name)' takes no value", command) }
+                flags.insert(option.name)
             }
         }
+        if flags.contains(CommandSpec.helpOption.name) { return }
+        for option in options {
+            guard let validate = option.validate, let given = values[option.name] else { continue }
+            for value in given {
+                do {
+                    try validate(value)
+                } catch let error as OptionValueError {
+                    throw CLIError(message: error.message, code: error.code, command: error.code == .usage ? command : nil)
+                }
+            }
+        }
+    }
+
+    /// Whether a value after an option is an option itself (`-x`, `--json`), not a value; a
+    /// lone `-` (standard input) and a negative number (`-33.9,18.4`) are values.
+    static func looksLikeOption(_ text: String) -> Bool {
+        guard text.hasPrefix("-"), text != "-" else { return false }
+        let next = text.dropFirst().first
+        return !(next.map { $0.isNumber || $0 == "." } ?? false)
+    }
+
+    /// `; did you mean '--user'?` when a declared option is near `name` (edit distance), else "".
+    static func suggestion(for name: String, in options: [CommandSpec.Option]) -> String {
+        EditDistance.nearest(to: name, among: options.map(\.name)).map { "; did you mean '--\($0)'?" } ?? ""
     }
 
     /// The value of an option, or nil when it was not given.
@@ -73,10 +121,11 @@ struct ParsedArguments: Sendable {
     /// An integer option within `range`, or `defaultValue` when absent.
     func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text = value(name) else { return defaultValue }
-        guard let number = Int(text.replacingOccurrences(of: "_", with: "")), range.contains(number) else {
-            throw CLIError.usage("option '--\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", command)
+        do {
+            return try IntegerArgument.parse(text, option: name, in: range)
+        } catch let error as OptionValueError {
+            throw CLIError.usage(error.message, command)
         }
-        return number
     }
 
     /// Fails when positional arguments were given to a command that takes none (or more than `maximum`).

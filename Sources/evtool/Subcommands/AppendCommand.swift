@@ -14,8 +14,7 @@ enum AppendCommand {
             .init(name: "type", value: "TYPE", help: "The event's type name"),
             .init(name: "data", value: "JSON", help: "The event's JSON payload ('-' reads it from standard input)"),
             .init(name: "metadata", value: "JSON", help: "The event's JSON metadata (default {})"),
-            .init(name: "expected-version", value: "V", help: "any (default), no-stream, exists, or a version number"),
-            .init(name: "id", value: "UUID", help: "The event's id (default: a new random one); retrying with the same id is safe"),
+            expected.declaration, id.declaration,
             CommandSpec.storeOption,
             CommandSpec.jsonOption,
         ],
@@ -30,15 +29,11 @@ enum AppendCommand {
             var data = Data(try arguments.required("data").utf8)
             if data == Data("-".utf8) { data = try InputSource("-", what: "data").readAll(what: "data") }
             let metadata = Data((arguments.value("metadata") ?? "{}").utf8)
-            let expected = try expectedVersion(arguments.value("expected-version") ?? "any", arguments)
-            var id = UUID()
-            if let text = arguments.value("id") {
-                guard let parsed = UUID(uuidString: text) else { throw CLIError.usage("'--id' must be a UUID, not '\(text)'", arguments.command) }
-                id = parsed
-            }
+            let expected = try arguments.required(Self.expected)
+            let id = try arguments.value(Self.id) ?? UUID()
             let store = try StoreLocation.resolve(arguments).open(create: true)
             let result = try store.append(ProposedEvent(id: id, type: type, data: data, metadata: metadata), to: stream, expectedVersion: expected)
-            if arguments.flag("json") {
+            if arguments.flag(SharedOptions.json) {
                 try console.output(JSONOutput.object { writer in
                     writer.key("stream"); writer.string(stream)
                     writer.key("version"); writer.number(result.streamVersion)
@@ -50,14 +45,23 @@ enum AppendCommand {
             }
         })
 
-    static func expectedVersion(_ text: String, _ arguments: ParsedArguments) throws -> ExpectedVersion {
+    static let expected = TypedOption<ExpectedVersion>(
+        name: "expected-version", value: "V", help: "any (default), no-stream, exists, or a version number",
+        completion: .values(["any", "no-stream", "exists"]), default: .any, parse: { text in try expectedVersion(text) })
+    static let id = TypedOption<UUID>(
+        name: "id", value: "UUID", help: "The event's id (default: a new random one); retrying with the same id is safe", parse: { text in
+            guard let parsed = UUID(uuidString: text) else { throw OptionValueError(message: "'--id' must be a UUID, not '\(text)'") }
+            return parsed
+        })
+
+    static func expectedVersion(_ text: String) throws -> ExpectedVersion {
         switch text {
         case "any": return .any
         case "no-stream": return .noStream
         case "exists": return .streamExists
         default:
             guard let version = Int64(text), version >= 0 else {
-                throw CLIError.usage("'--expected-version' must be any, no-stream, exists or a version number ≥ 0, not '\(text)'", arguments.command)
+                throw OptionValueError(message: "'--expected-version' must be any, no-stream, exists or a version number ≥ 0, not '\(text)'")
             }
             return .exactly(version)
         }

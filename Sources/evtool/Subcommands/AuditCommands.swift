@@ -8,14 +8,16 @@ import StoreSQLite
 
 /// `evtool verify|seal|forget`: the audit trail (docs/AUDIT.md).
 enum AuditCommands {
+    static let forgetUser = SharedOptions.user(help: "The user (their stream) to erase")
+
     static let verify = CommandSpec(
         name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
-        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--json] [--store STORE]",
+        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--quiet] [--json] [--store STORE]",
         options: [
             .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
             .init(name: "checkpoint", value: "FILE", help: "Also prove that the log extends this checkpoint (from 'evtool seal --key')"),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
-            CommandSpec.storeOption, CommandSpec.jsonOption,
+            SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Reads the log in position order, in bounded memory (one batch of events plus each
@@ -65,7 +67,7 @@ enum AuditCommands {
                     })
                 }
                 let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-                try console.output("OK: \(report.events) events in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
+                try console.output("OK: \(report.events.counted("event")) in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
                 return
             }
             var display = ProgressRenderer(minimumTotal: 100_000)
@@ -76,11 +78,11 @@ enum AuditCommands {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--json] [--store STORE]",
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--quiet] [--json] [--store STORE]",
         options: [
             .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
             .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
-            CommandSpec.storeOption, CommandSpec.jsonOption,
+            SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             A seal is a SHA-256 over every stream's (id, version, hash) as of the verified head,
@@ -118,7 +120,7 @@ enum AuditCommands {
                     writer.key("checkpoint"); writer.string(checkpoint)
                 }
             }
-            if !json { try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)") }
+            if !json { try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events.counted("event")) in \(seal.streams.counted("stream"))) \(seal.hash)") }
             guard let checkpoint = sealing.checkpoint else {
                 if json { try console.output(sealJSON(checkpoint: nil)) }
                 return
@@ -138,9 +140,9 @@ enum AuditCommands {
         name: "forget", summary: "Erase a user: replace their events' payloads with tombstones, record who and why, rebuild views",
         usage: "--user ID --reason TEXT [--by OPERATOR] [--json] [--store STORE]",
         options: [
-            .init(name: "user", value: "ID", help: "The user (their stream) to erase"),
+            forgetUser.declaration,
             .init(name: "reason", value: "TEXT", help: "Why, e.g. a ticket or the legal basis; kept in the log"),
-            .init(name: "by", value: "OPERATOR", help: "Who erases (default: $USER)"),
+            .init(name: "by", value: "OPERATOR", help: "Who erases, kept in the log (default: $USER; with neither, forget refuses)"),
             CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
@@ -154,10 +156,10 @@ enum AuditCommands {
         examples: ["evtool forget --user user-42 --reason 'GDPR request #1234' --by alice"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let typed = try arguments.required("user")
+            let typed = try arguments.required(forgetUser)
             let reason = try arguments.required("reason")
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
-            let by = arguments.value("by") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+            let by = try Operator.named(arguments.value("by"), environment: ProcessInfo.processInfo.environment, command: arguments.command)
             let location = try StoreLocation.resolve(arguments)
             let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location)
             if arguments.flag("json") {
@@ -172,7 +174,7 @@ enum AuditCommands {
                 })
             }
             let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
-            try console.output("erased \(forgotten.erasedEvents) events of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); views rebuilt\(compacted)")
+            try console.output("erased \(forgotten.erasedEvents.counted("event")) of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); views rebuilt\(compacted)")
         })
 
     /// verify --json: what was verified (docs/schemas/verify.schema.json).
@@ -190,6 +192,6 @@ enum AuditCommands {
 
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-        return "OK: \(report.events) events in \(report.streams) streams, \(report.seals) seals verified\(erased)"
+        return "OK: \(report.events.counted("event")) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
     }
 }

@@ -6,23 +6,23 @@ import Simulation
 
 /// `evtool demo`: realistic activity through the real command path, then a tour of the views.
 enum DemoCommand {
+    static let users = TypedOption.integer("users", help: "How many users act (default 50)", in: 1...1_000_000, default: 50)
+    static let actions = TypedOption.integer("actions", help: "How many actions to record (default 2,000)", in: 1...100_000_000, default: 2_000)
+    static let listings = TypedOption.integer("listings", help: "How many listings exist; popularity follows a Zipf law (default 500)", in: 1...10_000_000, default: 500)
+    static let seed = TypedOption.integer("seed", value: "S", help: "The same seed records the same activity (default 1)", in: 0...Int.max, default: 1)
     static let spec = CommandSpec(
         name: "demo", summary: "Record realistic activity through the real command path, then tour the views",
-        usage: "[--users N] [--actions N] [--listings N] [--seed S] [--store STORE]",
+        usage: "[--users N] [--actions N] [--listings N] [--seed S] [--quiet] [--store STORE]",
         options: [
-            .init(name: "users", value: "N", help: "How many users act (default 50)"),
-            .init(name: "actions", value: "N", help: "How many actions to record (default 2,000)"),
-            .init(name: "listings", value: "N", help: "How many listings exist; popularity follows a Zipf law (default 500)"),
-            .init(name: "seed", value: "S", help: "The same seed records the same activity (default 1)"),
-            CommandSpec.storeOption,
+            users.declaration, actions.declaration, listings.declaration, seed.declaration, SharedOptions.quiet, CommandSpec.storeOption,
         ],
         examples: ["evtool demo", "evtool demo --users 1000 --actions 100000 --store sqlite:/tmp/big.sqlite"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let users = try arguments.integer("users", default: 50, in: 1...1_000_000)
-            let actions = try arguments.integer("actions", default: 2_000, in: 1...100_000_000)
-            let listings = try arguments.integer("listings", default: 500, in: 1...10_000_000)
-            let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
+            let users = try arguments.required(Self.users)
+            let actions = try arguments.required(Self.actions)
+            let listings = try arguments.required(Self.listings)
+            let seed = UInt64(try arguments.required(Self.seed))
             let location = try StoreLocation.resolve(arguments)
             let store = try location.openForViews(create: true)
             let runner = CommandRunner(store: store)
@@ -40,7 +40,7 @@ enum DemoCommand {
             progress.update(Int64(actions), console: &console, force: true)
             progress.finish(console: &console)
             let seconds = Date().timeIntervalSince(started)
-            try console.output("recorded \(recorded) events for \(users) users in \(String(format: "%.1f", seconds)) s into \(location) (\(unchanged) actions changed nothing: repeated favorites, removals of non-favorites, or retried requests)")
+            try console.output("recorded \(recorded.counted("event")) for \(users.counted("user")) in \(String(format: "%.1f", seconds)) s into \(location) (\(unchanged.counted("action")) changed nothing: repeated favorites, removals of non-favorites, or retried requests)")
             let projector = Projector(store: store)
             let head = try projector.catchUp()
             try console.output("views up to date at position \(head)")

@@ -4,13 +4,15 @@ import Foundation
 
 /// `evtool log`: prints the global log in position order, and follows it.
 enum LogCommand {
+    static let from = TypedOption.integer("from", value: "POSITION", help: "Start after this position, exclusive: the first event printed is the one after it (default 0: from the first)",
+                                          in: 0...Int(Int64.max), default: 0)
+    static let limit = TypedOption.integer("limit", help: "Print at most N events", in: 1...Int.max, default: Int.max)
     static let spec = CommandSpec(
         name: "log",
         summary: "Print the whole log in position order (and follow new events with --follow)",
         usage: "[--from POSITION] [--limit N] [--follow] [--json] [--store STORE]",
         options: [
-            .init(name: "from", value: "POSITION", help: "Start after this position (default 0: the beginning)"),
-            .init(name: "limit", value: "N", help: "Print at most N events"),
+            from.declaration, limit.declaration,
             .init(name: "follow", value: nil, help: "Keep printing new events as they are recorded, until Ctrl-C; when the store goes away (a server restart) wait for it and carry on after the last event printed"),
             CommandSpec.storeOption,
             .init(name: "json", value: nil, help: "Print JSON Lines: one event per line with every field"),
@@ -25,8 +27,8 @@ enum LogCommand {
         examples: ["evtool log --json | head", "evtool log --from 1200 --limit 20", "evtool log --follow --json"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let from = try arguments.integer("from", default: 0, in: 0...Int(Int64.max))
-            let limit = try arguments.integer("limit", default: Int.max, in: 1...Int.max)
+            let from = try arguments.required(Self.from)
+            let limit = try arguments.required(Self.limit)
             let follow = arguments.flag("follow")
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let json = arguments.flag("json")

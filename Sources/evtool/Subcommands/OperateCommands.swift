@@ -11,8 +11,8 @@ enum OperateCommands {
 
     static let project = CommandSpec(
         name: "project", summary: "Bring the views up to date from their checkpoints (and keep them so with --follow)",
-        usage: "[--follow] [--json] [--store STORE]",
-        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), CommandSpec.storeOption, CommandSpec.jsonOption],
+        usage: "[--follow] [--quiet] [--json] [--store STORE]",
+        options: [.init(name: "follow", value: nil, help: "Keep running: apply new events as they are recorded, until Ctrl-C"), SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption],
         discussion: """
             With --follow, a store that goes away after the command started (a PostgreSQL server \
             restarting, a dropped connection) is waited for: one line on standard error says so, \
@@ -39,7 +39,7 @@ enum OperateCommands {
                 store, names: viewNames,
                 shouldStop: { Interrupt.isRequested },
                 leases: { held in
-                    console.message(held.isEmpty ? "another projector advances every view; waiting to take over"
+                    console.info(held.isEmpty ? "another projector advances every view; waiting to take over"
                                                  : "advancing \(held.joined(separator: ", "))")
                 },
                 reached: { head in
@@ -51,9 +51,9 @@ enum OperateCommands {
 
     static let rebuild = CommandSpec(
         name: "rebuild", summary: "Rebuild views from the whole log; readers keep the old ones until the new are complete",
-        usage: "[VIEW…] [--json] [--store STORE]",
+        usage: "[VIEW…] [--quiet] [--json] [--store STORE]",
         arguments: [("VIEW", "Which views (default all): \(viewNames.joined(separator: ", "))")],
-        options: [CommandSpec.storeOption, CommandSpec.jsonOption],
+        options: [SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption],
         discussion: "Ctrl-C stops at a batch boundary; running rebuild again resumes from the last commit of the interrupted rebuild.",
         examples: ["evtool rebuild", "evtool rebuild favorites recent-searches"],
         run: { arguments, console in
@@ -92,7 +92,7 @@ enum OperateCommands {
             let statistics = try StoreStatistics.of(store)
             let (events, types, head, projections) = (statistics.events, statistics.types, statistics.head, statistics.projections)
             let size = location.sizeInBytes
-            if arguments.flag("json") {
+            if arguments.flag(SharedOptions.json) {
                 var writer = JSONWriter()
                 statistics.write(to: &writer, size: .some(size))
                 return try console.output(writer.text)

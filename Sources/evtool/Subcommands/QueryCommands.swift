@@ -7,10 +7,14 @@ import Projections
 
 /// `evtool favorites|recent|viewed|details|history`: read the views, now or as of the past.
 enum QueryCommands {
+    static let user = SharedOptions.user(help: "Whose view to show")
     static let userOptions: [CommandSpec.Option] = [
-        .init(name: "user", value: "ID", help: "Whose view to show"),
-        TimeArgument.asOfOption, CommandSpec.storeOption, CommandSpec.jsonOption,
+        user.declaration, SharedOptions.asOf.declaration, CommandSpec.storeOption, CommandSpec.jsonOption,
     ]
+    static let since = SharedOptions.time("since", help: "Only actions recorded at or after this time")
+    static let until = SharedOptions.time("until", help: "Only actions recorded before this time")
+    static let eventType = TypedOption.text("type", value: "T", help: "Only events of this type (Searched, Favorited, Unfavorited, DetailsViewed); repeatable",
+                                       repeatable: true, completion: .values([Searched.typeName, Favorited.typeName, Unfavorited.typeName, DetailsViewed.typeName]))
 
     static let favorites = CommandSpec(
         name: "favorites", summary: "Show a user's favorites, in the order added",
@@ -19,7 +23,7 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.favorites, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return try console.output(jsonText(document)) }
+            if arguments.flag(SharedOptions.json) { return try console.output(jsonText(document)) }
             guard !items.isEmpty else { return try console.output("No favorites") }
             var table = TextTable("LISTING", "NAME", "VENUE", "DATE", "CATEGORY", "ADDED")
             for item in items {
@@ -35,7 +39,7 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.recentSearches, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return try console.output(jsonText(document)) }
+            if arguments.flag(SharedOptions.json) { return try console.output(jsonText(document)) }
             guard !items.isEmpty else { return try console.output("No recent searches") }
             var table = TextTable("KEYWORD", "CATEGORY", "DISTANCE", "LOCATION", "RESULTS", "SEARCHED")
             for item in items {
@@ -57,7 +61,7 @@ enum QueryCommands {
         run: { arguments, console in
             let document = try userDocument(Views.recentlyViewed, arguments)
             let items = document?.items ?? []
-            if arguments.flag("json") { return try console.output(jsonText(document)) }
+            if arguments.flag(SharedOptions.json) { return try console.output(jsonText(document)) }
             guard !items.isEmpty else { return try console.output("No recently viewed listings") }
             var table = TextTable("LISTING", "NAME", "VIEWED")
             for item in items { table.add(item.listingID, item.name, Timestamp.format(item.viewedAt)) }
@@ -74,12 +78,13 @@ enum QueryCommands {
             let listing = try Rules.identifier(try arguments.required("listing"), field: "listing id")
             let store = try StoreLocation.resolve(arguments).openForViews()
             let document: CachedDetailsProjection.Document?
-            if let point = try TimeArgument.asOf(in: arguments) {
+            if let point = try arguments.value(SharedOptions.asOf) {
+                try AsOfCheck.within(point, of: store)
                 document = try TimeTravel.document(Views.cachedDetails, key: listing, asOf: point, in: store)
             } else {
                 document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
             }
-            if arguments.flag("json") { return try console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
+            if arguments.flag(SharedOptions.json) { return try console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
             guard let document else { return try console.output("No cached details for listing \(TerminalText.escaped(listing))") }
             let details = try document.decodedDetails()
             let info = details.info
@@ -100,20 +105,19 @@ enum QueryCommands {
         name: "history", summary: "Show every action of a user in order, with time and metadata (the audit trail)",
         usage: "--user U [--type T]… [--since TIME] [--until TIME] [--as-of POSITION|TIME] [--json] [--store STORE]",
         options: [
-            .init(name: "type", value: "T", help: "Only events of this type (Searched, Favorited, Unfavorited, DetailsViewed); repeatable", repeatable: true),
-            .init(name: "since", value: "TIME", help: "Only actions recorded at or after this time"),
-            .init(name: "until", value: "TIME", help: "Only actions recorded before this time"),
+            eventType.declaration, since.declaration, until.declaration,
         ] + userOptions,
         examples: ["evtool history --user ada", "evtool history --user ada --type Favorited --since 2026-03-01 --json"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let typed = try arguments.required("user")
-            let types = Set(arguments.all("type"))
-            let filter = History.Filter(types: types, since: try TimeArgument.option("since", in: arguments),
-                                        until: try TimeArgument.option("until", in: arguments), asOf: try TimeArgument.asOf(in: arguments))
+            let typed = try arguments.required(Self.user)
+            let types = Set(try arguments.all(eventType))
+            let filter = History.Filter(types: types, since: try arguments.value(since),
+                                        until: try arguments.value(until), asOf: try arguments.value(SharedOptions.asOf))
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let user = try UserStream.existing(typed: typed, in: store)
-            if arguments.flag("json") {
+            try AsOfCheck.within(filter.asOf, of: store)
+            if arguments.flag(SharedOptions.json) {
                 try History.forEachEntry(of: user, in: store, filter: filter) { entry in
                     var writer = JSONWriter()
                     LogRecord.write(entry, to: &writer)
@@ -137,10 +141,11 @@ enum QueryCommands {
     /// A user-keyed view's document now (after catching the view up) or as of `--as-of`.
     static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {
         try arguments.expectPositional(atMost: 0)
-        let typed = try arguments.required("user")
+        let typed = try arguments.required(Self.user)
         let store = try StoreLocation.resolve(arguments).openForViews()
         let user = try UserStream.existing(typed: typed, in: store)
-        if let point = try TimeArgument.asOf(in: arguments) {
+        if let point = try arguments.value(SharedOptions.asOf) {
+            try AsOfCheck.within(point, of: store)
             return try TimeTravel.document(projection, key: user, asOf: point, in: store)
         }
         return try Projector(store: store, projections: [projection]).document(projection, key: user)

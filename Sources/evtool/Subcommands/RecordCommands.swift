@@ -6,28 +6,56 @@ import JSONKit
 /// `evtool search|favorite|unfavorite|view`: record one user action through the command
 /// runner (load the user's stream, decide, append with the expected version, retry).
 enum RecordCommands {
+    static let user = SharedOptions.user(help: "The acting user")
+    static let requestID = TypedOption.text("request-id", value: "ID", help: "The client's request id: sending the same one again records nothing new")
+    static let source = TypedOption.text("source", value: "NAME", help: "Which app server or client sent it (default: evtool-cli)", default: "evtool-cli")
+    static let correlationID = TypedOption.text("correlation-id", value: "ID", help: "Ties together what one user interaction caused")
+    static let occurredAt = SharedOptions.time("occurred-at", help: "When it happened on the client (default: now)")
+    static let json = CommandSpec.Option(name: "json", value: nil, help: "Print the outcome as JSON")
+
     static let commonOptions: [CommandSpec.Option] = [
-        .init(name: "user", value: "ID", help: "The acting user"),
-        .init(name: "request-id", value: "ID", help: "The client's request id: sending the same one again records nothing new"),
-        .init(name: "source", value: "NAME", help: "Which app server or client sent it (default: evtool-cli)"),
-        .init(name: "correlation-id", value: "ID", help: "Ties together what one user interaction caused"),
-        .init(name: "occurred-at", value: "TIME", help: "When it happened on the client (default: now)"),
-        CommandSpec.storeOption,
-        .init(name: "json", value: nil, help: "Print the outcome as JSON"),
+        user.declaration, requestID.declaration, source.declaration, correlationID.declaration, occurredAt.declaration,
+        CommandSpec.storeOption, json,
     ]
+
+    // `search`'s own options; a malformed value is refused with 65 (invalid data), as the rules do.
+    static let keyword = TypedOption.text("keyword", value: "TEXT", help: "What the user searched for (not empty)")
+    static let category = TypedOption<SearchCategory>(
+        name: "category", value: "C", help: "All (default), Music, Sports, \"Arts & Theatre\", Film, Miscellaneous",
+        completion: .values(SearchCategory.allCases.map(\.rawValue)), default: .all, parse: { text in
+            guard let parsed = SearchCategory.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+                throw OptionValueError(message: "category must be one of \(SearchCategory.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'", code: .invalidData)
+            }
+            return parsed
+        })
+    static let distance = TypedOption<Double>(
+        name: "distance", value: "N", help: "How far to look (default 10), a positive number", default: Searched.defaultDistance, parse: { text in
+            guard let value = Double(text) else { throw OptionValueError(message: "distance must be a positive number, not '\(text)'", code: .invalidData) }
+            return value
+        })
+    static let units = TypedOption<DistanceUnit>(
+        name: "units", value: "U", help: "miles (default) or km", completion: .values(["miles", "km"]), default: .miles, parse: { text in
+            guard let value = DistanceUnit(rawValue: text.lowercased()) else { throw OptionValueError(message: "units must be miles or km, not '\(text)'", code: .invalidData) }
+            return value
+        })
+    static let here = TypedOption<(latitude: Double, longitude: Double)>(
+        name: "here", value: "LAT,LNG", help: "Search around the user's detected location", parse: { here in
+            let parts = here.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let latitude = parts[0], let longitude = parts[1] else {
+                throw OptionValueError(message: "'--here' must be LATITUDE,LONGITUDE in degrees, e.g. 34.0224,-118.2851, not '\(here)'", code: .invalidData)
+            }
+            return (latitude, longitude)
+        })
+    static let location = TypedOption.text("location", value: "TEXT", help: "Search around a location the user typed in")
+    static let results = TypedOption.text("results", value: "FILE", help: #"What came back: {"count":N,"listingIDs":[…]} ('-' for standard input)"#)
 
     static let search = CommandSpec(
         name: "search",
         summary: "Record a search",
         usage: "--user U --keyword K [--category C] [--distance N] [--units miles|km] (--here LAT,LNG | --location TEXT) [--results FILE] [options]",
         options: [
-            .init(name: "keyword", value: "TEXT", help: "What the user searched for (not empty)"),
-            .init(name: "category", value: "C", help: "All (default), Music, Sports, \"Arts & Theatre\", Film, Miscellaneous"),
-            .init(name: "distance", value: "N", help: "How far to look (default 10), a positive number"),
-            .init(name: "units", value: "U", help: "miles (default) or km"),
-            .init(name: "here", value: "LAT,LNG", help: "Search around the user's detected location"),
-            .init(name: "location", value: "TEXT", help: "Search around a location the user typed in"),
-            .init(name: "results", value: "FILE", help: #"What came back: {"count":N,"listingIDs":[…]} ('-' for standard input)"#),
+            keyword.declaration, category.declaration, distance.declaration, units.declaration,
+            here.declaration, location.declaration, results.declaration,
         ] + commonOptions,
         examples: [
             "evtool search --user ada --keyword jazz --category Music --here 34.0224,-118.2851",
@@ -35,34 +63,14 @@ enum RecordCommands {
         ],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let keyword = try arguments.required("keyword")
-            let category: SearchCategory
-            if let text = arguments.value("category") {
-                guard let parsed = SearchCategory.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-                    throw CLIError(message: "category must be one of \(SearchCategory.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'", code: .invalidData)
-                }
-                category = parsed
-            } else {
-                category = .all
-            }
-            var distance = Searched.defaultDistance
-            if let text = arguments.value("distance") {
-                guard let value = Double(text) else { throw CLIError(message: "distance must be a positive number, not '\(text)'", code: .invalidData) }
-                distance = value
-            }
-            var units = DistanceUnit.miles
-            if let text = arguments.value("units") {
-                guard let value = DistanceUnit(rawValue: text.lowercased()) else { throw CLIError(message: "units must be miles or km, not '\(text)'", code: .invalidData) }
-                units = value
-            }
+            let keyword = try arguments.required(Self.keyword)
+            let category = try arguments.required(Self.category)
+            let distance = try arguments.required(Self.distance)
+            let units = try arguments.required(Self.units)
             let location: SearchLocation
-            switch (arguments.value("here"), arguments.value("location")) {
+            switch (try arguments.value(Self.here), try arguments.value(Self.location)) {
             case let (here?, nil):
-                let parts = here.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard parts.count == 2, let latitude = parts[0], let longitude = parts[1] else {
-                    throw CLIError(message: "'--here' must be LATITUDE,LONGITUDE in degrees, e.g. 34.0224,-118.2851, not '\(here)'", code: .invalidData)
-                }
-                location = .current(latitude: latitude, longitude: longitude)
+                location = .current(latitude: here.latitude, longitude: here.longitude)
             case let (nil, text?):
                 location = .custom(text: text)
             case (nil, nil):
@@ -70,7 +78,7 @@ enum RecordCommands {
             default:
                 throw CLIError.usage("give either --here or --location, not both", arguments.command)
             }
-            let results = try arguments.value("results").map { try JSONInput.decode(SearchResults.self, from: $0, what: "results") }
+            let results = try arguments.value(Self.results).map { try JSONInput.decode(SearchResults.self, from: $0, what: "results") }
             try record(.search(Searched(keyword: keyword, category: category, distance: distance, units: units, location: location, results: results)),
                        type: Searched.typeName, arguments, &console)
         })
@@ -136,14 +144,14 @@ enum RecordCommands {
 
     /// Runs a command for the user named by `--user` and prints its outcome.
     static func record(_ command: UserCommand, type: String, _ arguments: ParsedArguments, _ console: inout Console) throws {
-        let user = try arguments.required("user")
+        let user = try arguments.required(Self.user)
         let context = CommandContext(
-            userID: user, source: arguments.value("source") ?? "evtool-cli",
-            occurredAt: try TimeArgument.option("occurred-at", in: arguments) ?? Timestamp.now(),
-            requestID: arguments.value("request-id"), correlationID: arguments.value("correlation-id"))
+            userID: user, source: try arguments.required(Self.source),
+            occurredAt: try arguments.value(occurredAt) ?? Timestamp.now(),
+            requestID: try arguments.value(requestID), correlationID: try arguments.value(correlationID))
         let store = try StoreLocation.resolve(arguments).open(create: true)
         let outcome = try CommandRunner(store: store).handle(command, context: context)
-        try console.output(describe(outcome, user: user, type: type, json: arguments.flag("json")))
+        try console.output(describe(outcome, user: user, type: type, json: arguments.flag(json)))
     }
 
     static func describe(_ outcome: CommandOutcome, user: String, type: String, json: Bool) -> String {

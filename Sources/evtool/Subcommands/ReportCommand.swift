@@ -7,16 +7,18 @@ import Projections
 
 /// `evtool report`: the audit report as one self-contained HTML page (docs/AUDIT.md).
 enum ReportCommand {
+    static let user = SharedOptions.user(help: "The user whose report to make")
+
     static let spec = CommandSpec(
         name: "report", summary: "Write an auditor's HTML page: one user's actions and trust, or the whole store",
         usage: "(--user U [--as-of POSITION|TIME] [--checkpoint FILE [--public-key KEY]] | --store-overview) [--out FILE] [--store STORE]",
         options: [
-            .init(name: "user", value: "ID", help: "The user whose report to make"),
+            user.declaration,
             .init(name: "store-overview", value: nil, help: "Make the page of the whole store instead"),
             .init(name: "out", value: "FILE", help: "Write the page to FILE (replaced whole, never half-written) instead of standard output"),
             .init(name: "checkpoint", value: "FILE", help: "Also check this checkpoint (from 'evtool seal --key') against the log and the user's last event"),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
-            TimeArgument.asOfOption, CommandSpec.storeOption,
+            SharedOptions.asOf.declaration, CommandSpec.storeOption,
         ],
         discussion: """
             The page needs nothing else: inline CSS and SVG, no script, and a Content-Security-Policy
@@ -45,7 +47,7 @@ enum ReportCommand {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let overview = arguments.flag("store-overview")
-            let user = arguments.value("user")
+            let user = try arguments.value(Self.user)
             if overview == (user != nil) {
                 throw CLIError.usage("give either '--user U' or '--store-overview'", arguments.command)
             }
@@ -66,6 +68,7 @@ enum ReportCommand {
             }
             let location = try StoreLocation.resolve(arguments)
             let store = try location.open(create: false)
+            try AsOfCheck.within(asOf, of: store)
             let options = AuditReport.Options(storeDescription: location.description, asOf: asOf, outside: outside)
             let page = try user.map { try AuditReport.userPage(user: $0, store: store, options: options) }
                 ?? AuditReport.overviewPage(store: store, options: options)

@@ -6,6 +6,28 @@ import HTTPServer
 
 /// `evtool serve`: the HTTP API over a store; `evtool token create`: a bearer token for it.
 enum ServeCommands {
+    static let defaults = ServerConfiguration()
+    static let threads = TypedOption.integer("threads", help: "Threads serving connections (default 4)", in: 1...256, default: 4)
+    static let maxBody = TypedOption.integer("max-body", value: "BYTES", help: "Largest request body accepted (default 1048576; larger gets 413)",
+                                             in: 1...(1 << 30), default: defaults.maximumBodyBytes)
+    static let maxHeaderBytes = TypedOption.integer("max-header-bytes", value: "BYTES", help: "Memory per connection for the request line and headers (default 32768; larger gets 431)",
+                                                    in: 4_096...(1 << 24), default: defaults.headerMemoryBytes)
+    static let maxConnections = TypedOption.integer("max-connections", help: "Connections open at once (default 1000)", in: 1...1_000_000, default: defaults.connectionLimit)
+    static let timeout = TypedOption.integer("timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)",
+                                             in: 1...86_400, default: defaults.connectionTimeoutSeconds)
+    static let shutdownGrace = TypedOption.integer("shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)", in: 0...3_600, default: 10)
+    static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default: on for SQLite, off for PostgreSQL, which shares flushes itself)")
+    static let heartbeat = TypedOption.integer("heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)", in: 1...3_600, default: 15)
+    static let logFormat = TypedOption.choice("log-format", ["text", "json"], help: "One line per request on standard error, as text (default) or JSON", default: "text")
+    static let role = TypedOption<Role>(
+        name: "role", value: "ROLE", help: "app (record, read views), auditor (read everything, write nothing) or admin (everything)",
+        completion: .values(Role.allCases.map(\.rawValue)), parse: { text in
+            guard let role = Role(rawValue: text) else {
+                throw OptionValueError(message: "'--role' must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+            }
+            return role
+        })
+
     static let serve = CommandSpec(
         name: "serve",
         summary: "Serve the HTTP API (see docs/HTTP.md) until SIGTERM or Ctrl-C",
@@ -14,15 +36,8 @@ enum ServeCommands {
             .init(name: "listen", value: "HOST:PORT", help: "Address and port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"),
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
             .init(name: "no-auth", value: nil, help: "Accept every request as admin: for local development only"),
-            .init(name: "threads", value: "N", help: "Threads serving connections (default 4)"),
-            .init(name: "max-body", value: "BYTES", help: "Largest request body accepted (default 1048576; larger gets 413)"),
-            .init(name: "max-header-bytes", value: "BYTES", help: "Memory per connection for the request line and headers (default 32768; larger gets 431)"),
-            .init(name: "max-connections", value: "N", help: "Connections open at once (default 1000)"),
-            .init(name: "timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)"),
-            .init(name: "shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)"),
-            .init(name: "group-commit", value: "on|off", help: "Commit concurrent writes of different users in one transaction (default: on for SQLite, off for PostgreSQL, which shares flushes itself)"),
-            .init(name: "heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)"),
-            .init(name: "log-format", value: "text|json", help: "One line per request on standard error, as text (default) or JSON"),
+            threads.declaration, maxBody.declaration, maxHeaderBytes.declaration, maxConnections.declaration, timeout.declaration,
+            shutdownGrace.declaration, groupCommit.declaration, heartbeat.declaration, logFormat.declaration,
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
@@ -49,17 +64,13 @@ enum ServeCommands {
                 configuration.host = host
                 configuration.port = port
             }
-            configuration.threads = try arguments.integer("threads", default: 4, in: 1...256)
-            configuration.maximumBodyBytes = try arguments.integer("max-body", default: configuration.maximumBodyBytes, in: 1...(1 << 30))
-            configuration.headerMemoryBytes = try arguments.integer("max-header-bytes", default: configuration.headerMemoryBytes, in: 4_096...(1 << 24))
-            configuration.connectionLimit = try arguments.integer("max-connections", default: configuration.connectionLimit, in: 1...1_000_000)
-            configuration.connectionTimeoutSeconds = try arguments.integer("timeout", default: configuration.connectionTimeoutSeconds, in: 1...86_400)
-            configuration.shutdownGraceSeconds = Double(try arguments.integer("shutdown-grace", default: 10, in: 0...3_600))
-            switch arguments.value("log-format") {
-            case nil, "text": break
-            case "json": configuration.jsonLog = true
-            case let other?: throw CLIError.usage("'--log-format' must be text or json, not '\(other)'", arguments.command)
-            }
+            configuration.threads = try arguments.required(threads)
+            configuration.maximumBodyBytes = try arguments.required(maxBody)
+            configuration.headerMemoryBytes = try arguments.required(maxHeaderBytes)
+            configuration.connectionLimit = try arguments.required(maxConnections)
+            configuration.connectionTimeoutSeconds = try arguments.required(timeout)
+            configuration.shutdownGraceSeconds = Double(try arguments.required(shutdownGrace))
+            configuration.jsonLog = try arguments.required(logFormat) == "json"
             switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
             case (nil, nil): break
             case let (certificate?, key?):
@@ -92,17 +103,15 @@ enum ServeCommands {
             if let sealKey, sealKey.privateKey == nil { throw CLIError(message: "'--seal-key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
             let groupCommit: Bool
-            switch arguments.value("group-commit") {
+            switch try arguments.value(Self.groupCommit) {
             case nil:
                 if case .sqlite = location { groupCommit = true } else { groupCommit = false }
-            case "on": groupCommit = true
-            case "off": groupCommit = false
-            case let other?: throw CLIError.usage("'--group-commit' must be on or off, not '\(other)'", arguments.command)
+            case let choice?: groupCommit = choice == "on"
             }
             let store = try location.openForViews(create: true)
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
-            limits.heartbeatSeconds = Double(try arguments.integer("heartbeat", default: 15, in: 1...3_600))
+            limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits,
                           sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
             let server = HTTPServer(api: api, configuration: configuration)
@@ -139,7 +148,7 @@ enum ServeCommands {
         usage: "create --role app|auditor|admin --tokens FILE [--name NAME]",
         arguments: [("create", "Make a new token")],
         options: [
-            .init(name: "role", value: "ROLE", help: "app (record, read views), auditor (read everything, write nothing) or admin (everything)"),
+            role.declaration,
             .init(name: "tokens", value: "FILE", help: "The tokens file to add it to (created with mode 0600)"),
             .init(name: "name", value: "NAME", help: "Who holds it (kept beside the hash, for people)"),
         ],
@@ -149,10 +158,7 @@ enum ServeCommands {
             guard arguments.positional.first == "create" else {
                 throw CLIError.usage("the only token action is 'create'", arguments.command)
             }
-            let roleText = try arguments.required("role")
-            guard let role = Role(rawValue: roleText) else {
-                throw CLIError.usage("'--role' must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")), not '\(roleText)'", arguments.command)
-            }
+            let role = try arguments.required(Self.role)
             let path = try arguments.required("tokens")
             let name = arguments.value("name") ?? ""
             guard !name.contains("\n"), !name.contains("\r") else {

@@ -6,38 +6,43 @@ import Projections
 
 /// `evtool export|import|migrate`: move logs between files and stores.
 enum TransferCommands {
+    static let format = TypedOption<LogRecord.Format>(
+        name: "format", value: "F", help: "jsonl (default: every field, payloads byte for byte) or cloudevents (CloudEvents 1.0 JSON, one per line)",
+        completion: .values(["jsonl", "cloudevents"]), default: .jsonl, parse: { text in
+            guard let format = LogRecord.Format(rawValue: text) else { throw OptionValueError(message: "'--format' must be jsonl or cloudevents, not '\(text)'") }
+            return format
+        })
+    static let fromPosition = TypedOption.integer("from", value: "POSITION", help: "Start after this position, exclusive: the first event exported is the one after it (default 0: from the first)",
+                                                  in: 0...Int(Int64.max), default: 0)
+    static let toPosition = TypedOption.integer("to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)", in: 0...Int(Int64.max), default: Int(Int64.max))
+    static let batch = TypedOption.integer("batch", help: "Events per transaction (default 1,000)", in: 1...100_000, default: 1_000)
+    static let fromStore = SharedOptions.storeLocation("from", help: "The store to copy (e.g. sqlite:./evtool.sqlite)")
+    static let toStore = SharedOptions.storeLocation("to", help: "The store to copy into (e.g. postgres://app@db/evtool)")
     static let export = CommandSpec(
         name: "export", summary: "Write the log as JSON Lines or CloudEvents to standard output",
-        usage: "[--format jsonl|cloudevents] [--from POSITION] [--to POSITION] [--store STORE] > FILE",
+        usage: "[--format jsonl|cloudevents] [--from POSITION] [--to POSITION] [--quiet] [--store STORE] > FILE",
         options: [
-            .init(name: "format", value: "F", help: "jsonl (default: every field, payloads byte for byte) or cloudevents (CloudEvents 1.0 JSON, one per line)"),
-            .init(name: "from", value: "POSITION", help: "Start after this position (default 0)"),
-            .init(name: "to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)"),
-            CommandSpec.storeOption,
+            format.declaration, fromPosition.declaration, toPosition.declaration, CommandSpec.storeOption, SharedOptions.quiet,
         ],
         examples: ["evtool export > backup.jsonl", "evtool export --format cloudevents --from 1000 --to 2000 | gzip > slice.jsonl.gz"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let formatText = arguments.value("format") ?? "jsonl"
-            guard let format = LogRecord.Format(rawValue: formatText) else {
-                throw CLIError.usage("'--format' must be jsonl or cloudevents, not '\(formatText)'", arguments.command)
-            }
-            let from = Int64(try arguments.integer("from", default: 0, in: 0...Int(Int64.max)))
-            let to = Int64(try arguments.integer("to", default: Int(Int64.max), in: 0...Int(Int64.max)))
+            let format = try arguments.required(Self.format)
+            let from = Int64(try arguments.required(fromPosition))
+            let to = Int64(try arguments.required(toPosition))
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let count = try LogExport.write(store, format: format, from: from, to: to) { try console.output($0) }
             try console.flush()
-            console.message("exported \(String(count).groupedThousands) events")
+            console.info("exported \(count.counted("event", grouped: true))")
         })
 
     static let `import` = CommandSpec(
         name: "import", summary: "Append the events of an export file, plain lines or CloudEvents (idempotent, resumable, atomic per batch)",
-        usage: "FILE|- [--format jsonl|plain|cloudevents] [--batch N] [--json] [--store STORE]",
+        usage: "FILE|- [--format jsonl|plain|cloudevents] [--batch N] [--quiet] [--json] [--store STORE]",
         arguments: [("FILE", "evtool's export, plain event lines or CloudEvents, one per line; '-' for standard input")],
         options: [
             .init(name: "format", value: "F", help: "jsonl (evtool's export), plain or cloudevents (default: the first line's)"),
-            .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
-            CommandSpec.storeOption, CommandSpec.jsonOption,
+            batch.declaration, SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
@@ -74,7 +79,7 @@ enum TransferCommands {
             let source = try InputSource(path, what: "import")
             let location = try StoreLocation.resolve(arguments)
             let target = try location.openForCopying()
-            let importer = EventImport(store: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000), format: format)
+            let importer = EventImport(store: target, batchSize: try arguments.required(batch), format: format)
             var reader = LineReader(source: source)
             var display = ProgressRenderer(terminalOnly: true)
             Interrupt.install()
@@ -88,17 +93,14 @@ enum TransferCommands {
                     writer.key("store"); writer.string("\(location)")
                 })
             }
-            try console.output("imported \(outcome.appended) events, skipped \(outcome.skipped) already present, into \(location)")
+            try console.output("imported \(outcome.appended.counted("event")), skipped \(outcome.skipped) already present, into \(location)")
         })
 
     static let migrate = CommandSpec(
         name: "migrate", summary: "Copy a whole deployment to another store, verify it, and rebuild its views",
-        usage: "--from STORE --to STORE [--batch N] [--json]",
+        usage: "--from STORE --to STORE [--batch N] [--quiet] [--json]",
         options: [
-            .init(name: "from", value: "STORE", help: "The store to copy (e.g. sqlite:./evtool.sqlite)"),
-            .init(name: "to", value: "STORE", help: "The store to copy into (e.g. postgres://app@db/evtool)"),
-            .init(name: "batch", value: "N", help: "Events per transaction (default 1,000)"),
-            CommandSpec.jsonOption,
+            fromStore.declaration, toStore.declaration, batch.declaration, SharedOptions.quiet, CommandSpec.jsonOption,
         ],
         discussion: """
             Resumable: the target is always a copy of a prefix of the source, so rerunning after an
@@ -108,8 +110,8 @@ enum TransferCommands {
         examples: ["evtool migrate --from sqlite:./evtool.sqlite --to postgres://app@db.internal/evtool"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let from = try StoreLocation(parsing: try arguments.required("from"))
-            let to = try StoreLocation(parsing: try arguments.required("to"))
+            let from = try arguments.required(fromStore)
+            let to = try arguments.required(toStore)
             guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
             let source = try from.open(create: false)
             let target = try to.openForCopying()
@@ -119,9 +121,9 @@ enum TransferCommands {
                 from: source, to: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
                 stage: { stage in
                     switch stage {
-                    case .resuming(let cursor): console.message("resuming after source position \(cursor)")
-                    case .verifying: console.message("verifying: reading both logs in order")
-                    case .rebuildingViews: console.message("rebuilding the views in \(to)")
+                    case .resuming(let cursor): console.info("resuming after source position \(cursor)")
+                    case .verifying: console.info("verifying: reading both logs in order")
+                    case .rebuildingViews: console.info("rebuilding the views in \(to)")
                     }
                 },
                 progress: { display.render($0, console: &console) },
@@ -138,6 +140,6 @@ enum TransferCommands {
                     writer.key("viewsRebuilt"); writer.bool(true)
                 })
             }
-            try console.output("migrated \(sourceDigest.count) events from \(from) to \(to) (copied \(outcome.copied), already there \(sourceDigest.count - outcome.copied)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            try console.output("migrated \(sourceDigest.count.counted("event")) from \(from) to \(to) (copied \(outcome.copied), already there \(sourceDigest.count - outcome.copied)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 }

@@ -11,15 +11,21 @@ struct Progress {
     private let start = Date()
     private var lastPrinted = Date.distantPast
 
+    /// Whether nothing is printed (`--quiet`).
+    let isQuiet: Bool
+
     init(label: String, total: Int64, unit: String = "events", console: Console) {
         self.label = label
         self.unit = unit
         self.total = max(total, 1)
         self.isTerminal = console.errorsGoToTerminal
+        self.isQuiet = console.isQuiet
     }
 
-    /// Reports `done` of `total`; prints at most every 0.1 s on a terminal, 5 s otherwise.
+    /// Reports `done` of `total`; prints at most every 0.1 s on a terminal, 5 s otherwise
+    /// (nothing with `--quiet`).
     mutating func update(_ done: Int64, console: inout Console, force: Bool = false) {
+        guard !isQuiet else { return }
         let now = Date()
         guard force || now.timeIntervalSince(lastPrinted) >= (isTerminal ? 0.1 : 5) else { return }
         lastPrinted = now
@@ -40,7 +46,7 @@ struct Progress {
 
     /// Ends the progress display (a newline after a terminal bar).
     func finish(console: inout Console) {
-        if isTerminal { console.terminalText("\n") }
+        if isTerminal, !isQuiet { console.terminalText("\n") }
     }
 
     static func duration(_ seconds: Double) -> String {

@@ -1,0 +1,51 @@
+import Commands
+import EventLog
+import StorePostgres
+import StoreSQLite
+
+/// What `evtool --version` and `evtool version` report: this release, the commit it was built
+/// from, the C libraries it runs on, and the schema versions it writes.
+enum EvtoolVersion {
+    /// evtool's version: the one constant every report of it reads.
+    static let number = "0.1.0"
+
+    /// The git commit of the build (``BuildCommit``, written by the BuildCommit plugin), or "unknown".
+    static var commit: String { BuildCommit.hash }
+
+    /// The payload schema version written for each event type, and for the metadata.
+    static let eventSchemas: [(type: String, version: Int)] = [
+        (Searched.typeName, Searched.schemaVersion), (Favorited.typeName, Favorited.schemaVersion),
+        (Unfavorited.typeName, Unfavorited.schemaVersion), (DetailsViewed.typeName, DetailsViewed.schemaVersion),
+        ("metadata", EventMetadata.schemaVersion),
+    ]
+
+    /// The report as lines for people.
+    static var text: String {
+        """
+        evtool \(number)
+        commit            \(commit)
+        SQLite            \(SQLiteEventStore.libraryVersion)
+        libpq             \(PostgresEventStore.libraryVersion)
+        SQLite store      schema version \(SQLiteEventStore.schemaVersion)
+        PostgreSQL store  schema version \(PostgresEventStore.supportedSchemaVersion)
+        events            \(eventSchemas.map { "\($0.type) \($0.version)" }.joined(separator: ", "))
+        """
+    }
+
+    /// The report as one JSON object.
+    static var json: String {
+        let events = eventSchemas.map { "\(JSONText.quoted($0.type)):\($0.version)" }.joined(separator: ",")
+        return #"{"version":\#(JSONText.quoted(number)),"commit":\#(JSONText.quoted(commit)),"#
+            + #""libraries":{"sqlite":\#(JSONText.quoted(SQLiteEventStore.libraryVersion)),"libpq":\#(JSONText.quoted(PostgresEventStore.libraryVersion))},"#
+            + #""schemas":{"sqlite":\#(SQLiteEventStore.schemaVersion),"postgres":\#(PostgresEventStore.supportedSchemaVersion),"events":{\#(events)}}}"#
+    }
+}
+
+extension EvtoolVersion {
+    /// A store error as the command line words it: a store written by a newer evtool names
+    /// the store's schema version, this evtool's version and the schema version it supports.
+    static func describe(_ error: EventStoreError) -> String {
+        guard case let .newerSchema(found, supported) = error else { return error.description }
+        return "the store was written by a newer evtool: it has schema version \(found), and this evtool (\(number)) supports up to schema version \(supported); upgrade evtool"
+    }
+}

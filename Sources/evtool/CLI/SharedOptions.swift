@@ -1,0 +1,42 @@
+import EvtoolKit
+import Foundation
+import Projections
+
+/// The options many commands share, declared once: the store, the user, `--as-of`, times,
+/// `--json`, `--quiet`.
+enum SharedOptions {
+    /// `--store STORE`, parsed as a ``EvtoolKit/StoreLocation`` (absent: `$EVTOOL_STORE`, else
+    /// ./evtool.sqlite, through ``EvtoolKit/StoreLocation/resolve(_:)``).
+    static let store = storeLocation(
+        "store", help: "sqlite:PATH, a file path, or a postgres:// URL (default: $EVTOOL_STORE, else ./evtool.sqlite)")
+
+    /// A store-location option (`--store`, and `migrate`'s `--from` and `--to`).
+    static func storeLocation(_ name: String, help: String) -> TypedOption<StoreLocation> {
+        TypedOption(name: name, value: "STORE", help: help, completion: .file, parse: { text in
+            do {
+                return try StoreLocation(parsing: text)
+            } catch let error as StoreLocationError {
+                throw OptionValueError(message: error.description, code: CLIError(error).code)
+            }
+        })
+    }
+
+    /// `--user ID`: whose stream a command acts on or reads (`help` says which).
+    static func user(help: String) -> TypedOption<String> { .text("user", value: "ID", help: help) }
+
+    /// `--as-of POSITION|TIME`: a view as it was at a log position or a time.
+    static let asOf = TypedOption<AsOf>(
+        name: "as-of", value: "POSITION|TIME", help: "Show the view as it was at a log position or a time (e.g. 2026-03-01)",
+        parse: { text in try TimeArgument.parseAsOf(text) })
+
+    /// A time option such as `--since TIME`.
+    static func time(_ name: String, help: String) -> TypedOption<Date> {
+        TypedOption(name: name, value: "TIME", help: help, parse: { text in try TimeArgument.parseTime(text, option: name) })
+    }
+
+    /// `--json`: print JSON instead of a table.
+    static let json = CommandSpec.Option(name: "json", value: nil, help: "Print JSON instead of a table")
+
+    /// `-q`, `--quiet`: no progress and no messages on standard error other than errors.
+    static let quiet = CommandSpec.Option(name: "quiet", short: "q", value: nil, help: "Print no progress and no messages, only errors and the result")
+}
