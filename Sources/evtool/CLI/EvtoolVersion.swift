@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import JSONKit
 import StorePostgres
 import StoreSQLite
 
@@ -34,10 +35,21 @@ enum EvtoolVersion {
 
     /// The report as one JSON object.
     static var json: String {
-        let events = eventSchemas.map { "\(JSONText.quoted($0.type)):\($0.version)" }.joined(separator: ",")
-        return #"{"version":\#(JSONText.quoted(number)),"commit":\#(JSONText.quoted(commit)),"#
-            + #""libraries":{"sqlite":\#(JSONText.quoted(SQLiteEventStore.libraryVersion)),"libpq":\#(JSONText.quoted(PostgresEventStore.libraryVersion))},"#
-            + #""schemas":{"sqlite":\#(SQLiteEventStore.schemaVersion),"postgres":\#(PostgresEventStore.supportedSchemaVersion),"events":{\#(events)}}}"#
+        JSONOutput.object { writer in
+            writer.key("version"); writer.string(number)
+            writer.key("commit"); writer.string(commit)
+            writer.key("libraries"); writer.beginObject()
+            writer.key("sqlite"); writer.string(SQLiteEventStore.libraryVersion)
+            writer.key("libpq"); writer.string(PostgresEventStore.libraryVersion)
+            writer.endObject()
+            writer.key("schemas"); writer.beginObject()
+            writer.key("sqlite"); writer.number(SQLiteEventStore.schemaVersion)
+            writer.key("postgres"); writer.number(PostgresEventStore.supportedSchemaVersion)
+            writer.key("events"); writer.beginObject()
+            for schema in eventSchemas { writer.key(escaping: schema.type); writer.number(schema.version) }
+            writer.endObject()
+            writer.endObject()
+        }
     }
 }
 
