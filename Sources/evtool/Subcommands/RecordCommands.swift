@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import EvtoolKit
 import Foundation
 
 /// `evtool search|favorite|unfavorite|view`: record one user action through the command
@@ -141,7 +142,8 @@ enum RecordCommands {
             occurredAt: try TimeArgument.option("occurred-at", in: arguments) ?? Timestamp.now(),
             requestID: arguments.value("request-id"), correlationID: arguments.value("correlation-id"))
         let store = try StoreLocation.resolve(arguments).open(create: true)
-        let outcome = try CommandRunner(store: store).handle(command, context: context)
+        // A long stream is read from its snapshot; snapshots of the views are kept for time travel.
+        let outcome = try CommandRunner(store: store, snapshots: StoreSnapshots.of(store)).handle(command, context: context)
         try console.output(describe(outcome, user: user, type: type, json: arguments.flag("json")))
     }
 
