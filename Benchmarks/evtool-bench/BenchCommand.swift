@@ -89,7 +89,7 @@ enum BenchCommand {
         }
         let quick = arguments.flag("quick")
         let sizes = try arguments.integers("events", default: quick ? [100_000, 1_000_000] : [1_000_000, 10_000_000], in: 1_000...100_000_000)
-        if sizes.count > 1, suites.contains(where: { $0 != "scale" }) {
+        if arguments.value("events") != nil, sizes.count > 1, suites.contains(where: { $0 != "scale" }) {
             throw CLIError.usage("option '--events' takes several sizes only for the scale suite")
         }
         let events = arguments.value("events") == nil ? (quick ? 100_000 : 1_000_000) : sizes[0]

@@ -32,17 +32,18 @@ enum ScaleBenchmark {
 
     static func run(_ settings: Settings, console: inout Console) throws {
         let kinds = ["sqlite"] + (settings.postgresURL == nil ? [] : ["postgres"])
+        let pool = try Pool()
         for kind in kinds {
             BenchCommand.preamble(&console, "scale, \(kind == "sqlite" ? "SQLite" : "PostgreSQL"), sizes \(settings.sizes.map { String($0).groupedThousands }.joined(separator: ", ")) events, \(String(settings.users).groupedThousands) users, \(String(settings.samples).groupedThousands) samples per latency")
             var bySize: [(size: Int, figures: Figures)] = []
             for size in settings.sizes {
-                bySize.append((size, try measure(kind: kind, size: size, settings, console: &console)))
+                bySize.append((size, try measure(kind: kind, size: size, pool: pool, settings, console: &console)))
             }
             if let small = bySize.first, let large = bySize.last, large.size > small.size {
                 console.output(ratios(small: small, large: large))
                 console.flush()
             }
-            if settings.longStream > 0 { try longStream(kind: kind, settings, console: &console) }
+            if settings.longStream > 0 { try longStream(kind: kind, pool: pool, settings, console: &console) }
         }
     }
 
@@ -50,7 +51,7 @@ enum ScaleBenchmark {
 
     /// One user with `settings.longStream` events against new users: `evtool favorite` and
     /// `evtool favorites --as-of` in new processes, and the same in one long-running process.
-    static func longStream(kind: String, _ settings: Settings, console: inout Console) throws {
+    static func longStream(kind: String, pool: Pool, _ settings: Settings, console: inout Console) throws {
         let length = settings.longStream
         let opened = try open(kind: kind, size: length, settings)
         defer { opened.remove() }
@@ -62,9 +63,8 @@ enum ScaleBenchmark {
             var parts: [StreamAppend] = []
             let count = min(1_000, Int64(length) - built)
             var events: [ProposedEvent] = []
-            for _ in 0..<count {
-                let (type, json) = Workload.payload(using: &generator)
-                events.append(ProposedEvent(type: type, data: Data(json.utf8), metadata: Data(#"{"user":"power-user","source":"bench"}"#.utf8)))
+            for index in 0..<count {
+                events.append(pool.event(user: "power-user", milliseconds: UInt64(1_796_000_000_000 + built + index), generator: &generator))
             }
             parts.append(StreamAppend(stream: "power-user", expectedVersion: .exactly(versions[0]), events: events))
             _ = try store.append(parts)
@@ -125,6 +125,8 @@ enum ScaleBenchmark {
     struct Opened {
         var store: any EventStore & ProjectionStore & MultiStreamAppending & SnapshotDocuments
         var location: String
+        /// The PostgreSQL schema (nil for SQLite).
+        var schema: String?
         var remove: () -> Void
     }
 
@@ -132,7 +134,7 @@ enum ScaleBenchmark {
         if kind == "sqlite" {
             let path = settings.directory + "/scale-\(size).sqlite"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            return Opened(store: try SQLiteEventStore(path: path), location: "sqlite:" + path) {
+            return Opened(store: try SQLiteEventStore(path: path), location: "sqlite:" + path, schema: nil) {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
         }
@@ -141,12 +143,12 @@ enum ScaleBenchmark {
         try PostgresEventStore.dropSchema(url: url, schema: schema)
         let store = try PostgresEventStore(url: url, schema: schema)
         let separator = url.contains("?") ? "&" : "?"
-        return Opened(store: store, location: url + separator + "schema=" + schema) {
+        return Opened(store: store, location: url + separator + "schema=" + schema, schema: schema) {
             try? PostgresEventStore.dropSchema(url: url, schema: schema)
         }
     }
 
-    static func measure(kind: String, size: Int, _ settings: Settings, console: inout Console) throws -> Figures {
+    static func measure(kind: String, size: Int, pool: Pool, _ settings: Settings, console: inout Console) throws -> Figures {
         let opened = try open(kind: kind, size: size, settings)
         defer { opened.remove() }
         let store = opened.store
@@ -158,12 +160,12 @@ enum ScaleBenchmark {
         // The build, then a measured batched append of the last tenth (at most 100,000 events).
         let measured = min(100_000, max(size / 10, 1_000))
         let built = try Measurement.seconds {
-            try fill(store, events: size - measured, versions: &versions, generator: &generator)
+            try fill(store, events: size - measured, pool: pool, versions: &versions, generator: &generator)
         }
         console.output("[\(label)] build: \(String(size - measured).groupedThousands) events in \(String(format: "%.1f", built)) s (\(rate(Double(size - measured) / built))/s, 1,000 events over up to 1,000 streams per transaction)")
         console.flush()
         let appended = try Measurement.seconds {
-            try fill(store, events: measured, versions: &versions, generator: &generator)
+            try fill(store, events: measured, pool: pool, versions: &versions, generator: &generator)
         }
         figures["append"] = Double(measured) / appended
         console.output("[\(label)] batched append: \(String(measured).groupedThousands) events at \(rate(figures["append"]!))/s")
@@ -227,10 +229,32 @@ enum ScaleBenchmark {
         figures["verify-memory"] = Double(verify.maxResident)
         console.output("[\(label)] verify (evtool verify): \(String(format: "%.1f", verify.seconds)) s, peak memory \(Measurement.mebibytes(verify.maxResident))")
 
-        let stats = try child(settings.evtool, ["stats", "--json", "--store", opened.location])
         let events = Double(try store.headPosition())
-        if let range = stats.output.range(of: #""sizeBytes":([0-9]+)"#, options: .regularExpression) {
-            let bytes = Double(stats.output[range].split(separator: ":")[1]) ?? 0
+        var bytes: Double?
+        if kind == "sqlite" {
+            let stats = try child(settings.evtool, ["stats", "--json", "--store", opened.location])
+            if let range = stats.output.range(of: #""sizeBytes":([0-9]+)"#, options: .regularExpression) {
+                bytes = Double(stats.output[range].split(separator: ":")[1])
+            }
+        } else if let schema = opened.schema {
+            // Every table of the schema with its indexes and TOAST, and the events table's indexes.
+            let sizes = try child("/usr/bin/psql", [settings.postgresURL ?? "", "-X", "-q", "-A", "-t", "-F", " ", "-c", """
+                SELECT 'total', sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = '\(schema)' AND c.relkind = 'r'
+                UNION ALL
+                SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+                WHERE n.nspname = '\(schema)' AND t.relname = 'events'
+                """])
+            var indexes: [String] = []
+            for row in sizes.output.split(separator: "\n") {
+                let columns = row.split(separator: " ")
+                guard columns.count == 2, let value = Double(columns[1]) else { continue }
+                if columns[0] == "total" { bytes = value } else { indexes.append("\(columns[0]) \(Measurement.mebibytes(Int(value)))") }
+            }
+            console.output("[\(label)] events indexes: \(indexes.sorted().joined(separator: ", "))")
+        }
+        if let bytes {
             figures["bytes-per-event"] = bytes / events
             console.output("[\(label)] size on disk: \(Measurement.mebibytes(Int(bytes))), \(String(format: "%.0f", bytes / events)) bytes per event")
         }
@@ -238,8 +262,42 @@ enum ScaleBenchmark {
         return figures
     }
 
+    /// Domain events of the activity workload (``ActivityGenerator``: searches, favorites,
+    /// unfavorites, details views over 20,000 listings) and their audit metadata, encoded once
+    /// and drawn from at random, so that building ten million events costs the store's time,
+    /// not the JSON encoder's.
+    struct Pool {
+        var events: [(type: String, data: Data)] = []
+        /// Metadata with the user id `USER-PLACEHOLDER`, as the runner encodes it.
+        var metadata: String
+
+        init() throws {
+            var generator = ActivityGenerator(users: 1, listings: 20_000, seed: 13)
+            for _ in 0..<20_000 {
+                let event: DomainEvent
+                switch generator.next().command {
+                case .search(let search): event = .searched(search)
+                case let .favorite(listing, summary): event = .favorited(Favorited(listingID: listing, summary: summary))
+                case .unfavorite(let listing): event = .unfavorited(Unfavorited(listingID: listing))
+                case let .viewDetails(listing, details): event = .detailsViewed(DetailsViewed(listingID: listing, details: details))
+                }
+                events.append(try event.encode())
+            }
+            let time = Date(timeIntervalSince1970: 1_796_000_000)
+            metadata = String(decoding: try EventMetadata(userID: "USER-PLACEHOLDER", occurredAt: time, handledAt: time, correlationID: "bench",
+                                                          causationID: "bench", source: "app-server-1").encoded(), as: UTF8.self)
+        }
+
+        /// One event drawn at random, with audit metadata for `user`.
+        func event(user: String, milliseconds: UInt64, generator: inout SplitMix64) -> ProposedEvent {
+            let (type, data) = events[Int(generator.next() % UInt64(events.count))]
+            return ProposedEvent(id: UUID.timeOrdered(milliseconds: milliseconds, using: &generator), type: type, data: data,
+                                 metadata: Data(metadata.replacingOccurrences(of: "USER-PLACEHOLDER", with: user).utf8))
+        }
+    }
+
     /// Appends `events` events in transactions of 1,000, each to a user drawn uniformly.
-    static func fill(_ store: any MultiStreamAppending, events: Int, versions: inout [Int64], generator: inout SplitMix64) throws {
+    static func fill(_ store: any MultiStreamAppending, events: Int, pool: Pool, versions: inout [Int64], generator: inout SplitMix64) throws {
         var milliseconds = UInt64(Timestamp.microseconds(Timestamp.now()) / 1_000)
         var parts: [StreamAppend] = []
         parts.reserveCapacity(1_000)
@@ -250,11 +308,8 @@ enum ScaleBenchmark {
             for _ in 0..<min(1_000, events - done) {
                 let user = Int.random(in: 0..<versions.count, using: &generator)
                 let stream = UserStream.id(for: ActivityGenerator.userID(user))
-                let (type, json) = Workload.payload(using: &generator)
                 milliseconds += 1
-                let metadata = #"{"user":"\#(stream)","occurredAt":"2026-11-30T10:15:00.000000Z","correlationId":"\#(UUID.random(using: &generator).lowercaseString)","causationId":null,"source":"app-server-\#(generator.next() % 4 + 1)","requestId":null}"#
-                let event = ProposedEvent(id: UUID.timeOrdered(milliseconds: milliseconds, using: &generator), type: type,
-                                          data: Data(json.utf8), metadata: Data(metadata.utf8))
+                let event = pool.event(user: stream, milliseconds: milliseconds, generator: &generator)
                 if let index = touched[user] {
                     parts[index].events.append(event)
                 } else {
@@ -299,7 +354,7 @@ enum ScaleBenchmark {
         rows.append(("verify-memory", "-", .infinity))
         rows.append(("bytes-per-event", "-", .infinity))
         var text = "ratios \(String(large.size).groupedThousands) / \(String(small.size).groupedThousands) events (for the append rate: the smaller size's over the larger's)\n"
-        text += "FIGURE".padded(to: 18) + "SMALL".leftPadded(to: 12) + "LARGE".leftPadded(to: 12) + "RATIO".leftPadded(to: 8) + "  TARGET\n"
+        text += "FIGURE".padded(to: 18) + "SMALL".leftPadded(to: 12, with: " ") + "LARGE".leftPadded(to: 12, with: " ") + "RATIO".leftPadded(to: 8, with: " ") + "  TARGET\n"
         for (name, target, bound) in rows {
             guard let a = small.figures[name], let b = large.figures[name] else { continue }
             let ratio = name == "append" ? a / b : b / a
@@ -310,8 +365,8 @@ enum ScaleBenchmark {
                 return String(format: "%.3f ms", value * 1_000)
             }
             let verdict = bound.isInfinite ? "-" : (ratio <= bound ? "≤ \(target) ok" : "≤ \(target) MISSED")
-            text += name.padded(to: 18) + shown(a).leftPadded(to: 12) + shown(b).leftPadded(to: 12)
-                + String(format: "%.2f", ratio).leftPadded(to: 8) + "  " + verdict + "\n"
+            text += name.padded(to: 18) + shown(a).leftPadded(to: 12, with: " ") + shown(b).leftPadded(to: 12, with: " ")
+                + String(format: "%.2f", ratio).leftPadded(to: 8, with: " ") + "  " + verdict + "\n"
         }
         return String(text.dropLast())
     }

@@ -137,10 +137,10 @@ struct ViewSnapshotTests {
 
             // A document changed without its check, cut short, or not JSON.
             let text = String(decoding: good, as: UTF8.self)
-            #expect(text.contains(#""listingID":"#), "ada has favorites at 2,000")
+            #expect(text.contains(#""listingID":""#), "ada has favorites at 2,000")
             // (PostgreSQL's json column takes only JSON, so bytes cut short are tried on SQLite alone.)
             let cutShort = kind == "sqlite" ? [String(text.prefix(text.count / 2))] : []
-            for bad in [text.replacingOccurrences(of: #""listingID":"#, with: #""listingID":"X"#), #"{"check":"0","version":2000}"#, "[]"] + cutShort {
+            for bad in [text.replacingOccurrences(of: #""listingID":""#, with: #""listingID":"X"#), #"{"check":"0","version":2000}"#, "[]"] + cutShort {
                 try store.saveSnapshotDocument(Data(bad.utf8), kind: favorites, slot: 2_000, stream: "ada")
                 try expectSameAsReplay(store, user: "ada", at: head)
             }
