@@ -69,4 +69,15 @@ struct BenchArguments {
         }
         return number
     }
+
+    /// A comma-separated list of integers within `range` (at least one), or `defaultValue` when absent.
+    func integers(_ name: String, default defaultValue: [Int], in range: ClosedRange<Int>) throws -> [Int] {
+        guard let text = value(name) else { return defaultValue }
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            guard let number = Int(item.replacingOccurrences(of: "_", with: "")), range.contains(number) else {
+                throw CLIError.usage("option '--\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            }
+            return number
+        }
+    }
 }

@@ -4,17 +4,19 @@ import Foundation
 
 /// `evtool-bench`: measures the stores against same-run baselines of the raw libraries.
 enum BenchCommand {
-    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL] [--duration S]"
+    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--postgres URL] [--duration S]"
 
     static let options: [BenchArguments.Option] = [
-        .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000)"),
+        .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000); for scale, the sizes, e.g. 1000000,10000000 (the default)"),
         .init(name: "single", value: "N", help: "Events for one-event-per-call append (default 100,000)"),
         .init(name: "batch", value: "N", help: "Events per batched append (default 1,000)"),
         .init(name: "runs", value: "R", help: "Timed runs of each measurement; the median is reported (default 3)"),
         .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
         .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
-        .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000) and in the serve suite's stores (default 100,000)"),
-        .init(name: "postgres", value: "URL", help: "The database for the postgres and serve suites (postgres without it: the PG* variables; serve: EVTOOL_BENCH_POSTGRES_URL or a server of its own)"),
+        .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000), in the serve suite's stores and the scale suite (default 100,000)"),
+        .init(name: "samples", value: "N", help: "Commands and users sampled per latency in the scale suite (default 2,000)"),
+        .init(name: "long-stream", value: "N", help: "Events of the one long stream the scale suite measures (default 100,000; 0: none)"),
+        .init(name: "postgres", value: "URL", help: "The database for the postgres, scale and serve suites (postgres without it: the PG* variables; serve: EVTOOL_BENCH_POSTGRES_URL or a server of its own)"),
         .init(name: "duration", value: "S", help: "Seconds of each wrk run in the serve suite (default 10; 3 with --quick)"),
         .init(name: "help", value: nil, help: "Show this help"),
     ]
@@ -30,7 +32,7 @@ enum BenchCommand {
             USAGE: evtool-bench \(usage)
 
             ARGUMENTS:
-              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres; serve, which runs evtool serve under wrk, only when named)
+              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres; serve, which runs evtool serve under wrk, and scale, minutes to build its stores, only when named)
 
             OPTIONS:
 
@@ -46,6 +48,7 @@ enum BenchCommand {
               swift run -c release evtool-bench --quick
               swift run -c release evtool-bench projections
               swift build -c release && .build/release/evtool-bench serve
+              swift run -c release evtool-bench scale --events 1000000,10000000 --postgres postgres://localhost/bench
 
             EXIT CODES:
               0   every benchmark ran
@@ -82,12 +85,17 @@ enum BenchCommand {
 
     static func run(_ arguments: BenchArguments, console: inout Console) throws {
         let postgresURL = arguments.value("postgres")
-        let suites = arguments.positional.isEmpty ? allSuites.filter { ($0 != "postgres" || postgresURL != nil) && $0 != "serve" } : arguments.positional
+        let suites = arguments.positional.isEmpty ? allSuites.filter { ($0 != "postgres" || postgresURL != nil) && $0 != "serve" && $0 != "scale" } : arguments.positional
         for suite in suites where !allSuites.contains(suite) {
             throw CLIError.usage("no benchmark suite '\(suite)'; suites: \(allSuites.joined(separator: ", "))")
         }
         let quick = arguments.flag("quick")
-        let events = try arguments.integer("events", default: quick ? 100_000 : 1_000_000, in: 1_000...100_000_000)
+        let sizes = try arguments.integers("events", default: quick ? [100_000, 1_000_000] : [1_000_000, 10_000_000], in: 1_000...100_000_000)
+        if arguments.value("events") != nil, sizes.count > 1, suites.contains(where: { $0 != "scale" }) {
+            throw CLIError.usage("option '--events' takes several sizes only for the scale suite")
+        }
+        let events = arguments.value("events") == nil ? (quick ? 100_000 : 1_000_000) : sizes[0]
+        let samples = try arguments.integer("samples", default: 2_000, in: 1...1_000_000)
         let single = try arguments.integer("single", default: quick ? 10_000 : 100_000, in: 100...10_000_000)
         let batch = try arguments.integer("batch", default: 1_000, in: 1...100_000)
         let runs = try arguments.integer("runs", default: quick ? 1 : 3, in: 1...50)
@@ -108,6 +116,13 @@ enum BenchCommand {
         if suites.contains("audit") {
             try AuditBenchmark.run(events: events, batch: batch, runs: runs, directory: directory, console: &console)
         }
+        if suites.contains("scale") {
+            let evtool = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("evtool").path
+            try ScaleBenchmark.run(ScaleBenchmark.Settings(
+                sizes: sizes, users: arguments.value("users") == nil ? 100_000 : users, samples: samples,
+                directory: directory, postgresURL: postgresURL, evtool: evtool,
+                longStream: try arguments.integer("long-stream", default: 100_000, in: 0...10_000_000)), console: &console)
+        }
         if suites.contains("postgres") {
             try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
         }
@@ -117,7 +132,7 @@ enum BenchCommand {
         }
     }
 
-    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres", "serve"]
+    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres", "serve", "scale"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG

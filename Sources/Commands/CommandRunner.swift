@@ -108,6 +108,7 @@ public final class CommandRunner: Sendable {
                 }
                 loaded.version = result.streamVersion
                 loaded.endsWithTombstone = false
+                loaded.lastEventHash = ""   // read with the next load, before a snapshot is saved
                 saveSnapshotIfDue(&loaded, stream: stream)
                 cache?.keep(loaded, stream: stream)
                 return .recorded(eventIDs: proposed.map(\.id), streamVersion: result.streamVersion, positions: result.positions)
@@ -152,9 +153,12 @@ public final class CommandRunner: Sendable {
         }
         var changed = false
         // A kept state (cache or snapshot) is checked against the event it ends with, read
-        // again with the events since: if that event became a tombstone, the user was erased
-        // after the state was kept, and it still holds what was erased (an erasure covers the
-        // whole stream as it then was). Then the stream is folded from its start.
+        // again with the events since. It must be there, with the id (and the chain hash, which
+        // covers the stream id and every event before it) the state was folded from: otherwise
+        // the state is not of this stream in this log (a store restored from a backup, a
+        // document copied or changed) and the stream is folded from its start. If that event
+        // became a tombstone, the user was erased after the state was kept, and it still holds
+        // what was erased (an erasure covers the whole stream as it then was): the same.
         var checksLast = loaded.version > 0
         var from = max(loaded.version, 1)
         while true {
@@ -162,22 +166,28 @@ public final class CommandRunner: Sendable {
             var events = batch[...]
             if checksLast {
                 checksLast = false
-                if let first = events.first, first.version == loaded.version {
-                    if Erasure.isTombstone(first), !loaded.endsWithTombstone {
-                        cache?.forget(stream: stream)
-                        loaded = LoadedUser()
-                        changed = true
-                        from = 1
-                        continue
-                    }
-                    events = events.dropFirst()
+                let first = events.first
+                let fits = first.map { first in
+                    first.version == loaded.version && first.id == loaded.recentEventIDs.last
+                        && (loaded.lastEventHash.isEmpty || first.hash == loaded.lastEventHash)
+                        && !(Erasure.isTombstone(first) && !loaded.endsWithTombstone)
+                } ?? false
+                guard let first, fits else {
+                    cache?.forget(stream: stream)
+                    loaded = LoadedUser()
+                    changed = true
+                    from = 1
+                    continue
                 }
+                loaded.lastEventHash = first.hash
+                events = events.dropFirst()
             }
             for recorded in events {
                 loaded.state = try UserDecider.evolve(loaded.state, recorded: recorded)
                 loaded.remember(recorded.id)
                 loaded.version = recorded.version
                 loaded.endsWithTombstone = Erasure.isTombstone(recorded)
+                loaded.lastEventHash = recorded.hash
                 changed = true
             }
             if batch.count < 1_000 { break }
@@ -191,7 +201,7 @@ public final class CommandRunner: Sendable {
     /// Saves a snapshot when the stream has grown by ``snapshotInterval`` since the last one.
     /// A failure is ignored: a snapshot only saves reading time.
     private func saveSnapshotIfDue(_ loaded: inout LoadedUser, stream: String) {
-        guard let snapshots, loaded.version - loaded.snapshotVersion >= snapshotInterval else { return }
+        guard let snapshots, loaded.version - loaded.snapshotVersion >= snapshotInterval, !loaded.lastEventHash.isEmpty else { return }
         if (try? snapshots.save(UserSnapshot(loaded), stream: stream)) != nil {
             loaded.snapshotVersion = loaded.version
         }

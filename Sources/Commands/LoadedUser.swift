@@ -18,17 +18,22 @@ public struct LoadedUser: Sendable, Hashable {
     /// was not and is one now, the user was erased since, and the state (kept in a cache or a
     /// snapshot) still holds what was erased: the runner then reads the stream whole.
     public var endsWithTombstone: Bool
+    /// The chain hash of the event at ``version`` as read from the stream ("" when not known,
+    /// e.g. right after an append); a snapshot keeps it, and the runner compares it with the
+    /// stream before it trusts a kept state.
+    public var lastEventHash: String
 
     /// Makes a loaded state.
     public init(
         version: Int64 = 0, state: UserState = UserDecider.initialState, recentEventIDs: [UUID] = [],
-        snapshotVersion: Int64 = 0, endsWithTombstone: Bool = false
+        snapshotVersion: Int64 = 0, endsWithTombstone: Bool = false, lastEventHash: String = ""
     ) {
         self.version = version
         self.state = state
         self.recentEventIDs = recentEventIDs
         self.snapshotVersion = snapshotVersion
         self.endsWithTombstone = endsWithTombstone
+        self.lastEventHash = lastEventHash
     }
 
     mutating func remember(_ id: UUID) {

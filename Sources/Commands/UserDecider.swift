@@ -6,6 +6,11 @@ import EventLog
 /// record; `evolve` folds an event into the state. ``CommandRunner`` does the loading,
 /// appending and retrying around it.
 public enum UserDecider {
+    /// The version of the rules that fold events into the state (``evolve(_:_:)``): a snapshot
+    /// of a state folded by other rules is not used (``UserSnapshot``). Raise it whenever
+    /// `evolve` would fold some stream into a different state.
+    public static let stateVersion = 1
+
     /// The state of a user with no events.
     public static let initialState = UserState()
 

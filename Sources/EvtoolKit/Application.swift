@@ -24,13 +24,17 @@ public final class Application: Sendable {
     ///   ``GroupCommitStore``); needs a store that appends several streams in one transaction.
     public init(store: any EventStore & ProjectionStore, groupCommit: Bool = false) {
         self.store = store
+        // Users' decision states (and their views every thousand events) are snapshotted beside
+        // the views, so a user with a long stream is read from the last snapshot by a new
+        // process as by this one's cache, and time travel starts from the nearest one.
+        let snapshots = StoreSnapshots.of(store)
         if groupCommit, let multi = store as? any MultiStreamAppending {
             let grouped = GroupCommitStore(base: multi)
             self.groupCommit = grouped
-            self.runner = CommandRunner(store: grouped)
+            self.runner = CommandRunner(store: grouped, snapshots: snapshots)
         } else {
             self.groupCommit = nil
-            self.runner = CommandRunner(store: store)
+            self.runner = CommandRunner(store: store, snapshots: snapshots)
         }
         self.projector = Projector(store: store)
     }
@@ -167,7 +171,7 @@ public final class Application: Sendable {
         var more = false
         do {
             try Rules.checkIdentifier(user, field: "user id")
-            try History.forEachEntry(of: user, in: store, filter: filter) { entry in
+            try History.forEachEntry(of: user, in: store, filter: filter, afterPosition: after) { entry in
                 guard entry.position > after else { return }
                 guard entries.count < limit else { more = true; throw PageFull() }
                 entries.append(entry)

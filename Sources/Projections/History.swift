@@ -61,8 +61,11 @@ public enum History {
     }
 
     /// The user's history, oldest first, calling `body` for each entry (bounded memory).
-    public static func forEachEntry(of user: String, in store: any EventStore, filter: Filter = Filter(), _ body: (Entry) throws -> Void) throws {
-        var next: Int64 = 1
+    /// - Parameter afterPosition: only entries after this position; the stream is read from
+    ///   there (found through its index, ``StreamSearch``), not from its first event.
+    public static func forEachEntry(of user: String, in store: any EventStore, filter: Filter = Filter(), afterPosition: Int64 = 0,
+                                    _ body: (Entry) throws -> Void) throws {
+        var next = try StreamSearch.firstVersion(of: UserStream.id(for: user), afterPosition: afterPosition, in: store)
         while true {
             let batch = try store.read(stream: UserStream.id(for: user), from: next, direction: .forwards, limit: 1_000)
             for recorded in batch where filter.includes(recorded) {

@@ -10,8 +10,10 @@ public enum TimeTravel {
     ///
     /// - Parameter key: for views keyed by user, the user's stream id as recorded; otherwise the
     ///   listing id (``Projection/documentKey(_:)`` gives the document's key).
-    /// Cost: for views keyed by user, one read of that user's stream; otherwise one streaming
-    /// pass over the log up to `point`, in bounded memory.
+    /// Cost: for views keyed by user as of a position, the nearest snapshot at or before it
+    /// (``ViewSnapshots``, when the store keeps them) and at most a thousand of the user's
+    /// events; without one (or as of a time), one read of that user's stream up to the point;
+    /// for other views one streaming pass over the log up to `point`, in bounded memory.
     public static func document<P: Projection>(_ projection: P, key: String, asOf point: AsOf, in store: any EventStore) throws -> P.Document? {
         var document: P.Document?
         let documentKey = projection.documentKey(key)
@@ -21,6 +23,11 @@ public enum TimeTravel {
             projection.evolve(&document, with: event)
         }
         if projection.isKeyedByUser {
+            // From the nearest view snapshot at or before the position, when one fits (ViewSnapshots).
+            if case .position(let limit) = point, let snapshots = store as? any EventStore & SnapshotDocuments {
+                let fromSnapshot = try ViewSnapshots.document(projection, key: key, asOf: limit, in: snapshots)
+                if fromSnapshot.found { return fromSnapshot.document }
+            }
             var next: Int64 = 1
             while true {
                 let batch = try store.read(stream: UserStream.id(for: key), from: next, direction: .forwards, limit: 1_000)

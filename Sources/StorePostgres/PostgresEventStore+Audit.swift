@@ -136,6 +136,9 @@ extension PostgresEventStore: AuditableEventStore {
                 WHERE position IN (SELECT position FROM \(schema.quoted).erasures WHERE erasure_event_id = $3::uuid)
                   AND stream_id = $1 AND position <= $2
                 """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase)
+            var stream = PostgresBinds()   // the stream's snapshots hold what was erased
+            stream.append(text: request.stream)
+            _ = try connection.query(deleteSnapshotsSQL, types: [PostgresType.text], binds: stream)
             committing = true
             _ = try connection.execute("COMMIT")
             pool.giveBack(lease)

@@ -115,6 +115,7 @@ extension SQLiteEventStore: AuditableEventStore {
                     try blank.bind(row.position, at: 2)
                     try blank.run()
                 }
+                try Self.deleteSnapshots(stream: request.stream, connection)   // they hold what was erased
                 return Erasure.Outcome(erasedEvents: pending.count, throughPosition: through, eventID: record.id,
                                        position: appended.positions.lowerBound)
             }

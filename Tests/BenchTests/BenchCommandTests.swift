@@ -29,8 +29,8 @@ struct BenchCommandTests {
         #expect(long.errors.isEmpty)
         #expect(long.output.hasPrefix("OVERVIEW: Measure append and read speed"))
         #expect(long.output.contains("\nUSAGE: evtool-bench [SUITE…] "))
-        #expect(long.output.contains("sqlite, commands, projections, audit, postgres, serve"))
-        for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--postgres URL", "--duration S"] {
+        #expect(long.output.contains("sqlite, commands, projections, audit, postgres, serve, scale"))
+        for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--samples N", "--long-stream N", "--postgres URL", "--duration S"] {
             #expect(long.output.contains("\n  \(option) "), "help lacks \(option)")
         }
         #expect(long.output.contains("\nEXIT CODES:\n"))
@@ -39,9 +39,11 @@ struct BenchCommandTests {
 
     @Test("usage errors: one Error line, the usage line, a pointer to help, exit 64, nothing on stdout")
     func usageErrors() throws {
-        let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--postgres URL] [--duration S]\nSee 'evtool-bench --help'.\n"
+        let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--postgres URL] [--duration S]\nSee 'evtool-bench --help'.\n"
         let cases: [([String], String)] = [
-            (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, postgres, serve\n"),
+            (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, postgres, serve, scale\n"),
+            (["sqlite", "--events", "1000,2000"], "Error: option '--events' takes several sizes only for the scale suite\n"),
+            (["scale", "--events", "1000,99"], "Error: option '--events' must be a whole number from 1000 to 100000000, not '1000,99'\n"),
             (["--event", "5"], "Error: unknown option '--event'\n"),
             (["-x"], "Error: unknown option '-x'\n"),
             (["sqlite", "--events", "999"], "Error: option '--events' must be a whole number from 1000 to 100000000, not '999'\n"),
@@ -101,6 +103,51 @@ struct BenchCommandTests {
         #expect(lines.contains { $0.wholeMatch(of: /hashing costs -?[0-9]+\.[0-9]% of batched append throughput/) != nil }, "\(result)")
         #expect(lines.contains { $0.hasPrefix("Merkle root of the whole log, streamed ") }, "\(result)")
         #expect(lines.contains { $0.hasPrefix("Merkle tree in the append path: none (0 extra writes per append); keeping the frontier would add ") }, "\(result)")
+    }
+
+    @Test("a tiny scale run on both stores prints every figure at each size and the ratios against the targets, and cleans up")
+    func scaleRun() throws {
+        let url = try TestStores.postgresURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try Processes.run(Self.bench, ["scale", "--events", "2000,4000", "--users", "50", "--samples", "20", "--long-stream", "2500",
+                                                    "--dir", directory.path, "--postgres", url])
+        #expect(result.status == 0, "\(result)")
+        #expect(Self.onlyDebugWarnings(result.errors), "\(result)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("evtool-bench: scale, ") }.count == 2, "one report per store: \(result)")
+        let ms = #"p50 [0-9]+\.[0-9]{3} ms, p99 [0-9]+\.[0-9]{3} ms"#
+        for size in ["2,000", "4,000"] {
+            let patterns = [
+                #"build: [0-9,]+ events in [0-9.]+ s \([0-9,]+/s, 1,000 events over up to 1,000 streams per transaction\)"#,
+                #"batched append: [0-9,]+ events at [0-9,]+/s"#,
+                "durable command through the runner \\(a search\\): " + ms,
+                #"rebuild \(evtool rebuild, all 4 views\): [0-9.]+ s, peak memory [0-9.]+ MiB"#,
+                "favorites of one user: " + ms, "recent searches of one user: " + ms, "history \\(last 50\\) of one user: " + ms,
+                "favorites of one user as of the middle of the log: " + ms,
+                #"verify \(evtool verify\): [0-9.]+ s, peak memory [0-9.]+ MiB"#,
+                #"size on disk: [0-9.]+ MiB, [0-9]+ bytes per event"#,
+            ]
+            for pattern in patterns {
+                let regex = try Regex("\\[\(size) events\\] " + pattern)
+                #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(size): \(pattern)\n\(result.output)")
+            }
+        }
+        #expect(lines.filter { $0 == "ratios 4,000 / 2,000 events (for the append rate: the smaller size's over the larger's)" }.count == 2)
+        #expect(lines.filter { $0.wholeMatch(of: /\[[0-9,]+ events\] events indexes: .*events_pkey [0-9.]+ MiB.*/) != nil }.count == 2, "PostgreSQL's index sizes at each size")
+        for figure in ["command-p50", "command-p99", "favorites-p99", "recent-p99", "history-p99", "as-of-p99", "append", "rebuild", "verify"] {
+            let regex = try Regex("\(figure) +[0-9.,]+( ms| s)? +[0-9.,]+( ms| s)? +[0-9]+\\.[0-9]{2}  ≤ [0-9.]+ (ok|MISSED)")
+            #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(figure)\n\(result.output)")
+        }
+        for what in ["evtool favorite, new process (median of 7)", "evtool favorites --as-of, new process (median of 7)",
+                     "a command in a long-running process (median of 200)", "favorites as of a position in a long-running process (median of 200)"] {
+            let regex = try Regex("\\[one user with 2,500 events\\] \(NSRegularExpression.escapedPattern(for: what)): [0-9.]+ s, a new user [0-9.]+ s, ratio [0-9.]+  ≤ 2 (ok|MISSED)")
+            #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(what)\n\(result.output)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the SQLite stores are removed")
+        let schemas = try Processes.run(Processes.psql, [url, "-X", "-q", "-A", "-t", "-c",
+                                                         "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bench_scale_%'"])
+        #expect(schemas.output == "0\n", "the PostgreSQL schemas are dropped: \(schemas)")
     }
 
     @Test("a short postgres run against the test server prints its figures")

@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import EvtoolKit
 import Foundation
 import JSONKit
 
@@ -150,7 +151,8 @@ enum RecordCommands {
             occurredAt: try arguments.value(occurredAt) ?? Timestamp.now(),
             requestID: try arguments.value(requestID), correlationID: try arguments.value(correlationID))
         let store = try StoreLocation.resolve(arguments).open(create: true)
-        let outcome = try CommandRunner(store: store).handle(command, context: context)
+        // A long stream is read from its snapshot; snapshots of the views are kept for time travel.
+        let outcome = try CommandRunner(store: store, snapshots: StoreSnapshots.of(store)).handle(command, context: context)
         try console.output(describe(outcome, user: user, type: type, json: arguments.flag(json)))
     }
 
