@@ -6,7 +6,7 @@
 extension PostgresMigration {
     /// Every migration, in the order they are applied; the store's `schema_version` is how
     /// many of them it has applied.
-    static let all: [PostgresMigration] = [version1, version2, version3, version4, version5]
+    static let all: [PostgresMigration] = [version1, version2, version3, version4, version5, version6]
 
     /// Version 1: the events table, the position sequence and the append function.
     static let version1 = PostgresMigration(version: 1, name: "events", template: #"""
@@ -708,6 +708,162 @@ BEGIN
     LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s',
                        '{{schema}}.append_one(text, integer, bigint, uuid, text, json, json, timestamptz)', grantee);
+    END LOOP;
+END
+$do$;
+"""#)
+
+    /// Version 6: the log's Merkle tree, kept (docs/AUDIT.md): owner-only tables of its leaves, of every perfect subtree's root and of the checkpoints `seal --key` signed, and `merkle_extend`, the follower that extends it from the events (`SECURITY DEFINER`, so the app role can extend it but no role but the owner can write a node).
+    static let version6 = PostgresMigration(version: 6, name: "kept Merkle tree", template: #"""
+-- Leaf i is the i-th event in position order: SHA-256(0x00 || its chain hash's 32 bytes).
+CREATE TABLE {{schema}}.merkle_leaves (
+    leaf bigint PRIMARY KEY CHECK (leaf >= 0),
+    position bigint NOT NULL UNIQUE,
+    hash bytea NOT NULL CHECK (length(hash) = 32)
+);
+COMMENT ON TABLE {{schema}}.merkle_leaves IS 'evtool audit: the Merkle tree''s leaves, derived from the log by merkle_extend; verify recomputes them';
+-- The root of the subtree of leaves [idx << level, (idx + 1) << level): SHA-256(0x01 || left || right).
+CREATE TABLE {{schema}}.merkle_nodes (
+    level integer NOT NULL CHECK (level >= 1),
+    idx bigint NOT NULL CHECK (idx >= 0),
+    hash bytea NOT NULL CHECK (length(hash) = 32),
+    PRIMARY KEY (level, idx)
+);
+COMMENT ON TABLE {{schema}}.merkle_nodes IS 'evtool audit: the roots of the Merkle tree''s perfect subtrees, derived from the log by merkle_extend; verify recomputes them';
+
+-- Every checkpoint 'evtool seal --key' made, as printed; 'evtool verify' checks each.
+CREATE TABLE {{schema}}.signed_checkpoints (
+    checkpoint bigint PRIMARY KEY CHECK (checkpoint >= 1),
+    seal bigint NOT NULL,
+    size bigint NOT NULL CHECK (size >= 0),
+    note text NOT NULL,
+    recorded_at text NOT NULL
+);
+COMMENT ON TABLE {{schema}}.signed_checkpoints IS 'evtool audit: the checkpoints seal --key signed, as printed';
+
+-- Append-only, like the seals (the owner writes them; nobody changes them).
+CREATE TRIGGER merkle_leaves_append_only BEFORE UPDATE OR DELETE ON {{schema}}.merkle_leaves
+    FOR EACH ROW EXECUTE FUNCTION {{schema}}.refuse_change();
+CREATE TRIGGER merkle_leaves_no_truncate BEFORE TRUNCATE ON {{schema}}.merkle_leaves
+    FOR EACH STATEMENT EXECUTE FUNCTION {{schema}}.refuse_change();
+CREATE TRIGGER merkle_nodes_append_only BEFORE UPDATE OR DELETE ON {{schema}}.merkle_nodes
+    FOR EACH ROW EXECUTE FUNCTION {{schema}}.refuse_change();
+CREATE TRIGGER merkle_nodes_no_truncate BEFORE TRUNCATE ON {{schema}}.merkle_nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION {{schema}}.refuse_change();
+CREATE TRIGGER signed_checkpoints_append_only BEFORE UPDATE OR DELETE ON {{schema}}.signed_checkpoints
+    FOR EACH ROW EXECUTE FUNCTION {{schema}}.refuse_change();
+CREATE TRIGGER signed_checkpoints_no_truncate BEFORE TRUNCATE ON {{schema}}.signed_checkpoints
+    FOR EACH STATEMENT EXECUTE FUNCTION {{schema}}.refuse_change();
+
+-- Extends the tree by at most p_limit events after its last leaf, in position order, and only
+-- events no running transaction can still precede (as readAll hands them out). One extender at
+-- a time (a table lock only the owner can take; readers are not blocked). Returns the tree's
+-- size, the position of its last leaf, how many leaves this call added, and whether committed
+-- events were held back behind a transaction still running (the caller may call again soon).
+CREATE FUNCTION {{schema}}.merkle_extend(p_limit integer, OUT tree_size bigint, OUT last_position bigint, OUT added integer,
+                                         OUT held_back boolean)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '2s' AS $fn$
+DECLARE
+    frontier bytea[] := '{}';
+    start bigint := 0;
+    lvl integer;
+    h bytea;
+    carry bigint;
+    idx bigint;
+    r record;
+    leaf_ids bigint[] := '{}';
+    leaf_positions bigint[] := '{}';
+    leaf_hashes bytea[] := '{}';
+    node_levels integer[] := '{}';
+    node_ids bigint[] := '{}';
+    node_hashes bytea[] := '{}';
+BEGIN
+    LOCK TABLE {{schema}}.merkle_leaves IN EXCLUSIVE MODE;
+    SELECT l.leaf + 1, l.position INTO tree_size, last_position FROM {{schema}}.merkle_leaves l ORDER BY l.leaf DESC LIMIT 1;
+    IF NOT FOUND THEN
+        tree_size := 0;
+        last_position := 0;
+    END IF;
+    added := 0;
+    held_back := false;
+    -- The frontier: the roots of the perfect subtrees the size decomposes into, largest first.
+    FOR lvl IN REVERSE 62..0 LOOP
+        IF (tree_size >> lvl) & 1 = 1 THEN
+            h := NULL;
+            IF lvl = 0 THEN
+                SELECT l.hash INTO h FROM {{schema}}.merkle_leaves l WHERE l.leaf = start;
+            ELSE
+                SELECT n.hash INTO h FROM {{schema}}.merkle_nodes n WHERE n.level = lvl AND n.idx = start >> lvl;
+            END IF;
+            IF h IS NULL THEN
+                RAISE EXCEPTION 'evtool: the kept Merkle tree of % leaves lacks the subtree at level % index %; run evtool verify', tree_size, lvl, start >> lvl
+                    USING ERRCODE = 'XX001';
+            END IF;
+            frontier := frontier || h;
+            start := start + (1::bigint << lvl);
+        END IF;
+    END LOOP;
+    FOR r IN SELECT e.position, e.hash, e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) AS safe
+             FROM {{schema}}.events e WHERE e.position > last_position ORDER BY e.position LIMIT p_limit LOOP
+        -- Positions and transaction ids rise together, so the safe rows are a prefix.
+        IF NOT r.safe THEN
+            held_back := true;
+            EXIT;
+        END IF;
+        IF r.hash !~ '^[0-9a-f]{64}$' THEN
+            RAISE EXCEPTION 'evtool: the event at position % has no valid chain hash: the Merkle tree cannot cover it; run evtool verify', r.position
+                USING ERRCODE = 'XX001';
+        END IF;
+        h := sha256('\x00'::bytea || decode(r.hash, 'hex'));
+        leaf_ids := leaf_ids || tree_size;
+        leaf_positions := leaf_positions || r.position;
+        leaf_hashes := leaf_hashes || h;
+        carry := tree_size;
+        lvl := 0;
+        WHILE carry & 1 = 1 LOOP
+            h := sha256('\x01'::bytea || frontier[cardinality(frontier)] || h);
+            frontier := frontier[1:cardinality(frontier) - 1];
+            carry := carry >> 1;
+            lvl := lvl + 1;
+            node_levels := node_levels || lvl;
+            node_ids := node_ids || carry;
+            node_hashes := node_hashes || h;
+        END LOOP;
+        frontier := frontier || h;
+        tree_size := tree_size + 1;
+        last_position := r.position;
+        added := added + 1;
+    END LOOP;
+    INSERT INTO {{schema}}.merkle_leaves (leaf, position, hash) SELECT * FROM unnest(leaf_ids, leaf_positions, leaf_hashes);
+    INSERT INTO {{schema}}.merkle_nodes (level, idx, hash) SELECT * FROM unnest(node_levels, node_ids, node_hashes);
+END
+$fn$;
+
+-- Like the seals: written by the owner only (through merkle_extend), read by every role that
+-- reads the seals; merkle_extend takes append()'s callers, as append_one did.
+REVOKE ALL ON FUNCTION {{schema}}.merkle_extend(integer) FROM PUBLIC;
+DO $do$
+DECLARE
+    grantee text;
+BEGIN
+    FOR grantee IN
+        SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+        FROM pg_proc p
+        CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) AS a
+        LEFT JOIN pg_roles r ON r.oid = a.grantee
+        WHERE p.oid = '{{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])'::regprocedure
+          AND a.privilege_type = 'EXECUTE'
+    LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', '{{schema}}.merkle_extend(integer)', grantee);
+    END LOOP;
+    FOR grantee IN
+        SELECT quote_ident(r.rolname)
+        FROM pg_class c
+        CROSS JOIN LATERAL aclexplode(c.relacl) AS a
+        JOIN pg_roles r ON r.oid = a.grantee
+        WHERE c.oid = '{{schema}}.seals'::regclass AND a.privilege_type = 'SELECT' AND r.oid <> c.relowner
+    LOOP
+        EXECUTE format('GRANT SELECT ON %s, %s, %s TO %s', '{{schema}}.merkle_leaves', '{{schema}}.merkle_nodes', '{{schema}}.signed_checkpoints', grantee);
     END LOOP;
 END
 $do$;

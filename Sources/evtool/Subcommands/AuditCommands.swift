@@ -68,12 +68,23 @@ enum AuditCommands {
                 var progress = Progress(label: "verify", total: head, console: console)
                 let report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
                 if head >= 100_000 { progress.finish(console: &console) }
-                guard let checkpoint, let path = arguments.value("checkpoint") else {
+                // The checkpoint kept outside first (it trusts nothing the store derived), then the
+                // store's kept tree and recorded checkpoints.
+                let path = arguments.value("checkpoint")
+                let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: path ?? "", signature: $0.signature) }
+                try checkKeptTree(store)
+                try checkRecordedCheckpoints(store, logSize: UInt64(report.events))
+                guard let checkpoint, let path, let consistency else {
                     try console.output(okLine(report))
                     return
                 }
-                let consistency = try CheckpointCheck.run(store: store, checkpoint: checkpoint.checkpoint, path: path, signature: checkpoint.signature)
-                try console.output(okLine(report) + "; " + consistency)
+                let recorded: Int64?
+                do {
+                    recorded = try RecordedCheckpointCheck.match(store, external: checkpoint.checkpoint)
+                } catch let failure as RecordedCheckpointFailure {
+                    throw CLIError(message: "the log fails checkpoint '\(path)': \(failure)", code: .invalidData)
+                }
+                try console.output(okLine(report) + "; " + consistency + (recorded.map { "; recorded in the store as checkpoint \($0)" } ?? ""))
             } catch let failure as VerificationFailure {
                 throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
             }
@@ -81,10 +92,11 @@ enum AuditCommands {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--store STORE]",
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--store STORE] | --list [--store STORE]",
         options: [
-            .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
+            .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create'), and record it in the store"),
             .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
+            .init(name: "list", value: nil, help: "Seal nothing: list the checkpoints the store recorded (one a line, then each checkpoint's text)"),
             CommandSpec.storeOption,
         ],
         discussion: """
@@ -98,12 +110,21 @@ enum AuditCommands {
             over the sealed events' chain hashes, the seal's time, and an Ed25519 signature, as a
             C2SP signed note. Publish it (or hand it to an auditor): 'evtool verify --checkpoint'
             and 'evtool check-proof' check the store and proofs against it, and someone who can
-            rewrite the store cannot make another checkpoint without the private key.
+            rewrite the store cannot make another checkpoint without the private key. The store
+            records each signed checkpoint ('evtool seal --list' shows them; 'evtool verify' checks
+            each against the log).
             """,
         examples: ["evtool seal", "evtool seal --store postgres://owner@db/evtool",
                    "evtool seal --key ~/.evtool-keys/checkpoint-key.pem --checkpoint-out cp.txt"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
+            if arguments.flag("list") {
+                guard arguments.value("key") == nil, arguments.value("checkpoint-out") == nil else {
+                    throw CLIError.usage("'--list' seals nothing: it takes no '--key' or '--checkpoint-out'", arguments.command)
+                }
+                try listCheckpoints(try StoreLocation.resolve(arguments), console: &console)
+                return
+            }
             let key = try arguments.value("key").map { try AuditFiles.key($0, "private key") }
             if let key, key.privateKey == nil { throw CLIError(message: "'--key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
@@ -120,6 +141,7 @@ enum AuditCommands {
                 var progress = Progress(label: "verify", total: head, console: console)
                 report = try verifier.verifyLog { position in if head >= 100_000 { progress.update(position, console: &console) } }
                 if head >= 100_000 { progress.finish(console: &console) }
+                try checkKeptTree(store)
             } catch let failure as VerificationFailure {
                 throw CLIError(message: "the log fails verification, so it was not sealed: \(failure)", code: .invalidData)
             }
@@ -128,7 +150,10 @@ enum AuditCommands {
             try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events) events in \(seal.streams) streams) \(seal.hash)")
             guard key != nil || arguments.value("checkpoint-out") != nil else { return }
             var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
-            if let key { try checkpoint.sign(with: key) }
+            if let key {
+                try checkpoint.sign(with: key)
+                _ = try (store as? any CheckpointRecording)?.recordCheckpoint(seal: seal.number, checkpoint: checkpoint)
+            }
             if let out = arguments.value("checkpoint-out") {
                 do {
                     try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
@@ -181,6 +206,43 @@ enum AuditCommands {
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
         return "OK: \(report.events) events in \(report.streams) streams, \(report.seals) seals verified\(erased)"
+    }
+
+    /// Checks every checkpoint the store recorded against the log (verify).
+    /// - Throws: ``CLIError`` (exit 65) naming the first that does not hold.
+    static func checkRecordedCheckpoints(_ store: any EventStore, logSize: UInt64) throws {
+        do {
+            try RecordedCheckpointCheck.verify(store, logSize: logSize)
+        } catch let failure as RecordedCheckpointFailure {
+            throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
+        }
+    }
+
+    /// `seal --list`: one line per recorded checkpoint, then its text.
+    static func listCheckpoints(_ location: StoreLocation, console: inout Console) throws {
+        guard let store = try openForAudit(location) as? any CheckpointRecording else {
+            throw CLIError(message: "the store \(location) records no checkpoints", code: .unavailable)
+        }
+        let recorded = try store.recordedCheckpoints()
+        guard !recorded.isEmpty else {
+            console.message("No checkpoints recorded (each 'evtool seal --key' records one)")
+            return
+        }
+        for entry in recorded {
+            try console.output("checkpoint \(entry.number): seal \(entry.seal), \(entry.size) events, recorded \(entry.recordedAt)")
+            try console.output(String(entry.note.dropLast()))
+            try console.output("")
+        }
+    }
+
+    /// Extends the store's kept Merkle tree and checks it against the log (verify, seal).
+    /// - Throws: ``CLIError`` (exit 65) naming the first kept subtree that is not the log's.
+    static func checkKeptTree(_ store: any EventStore) throws {
+        do {
+            try KeptTreeCheck.extendAndVerify(store)
+        } catch let failure as KeptTreeFailure {
+            throw CLIError(message: "the log fails verification: \(failure)", code: .invalidData)
+        }
     }
 
     /// Opens a store for verify and seal, telling apart what is not a store and a newer schema.

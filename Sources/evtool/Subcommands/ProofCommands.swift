@@ -20,7 +20,8 @@ enum ProofCommands {
             'evtool check-proof' and no store, and learns nothing of the other events. A
             consistency proof shows that the tree of the older checkpoint is a prefix of the
             newer one's. The store's tree must have the checkpoints' roots, or the command fails
-            (exit 65) naming which. Reads the log in position order twice (bounded memory).
+            (exit 65) naming which. Extends the store's kept tree to the head, then reads O(log N)
+            of its nodes (a store whose tree this user may not extend: the log, in position order).
             """,
         examples: ["evtool prove --event 0193a5c2-7d41-7c3e-9f00-1a2b3c4d5e6f --checkpoint cp-12.txt > proof.txt",
                    "evtool prove --from cp-12.txt --to cp-40.txt > consistency.txt"],
@@ -35,12 +36,8 @@ enum ProofCommands {
                     throw CLIError(message: "no consistency proof from a tree of \(older.size) events to one of \(newer.size)", code: .invalidData)
                 }
                 let store = try AuditCommands.openForAudit(location)
-                var builders = [MerkleProofBuilder(size: older.size),
-                                MerkleProofBuilder(size: newer.size, ranges: try MerkleProof.consistencyRanges(from: older.size, to: newer.size))]
-                try LogTree.feed(&builders, from: store)
-                let olderRoot = try finish(builders[0], location).root
-                let built = try finish(builders[1], location)
-                try expect(olderRoot, of: older, from)
+                let built = try finish(location) { try LogTree.consistencyProof(of: store, from: older.size, to: newer.size) }
+                try expect(built.fromRoot, of: older, from)
                 try expect(built.root, of: newer, to)
                 try console.output(String(ProofDocument.consistency(from: older.size, to: newer.size, path: built.proof).text.dropLast()))
                 return
@@ -57,9 +54,7 @@ enum ProofCommands {
             guard index < size else {
                 throw CLIError(message: "event \(idText) is leaf \(index), after the checkpoint's \(size) events: seal again and prove it in the newer checkpoint", code: .invalidData)
             }
-            var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))]
-            try LogTree.feed(&builders, from: store)
-            let built = try finish(builders[0], location)
+            let built = try finish(location) { try LogTree.inclusionProof(of: store, index: index, size: size, leafHash: try LogTree.leafHash(of: event)) }
             if let checkpoint, let checkpointPath { try expect(built.root, of: checkpoint, checkpointPath) }
             let previousHash = event.version > 1
                 ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
@@ -153,10 +148,11 @@ enum ProofCommands {
         }
     }
 
-    static func finish(_ builder: MerkleProofBuilder, _ location: StoreLocation) throws -> (root: [UInt8], proof: [[UInt8]]) {
+    static func finish<T>(_ location: StoreLocation, _ build: () throws -> T) throws -> T {
         do {
-            return try builder.finish()
-        } catch {
+            return try build()
+        } catch let error as MerkleProofError {
+            guard case .missingLeaves = error else { throw CLIError(message: "\(location): \(error)", code: .invalidData) }
             throw CLIError(message: "\(location): \(error); it was truncated, or events were removed, since the checkpoint", code: .invalidData)
         }
     }
