@@ -715,15 +715,16 @@ $do$;
 
     /// Version 6: the log's Merkle tree, kept (docs/AUDIT.md): owner-only tables of its leaves, of every perfect subtree's root and of the checkpoints `seal --key` signed, and `merkle_extend`, the follower that extends it from the events (`SECURITY DEFINER`, so the app role can extend it but no role but the owner can write a node).
     static let version6 = PostgresMigration(version: 6, name: "kept Merkle tree", template: #"""
+-- Runs again over what it made (IF NOT EXISTS, OR REPLACE), as a re-run upgrade may.
 -- Leaf i is the i-th event in position order: SHA-256(0x00 || its chain hash's 32 bytes).
-CREATE TABLE {{schema}}.merkle_leaves (
+CREATE TABLE IF NOT EXISTS {{schema}}.merkle_leaves (
     leaf bigint PRIMARY KEY CHECK (leaf >= 0),
     position bigint NOT NULL UNIQUE,
     hash bytea NOT NULL CHECK (length(hash) = 32)
 );
 COMMENT ON TABLE {{schema}}.merkle_leaves IS 'evtool audit: the Merkle tree''s leaves, derived from the log by merkle_extend; verify recomputes them';
 -- The root of the subtree of leaves [idx << level, (idx + 1) << level): SHA-256(0x01 || left || right).
-CREATE TABLE {{schema}}.merkle_nodes (
+CREATE TABLE IF NOT EXISTS {{schema}}.merkle_nodes (
     level integer NOT NULL CHECK (level >= 1),
     idx bigint NOT NULL CHECK (idx >= 0),
     hash bytea NOT NULL CHECK (length(hash) = 32),
@@ -732,7 +733,7 @@ CREATE TABLE {{schema}}.merkle_nodes (
 COMMENT ON TABLE {{schema}}.merkle_nodes IS 'evtool audit: the roots of the Merkle tree''s perfect subtrees, derived from the log by merkle_extend; verify recomputes them';
 
 -- Every checkpoint 'evtool seal --key' made, as printed; 'evtool verify' checks each.
-CREATE TABLE {{schema}}.signed_checkpoints (
+CREATE TABLE IF NOT EXISTS {{schema}}.signed_checkpoints (
     checkpoint bigint PRIMARY KEY CHECK (checkpoint >= 1),
     seal bigint NOT NULL,
     size bigint NOT NULL CHECK (size >= 0),
@@ -742,17 +743,17 @@ CREATE TABLE {{schema}}.signed_checkpoints (
 COMMENT ON TABLE {{schema}}.signed_checkpoints IS 'evtool audit: the checkpoints seal --key signed, as printed';
 
 -- Append-only, like the seals (the owner writes them; nobody changes them).
-CREATE TRIGGER merkle_leaves_append_only BEFORE UPDATE OR DELETE ON {{schema}}.merkle_leaves
+CREATE OR REPLACE TRIGGER merkle_leaves_append_only BEFORE UPDATE OR DELETE ON {{schema}}.merkle_leaves
     FOR EACH ROW EXECUTE FUNCTION {{schema}}.refuse_change();
-CREATE TRIGGER merkle_leaves_no_truncate BEFORE TRUNCATE ON {{schema}}.merkle_leaves
+CREATE OR REPLACE TRIGGER merkle_leaves_no_truncate BEFORE TRUNCATE ON {{schema}}.merkle_leaves
     FOR EACH STATEMENT EXECUTE FUNCTION {{schema}}.refuse_change();
-CREATE TRIGGER merkle_nodes_append_only BEFORE UPDATE OR DELETE ON {{schema}}.merkle_nodes
+CREATE OR REPLACE TRIGGER merkle_nodes_append_only BEFORE UPDATE OR DELETE ON {{schema}}.merkle_nodes
     FOR EACH ROW EXECUTE FUNCTION {{schema}}.refuse_change();
-CREATE TRIGGER merkle_nodes_no_truncate BEFORE TRUNCATE ON {{schema}}.merkle_nodes
+CREATE OR REPLACE TRIGGER merkle_nodes_no_truncate BEFORE TRUNCATE ON {{schema}}.merkle_nodes
     FOR EACH STATEMENT EXECUTE FUNCTION {{schema}}.refuse_change();
-CREATE TRIGGER signed_checkpoints_append_only BEFORE UPDATE OR DELETE ON {{schema}}.signed_checkpoints
+CREATE OR REPLACE TRIGGER signed_checkpoints_append_only BEFORE UPDATE OR DELETE ON {{schema}}.signed_checkpoints
     FOR EACH ROW EXECUTE FUNCTION {{schema}}.refuse_change();
-CREATE TRIGGER signed_checkpoints_no_truncate BEFORE TRUNCATE ON {{schema}}.signed_checkpoints
+CREATE OR REPLACE TRIGGER signed_checkpoints_no_truncate BEFORE TRUNCATE ON {{schema}}.signed_checkpoints
     FOR EACH STATEMENT EXECUTE FUNCTION {{schema}}.refuse_change();
 
 -- Extends the tree by at most p_limit events after its last leaf, in position order, and only
@@ -760,7 +761,7 @@ CREATE TRIGGER signed_checkpoints_no_truncate BEFORE TRUNCATE ON {{schema}}.sign
 -- a time (a table lock only the owner can take; readers are not blocked). Returns the tree's
 -- size, the position of its last leaf, how many leaves this call added, and whether committed
 -- events were held back behind a transaction still running (the caller may call again soon).
-CREATE FUNCTION {{schema}}.merkle_extend(p_limit integer, OUT tree_size bigint, OUT last_position bigint, OUT added integer,
+CREATE OR REPLACE FUNCTION {{schema}}.merkle_extend(p_limit integer, OUT tree_size bigint, OUT last_position bigint, OUT added integer,
                                          OUT held_back boolean)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '2s' AS $fn$
 DECLARE

@@ -16,7 +16,7 @@ struct SQLiteMigrationTests {
         "4fd72fead1f0efa8091795524c2e6e8afc198c837ef7e5cbfd81237209cd4cea",
         "663de1a20185e18470bb0c5646894a044a451e8fbe44656911567028dc3971b8",
         "fa79ed5462f666ac90e57ceadce0db61d5d4a79737604c3ddb25b78f963d2d93",
-        "6a85c150b8fd4507d518705224b57b181f14cab58d6a0dccf9bac8bca45dcbd8",
+        "57bf839fc1b420639b7c0950373c325b6cce6d2f95643b7ac80855cacba7ee53",
     ]
     static let pinnedTriggers = "1c7849bd4c8611384d57bd2b604a61beb09c2d123d6b8b529e0353bd6cc5075b"
 

@@ -181,7 +181,7 @@ struct AuditTests {
         _ = try Processes.run(Processes.sqlite3, [newer, "PRAGMA user_version = 99;"])
         result = try Self.verify(newer)
         #expect(result.status == 78)
-        #expect(result.errors == "Error: the store has schema version 99, but this evtool supports up to 5; upgrade evtool; nothing was verified\n")
+        #expect(result.errors == "Error: the store has schema version 99, but this evtool supports up to 6; upgrade evtool; nothing was verified\n")
 
         #expect(try Self.verify(directory.path + "/missing.sqlite").status == 69)
     }
