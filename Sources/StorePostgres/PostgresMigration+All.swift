@@ -765,78 +765,59 @@ CREATE OR REPLACE FUNCTION {{schema}}.merkle_extend(p_limit integer, OUT tree_si
                                          OUT held_back boolean)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '2s' AS $fn$
 DECLARE
-    frontier bytea[] := '{}';
-    start bigint := 0;
+    old_size bigint;
     lvl integer;
-    h bytea;
-    carry bigint;
-    idx bigint;
-    r record;
-    leaf_ids bigint[] := '{}';
-    leaf_positions bigint[] := '{}';
-    leaf_hashes bytea[] := '{}';
-    node_levels integer[] := '{}';
-    node_ids bigint[] := '{}';
-    node_hashes bytea[] := '{}';
+    made bigint;
+    malformed bigint;
 BEGIN
     LOCK TABLE {{schema}}.merkle_leaves IN EXCLUSIVE MODE;
-    SELECT l.leaf + 1, l.position INTO tree_size, last_position FROM {{schema}}.merkle_leaves l ORDER BY l.leaf DESC LIMIT 1;
+    SELECT l.leaf + 1, l.position INTO old_size, last_position FROM {{schema}}.merkle_leaves l ORDER BY l.leaf DESC LIMIT 1;
     IF NOT FOUND THEN
-        tree_size := 0;
+        old_size := 0;
         last_position := 0;
     END IF;
-    added := 0;
-    held_back := false;
-    -- The frontier: the roots of the perfect subtrees the size decomposes into, largest first.
-    FOR lvl IN REVERSE 62..0 LOOP
-        IF (tree_size >> lvl) & 1 = 1 THEN
-            h := NULL;
-            IF lvl = 0 THEN
-                SELECT l.hash INTO h FROM {{schema}}.merkle_leaves l WHERE l.leaf = start;
-            ELSE
-                SELECT n.hash INTO h FROM {{schema}}.merkle_nodes n WHERE n.level = lvl AND n.idx = start >> lvl;
-            END IF;
-            IF h IS NULL THEN
-                RAISE EXCEPTION 'evtool: the kept Merkle tree of % leaves lacks the subtree at level % index %; run evtool verify', tree_size, lvl, start >> lvl
-                    USING ERRCODE = 'XX001';
-            END IF;
-            frontier := frontier || h;
-            start := start + (1::bigint << lvl);
+    -- The events after the last leaf that are safe to take: positions and transaction ids rise
+    -- together, so they are a prefix; the rows after it wait for a transaction still running.
+    SELECT coalesce(count(*) FILTER (WHERE c.prefix), 0), coalesce(bool_or(NOT c.prefix), false),
+           coalesce(count(*) FILTER (WHERE c.prefix AND c.hash !~ '^[0-9a-f]{64}$'), 0)
+      INTO added, held_back, malformed
+      FROM (SELECT w.hash, bool_and(w.safe) OVER (ORDER BY w.position) AS prefix
+              FROM (SELECT e.position, e.hash, e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) AS safe
+                      FROM {{schema}}.events e WHERE e.position > last_position ORDER BY e.position LIMIT p_limit) AS w) AS c;
+    IF malformed > 0 THEN
+        RAISE EXCEPTION 'evtool: an event after position % has no valid chain hash: the Merkle tree cannot cover it; run evtool verify', last_position
+            USING ERRCODE = 'XX001';
+    END IF;
+    tree_size := old_size + added;
+    IF added = 0 THEN
+        RETURN;
+    END IF;
+    INSERT INTO {{schema}}.merkle_leaves (leaf, position, hash)
+        SELECT old_size + row_number() OVER (ORDER BY e.position) - 1, e.position, sha256('\x00'::bytea || decode(e.hash, 'hex'))
+        FROM (SELECT e.position, e.hash FROM {{schema}}.events e WHERE e.position > last_position ORDER BY e.position LIMIT added) AS e;
+    SELECT l.position INTO last_position FROM {{schema}}.merkle_leaves l WHERE l.leaf = tree_size - 1;
+    -- Level by level, the subtrees the new leaves complete: at level lvl, indexes
+    -- [old_size >> lvl, tree_size >> lvl), each the hash of its two children.
+    lvl := 1;
+    WHILE (tree_size >> lvl) > (old_size >> lvl) LOOP
+        IF lvl = 1 THEN
+            INSERT INTO {{schema}}.merkle_nodes (level, idx, hash)
+                SELECT 1, a.leaf >> 1, sha256('\x01'::bytea || a.hash || b.hash)
+                FROM {{schema}}.merkle_leaves a JOIN {{schema}}.merkle_leaves b ON b.leaf = a.leaf + 1
+                WHERE a.leaf >= (old_size >> 1) << 1 AND a.leaf < (tree_size >> 1) << 1 AND a.leaf % 2 = 0;
+        ELSE
+            INSERT INTO {{schema}}.merkle_nodes (level, idx, hash)
+                SELECT lvl, a.idx >> 1, sha256('\x01'::bytea || a.hash || b.hash)
+                FROM {{schema}}.merkle_nodes a JOIN {{schema}}.merkle_nodes b ON b.level = a.level AND b.idx = a.idx + 1
+                WHERE a.level = lvl - 1 AND a.idx >= (old_size >> lvl) << 1 AND a.idx < (tree_size >> lvl) << 1 AND a.idx % 2 = 0;
         END IF;
-    END LOOP;
-    FOR r IN SELECT e.position, e.hash, e.tx_id < pg_snapshot_xmin(pg_current_snapshot()) AS safe
-             FROM {{schema}}.events e WHERE e.position > last_position ORDER BY e.position LIMIT p_limit LOOP
-        -- Positions and transaction ids rise together, so the safe rows are a prefix.
-        IF NOT r.safe THEN
-            held_back := true;
-            EXIT;
-        END IF;
-        IF r.hash !~ '^[0-9a-f]{64}$' THEN
-            RAISE EXCEPTION 'evtool: the event at position % has no valid chain hash: the Merkle tree cannot cover it; run evtool verify', r.position
+        GET DIAGNOSTICS made = ROW_COUNT;
+        IF made <> (tree_size >> lvl) - (old_size >> lvl) THEN
+            RAISE EXCEPTION 'evtool: the kept Merkle tree of % leaves lacks subtrees at level %; run evtool verify', old_size, lvl - 1
                 USING ERRCODE = 'XX001';
         END IF;
-        h := sha256('\x00'::bytea || decode(r.hash, 'hex'));
-        leaf_ids := leaf_ids || tree_size;
-        leaf_positions := leaf_positions || r.position;
-        leaf_hashes := leaf_hashes || h;
-        carry := tree_size;
-        lvl := 0;
-        WHILE carry & 1 = 1 LOOP
-            h := sha256('\x01'::bytea || frontier[cardinality(frontier)] || h);
-            frontier := frontier[1:cardinality(frontier) - 1];
-            carry := carry >> 1;
-            lvl := lvl + 1;
-            node_levels := node_levels || lvl;
-            node_ids := node_ids || carry;
-            node_hashes := node_hashes || h;
-        END LOOP;
-        frontier := frontier || h;
-        tree_size := tree_size + 1;
-        last_position := r.position;
-        added := added + 1;
+        lvl := lvl + 1;
     END LOOP;
-    INSERT INTO {{schema}}.merkle_leaves (leaf, position, hash) SELECT * FROM unnest(leaf_ids, leaf_positions, leaf_hashes);
-    INSERT INTO {{schema}}.merkle_nodes (level, idx, hash) SELECT * FROM unnest(node_levels, node_ids, node_hashes);
 END
 $fn$;
 

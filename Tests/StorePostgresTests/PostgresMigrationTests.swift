@@ -16,7 +16,7 @@ struct PostgresMigrationTests {
         "85dce9f05c4cb745ae5f27ff5dd150e460327624172b05dbd723d9947772bff7",
         "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
         "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
-        "a4f4b44eec487351727e129afd60f5bcf7ae78f5691e5e13219c50539b0200ae",
+        "645e8846a6bc3ace248eed776d648bcb933fb67f0c546111caa3e17c805691db",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
