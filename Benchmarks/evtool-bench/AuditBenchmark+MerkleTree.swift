@@ -41,10 +41,11 @@ extension AuditBenchmark {
         console.output(BenchFigure(operation: "Merkle tree extended over the whole log", ours: Double(events) / whole,
                                    baseline: Double(events) / rawRead, baselineName: "prepared SELECT of every column, no hashing", target: nil).line)
         let size = UInt64(events)
+        guard size > 0 else { return }
         var streamed: [Double] = [], kept: [Double] = [], streamedConsistency: [Double] = [], keptConsistency: [Double] = []
         for run in 0..<max(runs, 3) {
-            let index = size / 3 + UInt64(run) * 7_919 % size
-            let from = size / 2 + UInt64(run)
+            let index = (size / 3 + UInt64(run) * 7_919) % size
+            let from = max(1, min(size, size / 2 + UInt64(run)))
             let ranges = try MerkleProof.inclusionRanges(index: index, size: size)
             let consistencyRanges = try MerkleProof.consistencyRanges(from: from, to: size)
             var viaStream: [[UInt8]] = [], viaKept: [[UInt8]] = []
