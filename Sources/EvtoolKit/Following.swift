@@ -96,6 +96,8 @@ public enum Following {
                     continue
                 }
                 let position = try following.catchUp(names)
+                // The kept Merkle tree follows the head too (docs/AUDIT.md).
+                try LogTree.extendKept(store)
                 try policy.succeeded(from: position, report: reconnecting)
                 if position != head {
                     head = position

@@ -86,12 +86,51 @@ public enum LogAudit {
                 throw OperationError.nothingToDo("\(location) holds no events and no seals: nothing to verify (is this the right store?)")
             }
             let report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
-            guard let checkpoint else { return Verification(report: report, consistency: nil) }
-            let consistency = try CheckpointCheck.run(store: store, checkpoint: checkpoint.checkpoint, path: checkpoint.path, signature: checkpoint.signature)
-            return Verification(report: report, consistency: consistency)
+            // The checkpoint kept outside first (it trusts nothing the store derived), then the
+            // store's kept tree and recorded checkpoints.
+            let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: $0.path, signature: $0.signature) }
+            try checkKeptTree(store)
+            try checkRecordedCheckpoints(store, logSize: UInt64(report.events))
+            guard let checkpoint, let consistency else { return Verification(report: report, consistency: nil) }
+            let recorded: Int64?
+            do {
+                recorded = try RecordedCheckpointCheck.match(store, external: checkpoint.checkpoint)
+            } catch let failure as RecordedCheckpointFailure {
+                throw OperationError.invalid("the log fails checkpoint '\(checkpoint.path)': \(failure)")
+            }
+            return Verification(report: report, consistency: consistency + (recorded.map { "; recorded in the store as checkpoint \($0)" } ?? ""))
         } catch let failure as VerificationFailure {
             throw OperationError.invalid("the log fails verification: \(failure)")
         }
+    }
+
+    /// Checks every checkpoint the store recorded against the log.
+    /// - Throws: ``OperationError/invalid(_:)`` naming the first that does not hold.
+    public static func checkRecordedCheckpoints(_ store: any EventStore, logSize: UInt64) throws {
+        do {
+            try RecordedCheckpointCheck.verify(store, logSize: logSize)
+        } catch let failure as RecordedCheckpointFailure {
+            throw OperationError.invalid("the log fails verification: \(failure)")
+        }
+    }
+
+    /// Extends the store's kept Merkle tree and checks it against the log (verify, seal).
+    /// - Throws: ``OperationError/invalid(_:)`` naming the first kept subtree that is not the log's.
+    public static func checkKeptTree(_ store: any EventStore) throws {
+        do {
+            try KeptTreeCheck.extendAndVerify(store)
+        } catch let failure as KeptTreeFailure {
+            throw OperationError.invalid("the log fails verification: \(failure)")
+        }
+    }
+
+    /// The checkpoints the store recorded (each `seal` with a key records one), oldest first.
+    /// - Throws: ``OperationError/unsupported(_:)`` for a store that records none.
+    public static func recordedCheckpoints(_ store: any EventStore, location: StoreLocation) throws -> [RecordedCheckpoint] {
+        guard let store = store as? any CheckpointRecording else {
+            throw OperationError.unsupported("the store \(location) records no checkpoints")
+        }
+        return try store.recordedCheckpoints()
     }
 
     /// Verifies the whole log, then records a seal over every stream's head as of the verified
@@ -113,14 +152,20 @@ public enum LogAudit {
         let report: VerificationReport
         do {
             report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
+            try KeptTreeCheck.extendAndVerify(store)
         } catch let failure as VerificationFailure {
+            throw OperationError.invalid("the log fails verification, so it was not sealed: \(failure)")
+        } catch let failure as KeptTreeFailure {
             throw OperationError.invalid("the log fails verification, so it was not sealed: \(failure)")
         }
         let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
         try store.addSeal(seal)
         guard key != nil || makeCheckpoint else { return Sealing(seal: seal, checkpoint: nil) }
         var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
-        if let key { try checkpoint.sign(with: key) }
+        if let key {
+            try checkpoint.sign(with: key)
+            _ = try (store as? any CheckpointRecording)?.recordCheckpoint(seal: seal.number, checkpoint: checkpoint)
+        }
         return Sealing(seal: seal, checkpoint: checkpoint)
     }
 

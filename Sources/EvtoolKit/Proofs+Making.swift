@@ -4,7 +4,7 @@ import Foundation
 extension Proofs {
     /// A consistency proof that the tree of `older` (read from the file `olderPath`) is a
     /// prefix of the tree of `newer`, made from the log of the store at `location` (opened
-    /// with ``LogAudit/open(_:)``, read in order twice).
+    /// with ``LogAudit/open(_:)``): O(log n) nodes of its kept tree, extended to the head first.
     /// - Throws: ``OperationError/invalid(_:)`` for checkpoints in the wrong order, or a store
     ///   whose tree does not have the checkpoints' roots (naming which).
     public static func consistency(at location: StoreLocation, from older: Checkpoint, _ olderPath: String,
@@ -13,12 +13,8 @@ extension Proofs {
             throw OperationError.invalid("no consistency proof from a tree of \(older.size) events to one of \(newer.size)")
         }
         let store = try LogAudit.open(location)
-        var builders = [MerkleProofBuilder(size: older.size),
-                        MerkleProofBuilder(size: newer.size, ranges: try MerkleProof.consistencyRanges(from: older.size, to: newer.size))]
-        try LogTree.feed(&builders, from: store)
-        let olderRoot = try finish(builders[0], location).root
-        let built = try finish(builders[1], location)
-        try expect(olderRoot, of: older, olderPath)
+        let built = try finishing(location) { try LogTree.consistencyProof(of: store, from: older.size, to: newer.size) }
+        try expect(built.fromRoot, of: older, olderPath)
         try expect(built.root, of: newer, newerPath)
         return .consistency(from: older.size, to: newer.size, path: built.proof)
     }
@@ -39,9 +35,7 @@ extension Proofs {
         guard index < size else {
             throw OperationError.invalid("event \(idText) is leaf \(index), after the checkpoint's \(size) events: seal again and prove it in the newer checkpoint")
         }
-        var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))]
-        try LogTree.feed(&builders, from: store)
-        let built = try finish(builders[0], location)
+        let built = try finishing(location) { try LogTree.inclusionProof(of: store, index: index, size: size, leafHash: try LogTree.leafHash(of: event)) }
         if let checkpoint { try expect(built.root, of: checkpoint.checkpoint, checkpoint.path) }
         let previousHash = event.version > 1
             ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
@@ -49,6 +43,17 @@ extension Proofs {
             throw OperationError.invalid("event \(idText) or the one before it in its stream has no valid chain hash")
         }
         return .inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: built.proof)
+    }
+
+    /// Runs `build` (a proof from the store's kept tree, extended to the head first, or from
+    /// the log); a tree smaller than asked means the log lost events.
+    static func finishing<T>(_ location: StoreLocation, _ build: () throws -> T) throws -> T {
+        do {
+            return try build()
+        } catch let error as MerkleProofError {
+            guard case .missingLeaves = error else { throw OperationError.invalid("\(location): \(error)") }
+            throw OperationError.invalid("\(location): \(error); it was truncated, or events were removed, since the checkpoint")
+        }
     }
 
     /// Checks an inclusion proof against its checkpoint, offline; with `eventFile` (one line

@@ -101,8 +101,10 @@ struct BenchCommandTests {
         #expect(lines.first == "evtool-bench: audit trail on SQLite, N = 1,000 events in batches of 1000; median of 1 run(s)")
         #expect(lines.contains { $0.hasPrefix("append, batches of 1000, hashing ") }, "\(result)")
         #expect(lines.contains { $0.wholeMatch(of: /hashing costs -?[0-9]+\.[0-9]% of batched append throughput/) != nil }, "\(result)")
-        #expect(lines.contains { $0.hasPrefix("Merkle root of the whole log, streamed ") }, "\(result)")
-        #expect(lines.contains { $0.hasPrefix("Merkle tree in the append path: none (0 extra writes per append); keeping the frontier would add ") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("Merkle tree follower after each batch of 1000: ") && $0.hasSuffix("; appends themselves: 0 extra writes") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("Merkle tree extended over the whole log ") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("inclusion proof at 1,000 events: ") && $0.contains(" from the kept tree, ") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("consistency proof at 1,000 events: ") }, "\(result)")
     }
 
     @Test("a tiny scale run on both stores prints every figure at each size and the ratios against the targets, and cleans up")

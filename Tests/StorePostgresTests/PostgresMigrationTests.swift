@@ -16,6 +16,7 @@ struct PostgresMigrationTests {
         "85dce9f05c4cb745ae5f27ff5dd150e460327624172b05dbd723d9947772bff7",
         "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
         "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
+        "645e8846a6bc3ace248eed776d648bcb933fb67f0c546111caa3e17c805691db",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
@@ -145,6 +146,9 @@ struct PostgresMigrationTests {
         var again = try LogVerifier(store: store)
         let report = try again.verifyLog()
         #expect(report.events == 6 && report.streams == 3)
+        // The kept Merkle tree (schema 6) is extended over the events from before the upgrade.
+        #expect(try KeptTreeCheck.extendAndVerify(store) == 6)
+        #expect(try LogTree.root(of: store, size: 6) == LogTree.streamedRoot(of: store, size: 6))
         // Opening it again changes nothing.
         _ = try PostgresEventStore(url: url, schema: name)
         #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).events") == "6")

@@ -1,10 +1,11 @@
 import Foundation
 
-/// The Merkle tree of a store's log, made by streaming its events in position order (no tree
-/// is kept in the store yet): leaf i is the i-th event's chain hash (``RecordedEvent/hash``,
+/// The Merkle tree of a store's log: leaf i is the i-th event's chain hash (``RecordedEvent/hash``,
 /// 32 raw bytes), so an erased event, whose chain hash stays, keeps its leaf and every proof
-/// stays valid. Memory: one batch of events plus O(log n) hashes per builder.
-/// Cost: O(n) reads and about two SHA-256 digests per event for each pass.
+/// stays valid. A store that keeps the tree (``MerkleTreeStore``) answers from it in O(log n)
+/// reads (LogTree+Kept.swift); the streamed forms here read the log in position order: one
+/// batch of events plus O(log n) hashes per builder, O(n) reads and about two SHA-256 digests
+/// per event for each pass.
 public enum LogTree {
     /// The leaf hash of an event: RFC 9162's leaf hash of its chain hash's 32 bytes.
     /// - Throws: ``MerkleProofError/malformed(_:)`` when the stored hash is not 64 hex digits.
@@ -37,22 +38,23 @@ public enum LogTree {
         return count
     }
 
-    /// The number of events in the log (the tree's size today). Cost: one pass.
-    public static func size(of store: any EventStore) throws -> UInt64 {
+    /// The number of events in the log, counted in one pass.
+    public static func streamedSize(of store: any EventStore) throws -> UInt64 {
         var none: [MerkleProofBuilder] = []
         return try feed(&none, from: store, toEnd: true)
     }
 
-    /// The root of the tree of the first `size` events.
+    /// The root of the tree of the first `size` events, in one pass over the log.
     /// - Throws: ``MerkleProofError/missingLeaves(expected:got:)`` when the log has fewer.
-    public static func root(of store: any EventStore, size: UInt64) throws -> [UInt8] {
+    public static func streamedRoot(of store: any EventStore, size: UInt64) throws -> [UInt8] {
         var builders = [MerkleProofBuilder(size: size)]
         try feed(&builders, from: store)
         return try builders[0].finish().root
     }
 
-    /// The leaf index of the event with `id` and the event, or nil when the log has no such event.
-    public static func leaf(of id: UUID, in store: any EventStore, batchSize: Int = 1_000) throws -> (index: UInt64, event: RecordedEvent)? {
+    /// The leaf index of the event with `id` and the event, or nil when the log has no such
+    /// event, by streaming the log.
+    public static func streamedLeaf(of id: UUID, in store: any EventStore, batchSize: Int = 1_000) throws -> (index: UInt64, event: RecordedEvent)? {
         var cursor: Int64 = 0
         var index: UInt64 = 0
         while true {

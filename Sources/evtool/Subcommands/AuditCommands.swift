@@ -78,10 +78,11 @@ enum AuditCommands {
 
     static let seal = CommandSpec(
         name: "seal", summary: "Verify the whole log, then record a seal over every stream's head",
-        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--quiet] [--json] [--store STORE]",
+        usage: "[--key PRIVATE.pem] [--checkpoint-out FILE] [--quiet] [--json] [--store STORE] | --list [--store STORE]",
         options: [
-            .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create')"),
+            .init(name: "key", value: "PRIVATE.pem", help: "Also print a checkpoint of the log's Merkle tree signed with this Ed25519 key ('evtool keys create'), and record it in the store"),
             .init(name: "checkpoint-out", value: "FILE", help: "Also write the checkpoint to FILE (unsigned without --key)"),
+            .init(name: "list", value: nil, help: "Seal nothing: list the checkpoints the store recorded (one a line, then each checkpoint's text)"),
             SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
@@ -95,12 +96,21 @@ enum AuditCommands {
             over the sealed events' chain hashes, the seal's time, and an Ed25519 signature, as a
             C2SP signed note. Publish it (or hand it to an auditor): 'evtool verify --checkpoint'
             and 'evtool check-proof' check the store and proofs against it, and someone who can
-            rewrite the store cannot make another checkpoint without the private key.
+            rewrite the store cannot make another checkpoint without the private key. The store
+            records each signed checkpoint ('evtool seal --list' shows them; 'evtool verify' checks
+            each against the log).
             """,
         examples: ["evtool seal", "evtool seal --store postgres://owner@db/evtool",
                    "evtool seal --key ~/.evtool-keys/checkpoint-key.pem --checkpoint-out cp.txt"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
+            if arguments.flag("list") {
+                guard arguments.value("key") == nil, arguments.value("checkpoint-out") == nil else {
+                    throw CLIError.usage("'--list' seals nothing: it takes no '--key' or '--checkpoint-out'", arguments.command)
+                }
+                try listCheckpoints(try StoreLocation.resolve(arguments), console: &console)
+                return
+            }
             let key = try arguments.value("key").map { try AuditFiles.key($0, "private key") }
             if let key, key.privateKey == nil { throw CLIError(message: "'--key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
@@ -193,5 +203,19 @@ enum AuditCommands {
     static func okLine(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
         return "OK: \(report.events.counted("event")) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
+    }
+
+    /// `seal --list`: one line per recorded checkpoint, then its text.
+    static func listCheckpoints(_ location: StoreLocation, console: inout Console) throws {
+        let recorded = try LogAudit.recordedCheckpoints(try LogAudit.open(location), location: location)
+        guard !recorded.isEmpty else {
+            console.message("No checkpoints recorded (each 'evtool seal --key' records one)")
+            return
+        }
+        for entry in recorded {
+            try console.output("checkpoint \(entry.number): seal \(entry.seal), \(entry.size.counted("event")), recorded \(entry.recordedAt)")
+            try console.output(String(entry.note.dropLast()))
+            try console.output("")
+        }
     }
 }

@@ -21,7 +21,8 @@ enum ProofCommands {
             'evtool check-proof' and no store, and learns nothing of the other events. A
             consistency proof shows that the tree of the older checkpoint is a prefix of the
             newer one's. The store's tree must have the checkpoints' roots, or the command fails
-            (exit 65) naming which. Reads the log in position order twice (bounded memory).
+            (exit 65) naming which. Extends the store's kept tree to the head, then reads O(log N)
+            of its nodes (a store whose tree this user may not extend: the log, in position order).
             """,
         examples: ["evtool prove --event 0193a5c2-7d41-7c3e-9f00-1a2b3c4d5e6f --checkpoint cp-12.txt > proof.txt",
                    "evtool prove --from cp-12.txt --to cp-40.txt > consistency.txt"],

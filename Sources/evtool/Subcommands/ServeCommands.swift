@@ -127,6 +127,9 @@ enum ServeCommands {
             } catch {
                 throw CLIError(message: "\(error)", code: .unavailable)
             }
+            // The kept Merkle tree follows the head while the server runs (docs/AUDIT.md).
+            let treeFollower = KeptTreeFollower(store: store) { line in FileHandle.standardError.write(Data("serve: \(line)\n".utf8)) }
+            defer { treeFollower.stop() }
             if tokens == nil {
                 console.message("serve: authentication is OFF (--no-auth): every caller is admin; for local development only")
             }
