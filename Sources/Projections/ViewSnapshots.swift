@@ -1,6 +1,7 @@
 import Commands
 import EventLog
 import Foundation
+import JSONKit
 
 /// Snapshots of one user's views at fixed versions of their stream (every ``interval``
 /// events: versions 1,000, 2,000, …), so that a view as of a past position is the nearest
