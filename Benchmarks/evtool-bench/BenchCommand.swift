@@ -14,7 +14,7 @@ enum BenchCommand {
         .init(name: "quick", value: nil, help: "A short run: 100,000 / 10,000 events, one run"),
         .init(name: "dir", value: "DIR", help: "Where to put the benchmark's database files (default: a temporary folder)"),
         .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000)"),
-        .init(name: "postgres", value: "URL", help: "The database for the postgres suite (without it, the suite uses the PG* variables)"),
+        .init(name: "postgres", value: "URL", help: "The database for the postgres suite (without it, the suite uses the PG* variables); with it, the audit suite verifies a PostgreSQL store too"),
         .init(name: "help", value: nil, help: "Show this help"),
     ]
 
@@ -105,6 +105,9 @@ enum BenchCommand {
         }
         if suites.contains("audit") {
             try AuditBenchmark.run(events: events, batch: batch, runs: runs, directory: directory, console: &console)
+            if let postgresURL {
+                try AuditBenchmark.runPostgres(url: postgresURL, events: events, batch: batch, runs: runs, console: &console)
+            }
         }
         if suites.contains("postgres") {
             try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)
