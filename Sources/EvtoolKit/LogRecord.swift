@@ -67,6 +67,9 @@ public enum LogRecord {
 
     /// Reads one line of either format; the error says what is wrong (the caller adds the line number).
     public static func parse(_ line: Data) throws(LineError) -> Imported {
+        // The member ranges are offsets from the first byte: a slice of a larger buffer is
+        // copied first, so that offsets and indices agree.
+        let line = line.startIndex == 0 ? line : Data(line)
         let members: [String: Range<Int>]
         switch JSONSyntax.topLevelMembers(of: line) {
         case .success(let found): members = found
@@ -74,8 +77,9 @@ public enum LogRecord {
         }
         func raw(_ name: String) -> Data? { members[name].map { line.subdata(in: $0) } }
         func string(_ name: String) throws(LineError) -> String {
-            guard let bytes = raw(name) else { throw LineError("'\(name)' is missing") }
-            guard let text = (try? JSONSerialization.jsonObject(with: bytes, options: .fragmentsAllowed)) as? String else {
+            guard let range = members[name] else { throw LineError("'\(name)' is missing") }
+            if let plain = plainString(in: line, at: range) { return plain }
+            guard let text = (try? JSONSerialization.jsonObject(with: line.subdata(in: range), options: .fragmentsAllowed)) as? String else {
                 throw LineError("'\(name)' must be a string")
             }
             return text
@@ -96,7 +100,7 @@ public enum LogRecord {
         let version = try integer(isCloudEvent ? "evtoolversion" : "version")
         guard version >= 1 else { throw LineError("'version' must be 1 or more") }
         let idText = try string("id")
-        guard let id = UUID(uuidString: idText) else { throw LineError("'id' must be a UUID, not '\(idText.prefix(60))'") }
+        guard let id = uuid(idText) else { throw LineError("'id' must be a UUID, not '\(idText.prefix(60))'") }
         let type = try string("type")
         let timeText = try string(isCloudEvent ? "time" : "recordedAt")
         guard let recordedAt = Timestamp.parse(timeText) ?? TimeText.parse(timeText) else {
