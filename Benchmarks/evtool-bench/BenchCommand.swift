@@ -16,7 +16,7 @@ enum BenchCommand {
         .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000), in the serve suite's stores and the scale suite (default 100,000)"),
         .init(name: "samples", value: "N", help: "Commands and users sampled per latency in the scale suite (default 2,000)"),
         .init(name: "long-stream", value: "N", help: "Events of the one long stream the scale suite measures (default 100,000; 0: none)"),
-        .init(name: "postgres", value: "URL", help: "The database for the postgres, scale and serve suites (postgres without it: the PG* variables; serve: EVTOOL_BENCH_POSTGRES_URL or a server of its own)"),
+        .init(name: "postgres", value: "URL", help: "The database for the postgres, scale and serve suites (postgres without it: the PG* variables; audit with it also verifies a PostgreSQL store; serve: EVTOOL_BENCH_POSTGRES_URL or a server of its own)"),
         .init(name: "duration", value: "S", help: "Seconds of each wrk run in the serve suite (default 10; 3 with --quick)"),
         .init(name: "help", value: nil, help: "Show this help"),
     ]
@@ -115,6 +115,9 @@ enum BenchCommand {
         }
         if suites.contains("audit") {
             try AuditBenchmark.run(events: events, batch: batch, runs: runs, directory: directory, console: &console)
+            if let postgresURL {
+                try AuditBenchmark.runPostgres(url: postgresURL, events: events, batch: batch, runs: runs, console: &console)
+            }
         }
         if suites.contains("scale") {
             let evtool = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("evtool").path

@@ -49,7 +49,7 @@ struct PostgresBenchmark {
         let failures = FailureBox()
         let shared = shares
         return Measurement.seconds {
-            DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            Measurement.onThreads(writers) { writer in
                 do {
                     for row in shared[writer] {
                         try store.append([row.event], to: row.stream, expectedVersion: .exactly(row.version - 1))
@@ -143,7 +143,7 @@ struct PostgresBenchmark {
             PQclear(prepared)
         }
         return Measurement.seconds {
-            DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            Measurement.onThreads(writers) { writer in
                 let connection = connections[writer].handle
                 for index in stride(from: writer, to: rows.count, by: writers) {
                     let row = rows[index]
@@ -213,18 +213,18 @@ struct PostgresBenchmark {
     }
 
     /// One `SELECT` of every column of the log in position order (text format), touching
-    /// each value's bytes.
-    func rawRead(schema: String) -> (seconds: Double, count: Int) {
+    /// each value's bytes; the chain hash too when `withHash` (what verify reads).
+    func rawRead(schema: String, withHash: Bool = false) -> (seconds: Double, count: Int) {
         let connection = rawConnect()
         defer { PQfinish(connection) }
         var count = 0, checksum = 0
         let seconds = Measurement.seconds {
-            let result = PQexec(connection, "SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at FROM \(schema).events ORDER BY position")
+            let result = PQexec(connection, "SELECT position, stream_id, version, event_id, type, data, metadata, recorded_at\(withHash ? ", hash" : "") FROM \(schema).events ORDER BY position")
             defer { PQclear(result) }
             guard PQresultStatus(result) == PGRES_TUPLES_OK else { fatalError("raw read failed: \(String(cString: PQerrorMessage(connection)))") }
             count = Int(PQntuples(result))
             for row in 0..<Int32(count) {
-                for column: Int32 in 0..<8 {
+                for column: Int32 in 0..<(withHash ? 9 : 8) {
                     checksum &+= Int(PQgetvalue(result, row, column).pointee) &+ Int(PQgetlength(result, row, column))
                 }
             }
@@ -291,50 +291,72 @@ extension BenchCommand {
         console.output(figures.last!.line); console.flush()
         bench.drop(readSchema)
 
-        // One event per call, one connection, against raw single-row INSERT transactions.
+        // One event per call, against raw single-row INSERT transactions over 1 and 8
+        // connections and message-db's write_message. Each round times every pair back to
+        // back, and odd rounds run the pairs in the reverse order (ours first), so that the
+        // disk's flush rate, which swings from minute to minute on a shared machine, lands on
+        // both sides; each pair's per-round ratios and their spread are printed.
         let singleRows = Workload.rows(count: single, batchSize: 1, seed: 11)
-        ours = []; raw = []
-        var concurrent: [Double] = [], rawConcurrent: [Double] = [], messageDB: [Double] = []
+        var oneConnection = RoundPairs(), eightConnections = RoundPairs(), againstMessageDB = RoundPairs()
         let messageDBURL = bench.messageDBURL()
-        for _ in 0..<runs {
-            if let messageDBURL { messageDB.append(try bench.messageDBWrites(singleRows, url: messageDBURL)) }
-            let rawSchema = try bench.freshSchema("insert")
-            raw.append(bench.rawSingleInserts(singleRows, schema: rawSchema))
-            bench.drop(rawSchema)
-            let rawConcurrentSchema = try bench.freshSchema("insert8")
-            rawConcurrent.append(bench.rawSingleInserts(singleRows, schema: rawConcurrentSchema, writers: 8))
-            bench.drop(rawConcurrentSchema)
-            let ourSchema = try bench.freshSchema("single")
-            ours.append(try bench.ourAppend(singleRows, batchSize: 1, schema: ourSchema))
-            bench.drop(ourSchema)
-            let concurrentSchema = try bench.freshSchema("writers8")
-            concurrent.append(try bench.ourConcurrentAppend(singleRows, writers: 8, schema: concurrentSchema))
-            bench.drop(concurrentSchema)
+        let rate = { (seconds: Double) in Double(single) / seconds }
+        for round in 0..<runs {
+            var steps: [() throws -> Void] = []
+            var ourOne = 0.0, rawOne = 0.0, ourEight = 0.0, rawEight = 0.0, messageDBOne = 0.0
+            steps.append {
+                let rawSchema = try bench.freshSchema("insert")
+                rawOne = rate(bench.rawSingleInserts(singleRows, schema: rawSchema))
+                bench.drop(rawSchema)
+            }
+            steps.append {
+                let ourSchema = try bench.freshSchema("single")
+                ourOne = rate(try bench.ourAppend(singleRows, batchSize: 1, schema: ourSchema))
+                bench.drop(ourSchema)
+            }
+            if let messageDBURL {
+                steps.append { messageDBOne = rate(try bench.messageDBWrites(singleRows, url: messageDBURL)) }
+            }
+            steps.append {
+                let rawSchema = try bench.freshSchema("insert8")
+                rawEight = rate(bench.rawSingleInserts(singleRows, schema: rawSchema, writers: 8))
+                bench.drop(rawSchema)
+            }
+            steps.append {
+                let ourSchema = try bench.freshSchema("writers8")
+                ourEight = rate(try bench.ourConcurrentAppend(singleRows, writers: 8, schema: ourSchema))
+                bench.drop(ourSchema)
+            }
+            for step in round % 2 == 0 ? steps : steps.reversed() { try step() }
+            oneConnection.add(ours: ourOne, baseline: rawOne)
+            if messageDBURL != nil { againstMessageDB.add(ours: ourOne, baseline: messageDBOne) }
+            eightConnections.add(ours: ourEight, baseline: rawEight)
         }
-        let oneWriter = Double(single) / Measurement.median(ours)
+        let oneWriter = oneConnection.oursMedian
         figures.append(BenchFigure(operation: "append, one event per call, 1 connection", ours: oneWriter,
-                                   baseline: Double(single) / Measurement.median(raw), baselineName: "prepared INSERT, one transaction per row", target: 0.8))
-        console.output(figures.last!.line); console.flush()
-        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: Double(single) / Measurement.median(concurrent),
+                                   baseline: oneConnection.baselineMedian, baselineName: "prepared INSERT, one transaction per row", target: 0.8))
+        console.output(figures.last!.line)
+        console.output("  " + oneConnection.line); console.flush()
+        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: eightConnections.oursMedian,
                                    baseline: oneWriter, baselineName: "the same with 1 writer: the ratio is the speed-up", target: 3.0))
         console.output(figures.last!.line); console.flush()
         // What the machine allows: the same speed-up for raw single-row inserts.
-        let rawOne = Double(single) / Measurement.median(raw)
-        figures.append(BenchFigure(operation: "raw INSERT per transaction, 8 connections", ours: Double(single) / Measurement.median(rawConcurrent),
-                                   baseline: rawOne, baselineName: "raw with 1 connection: the machine's own speed-up", target: nil))
+        figures.append(BenchFigure(operation: "raw INSERT per transaction, 8 connections", ours: eightConnections.baselineMedian,
+                                   baseline: oneConnection.baselineMedian, baselineName: "raw with 1 connection: the machine's own speed-up", target: nil))
         console.output(figures.last!.line); console.flush()
-        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: Double(single) / Measurement.median(concurrent),
-                                   baseline: Double(single) / Measurement.median(rawConcurrent),
+        figures.append(BenchFigure(operation: "append, one event per call, 8 writers", ours: eightConnections.oursMedian,
+                                   baseline: eightConnections.baselineMedian,
                                    baselineName: "prepared INSERT, one transaction per row, 8 connections", target: 0.8))
         console.output(figures.last!.line)
+        console.output("  " + eightConnections.line)
 
-        if messageDB.isEmpty {
+        if againstMessageDB.rounds.isEmpty {
             console.output("message-db: not installed in this server's message_store database (../shared/bench/README says how); no same-run figure")
         } else {
             figures.append(BenchFigure(operation: "append, one event per call, vs message-db", ours: oneWriter,
-                                       baseline: Double(single) / Measurement.median(messageDB),
+                                       baseline: againstMessageDB.baselineMedian,
                                        baselineName: "message-db write_message per event, same server, same rows", target: 1.3))
             console.output(figures.last!.line)
+            console.output("  " + againstMessageDB.line)
         }
 
         // The peers' figures for the same operations, when ../shared/bench ran just before.

@@ -67,11 +67,16 @@ public enum LogRecord {
 
     /// Reads one line of either format; the error says what is wrong (the caller adds the line number).
     public static func parse(_ line: Data) throws(LineError) -> Imported {
-        try parse(line, members: try members(of: line))
+        // The member ranges are offsets from the first byte: a slice of a larger buffer is
+        // copied first, so that offsets and indices agree.
+        let line = line.startIndex == 0 ? line : Data(line)
+        return try parse(line, members: try members(of: line))
     }
 
-    /// The top-level members of an import line, as byte ranges of their values.
+    /// The top-level members of an import line, as byte ranges of their values (offsets from
+    /// the line's first byte).
     public static func members(of line: Data) throws(LineError) -> [String: Range<Int>] {
+        let line = line.startIndex == 0 ? line : Data(line)
         switch JSONSyntax.topLevelMembers(of: line) {
         case .success(let found): return found
         case .failure(let error): throw LineError("not a JSON object: \(error.reason)")
@@ -80,9 +85,11 @@ public enum LogRecord {
 
     /// Reads one line of either format whose members were already found (``members(of:)``).
     public static func parse(_ line: Data, members: [String: Range<Int>]) throws(LineError) -> Imported {
+        let line = line.startIndex == 0 ? line : Data(line)
         func raw(_ name: String) -> Data? { members[name].map { line.subdata(in: $0) } }
         func string(_ name: String) throws(LineError) -> String {
             guard let range = members[name] else { throw LineError("'\(name)' is missing") }
+            if let plain = plainString(in: line, at: range) { return plain }
             guard let text = JSONScan.string(line, range) else {
                 throw LineError("'\(name)' must be a string")
             }
@@ -104,7 +111,7 @@ public enum LogRecord {
         let version = try integer(isCloudEvent ? "evtoolversion" : "version")
         guard version >= 1 else { throw LineError("'version' must be 1 or more") }
         let idText = try string("id")
-        guard let id = UUID(uuidString: idText) else { throw LineError("'id' must be a UUID, not '\(idText.prefix(60))'") }
+        guard let id = uuid(idText) else { throw LineError("'id' must be a UUID, not '\(idText.prefix(60))'") }
         let type = try string("type")
         let timeText = try string(isCloudEvent ? "time" : "recordedAt")
         guard let recordedAt = Timestamp.parse(timeText) ?? TimeText.parse(timeText) else {
