@@ -54,8 +54,11 @@ struct CommandSpec: Sendable {
     /// `evtool NAME USAGE`, as the help and usage errors show it.
     var synopsis: String { usage.isEmpty ? "evtool \(name)" : "evtool \(name) \(usage)" }
 
-    /// Every option the command accepts: its own, then `--help`.
-    var allOptions: [Option] { options + [Self.helpOption] }
+    /// Every option the command accepts: its own (with `--schema` beside `--store`), then `--help`.
+    var allOptions: [Option] {
+        let schema = options.contains { $0.name == "store" } && !options.contains { $0.name == "schema" } ? [SharedOptions.schema] : []
+        return options + schema + [Self.helpOption]
+    }
 
     /// The full help text: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, EXAMPLES, folded to the
     /// terminal's width (``TerminalWidth``).

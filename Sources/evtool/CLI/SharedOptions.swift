@@ -10,6 +10,12 @@ enum SharedOptions {
     static let store = storeLocation(
         "store", help: "sqlite:PATH, a file path, or a postgres:// URL (default: $EVTOOL_STORE, else ./evtool.sqlite)")
 
+    /// `--schema NAME`: the PostgreSQL schema that holds the store, so a location pastes into
+    /// `psql` unchanged (else the location's `schema=`, else `$EVTOOL_SCHEMA`, else `evtool`).
+    /// Every command that takes `--store` takes it (``CommandSpec/allOptions``).
+    static let schema = CommandSpec.Option(
+        name: "schema", value: "NAME", help: "The PostgreSQL schema of the store (default: the location's schema=, else $EVTOOL_SCHEMA, else evtool)")
+
     /// A store-location option (`--store`, and `migrate`'s `--from` and `--to`).
     static func storeLocation(_ name: String, help: String) -> TypedOption<StoreLocation> {
         TypedOption(name: name, value: "STORE", help: help, completion: .file, parse: { text in

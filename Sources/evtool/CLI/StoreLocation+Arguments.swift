@@ -1,10 +1,10 @@
 import EvtoolKit
 
 extension EvtoolKit.StoreLocation {
-    /// The store named by a command's `--store`, else `$EVTOOL_STORE`, else the default
-    /// (``EvtoolKit/StoreLocation/resolve(_:environment:)``).
+    /// The store named by a command's `--store`, else `$EVTOOL_STORE`, else the default, in
+    /// the schema of `--schema` (``EvtoolKit/StoreLocation/resolve(_:schema:environment:)``).
     static func resolve(_ arguments: ParsedArguments) throws -> StoreLocation {
-        if let given = try arguments.value(SharedOptions.store) { return given }
-        return try resolve(nil)
+        _ = try arguments.value(SharedOptions.store)   // checked when parsed; the text is resolved again with the schema
+        return try resolve(arguments.value("store"), schema: arguments.value("schema"))
     }
 }
