@@ -108,7 +108,7 @@ public struct SealCheck: Sendable, Hashable {
                 check.steps.append(Step(name: "signature", status: .notChecked, text: "\(described): its signature was not checked (no public key given)"))
             }
             do {
-                let root = try LogTree.root(of: store, size: checkpoint.size)
+                let root = try LogTree.streamedRoot(of: store, size: checkpoint.size)
                 add("root", root == checkpoint.root, root == checkpoint.root
                     ? "the log's first \(checkpoint.size) events have the checkpoint's Merkle root, recomputed now from their chain hashes"
                     : "the log's first \(checkpoint.size) events do not have the checkpoint's Merkle root: an event there was modified, removed, inserted or reordered, or this store is a fork")

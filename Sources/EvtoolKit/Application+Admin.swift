@@ -52,30 +52,20 @@ extension Application {
     ///   sealed then) or the store keeps no seals; the store's failures.
     public func seal(signingKey: Ed25519Key? = nil) throws(ApplicationError) -> SealResult {
         do {
-            guard let auditable = store as? any AuditableEventStore else {
-                throw ApplicationError.failed("this store cannot keep seals")
-            }
-            guard try auditable.headPosition() > 0 else {
-                throw ApplicationError.conflict("the store holds no events: nothing to seal")
-            }
-            var verifier = try LogVerifier(store: auditable)
-            let report: VerificationReport
-            do {
-                report = try verifier.verifyLog()
-            } catch let failure as VerificationFailure {
-                throw ApplicationError.failed("the log fails verification, so it was not sealed: \(failure)")
-            }
-            let seal = Seal.make(after: try auditable.seals().last, position: report.head, events: report.events, heads: report.heads)
-            try auditable.addSeal(seal)
-            var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: auditable, size: UInt64(report.events)), time: seal.sealedAt)
-            if let signingKey {
-                do {
-                    try checkpoint.sign(with: signingKey)
-                } catch {
-                    throw ApplicationError.failed("seal \(seal.number) was recorded, but its checkpoint could not be signed: \(error)")
-                }
-            }
-            return SealResult(seal: seal, checkpoint: checkpoint)
+            // The one way a seal is made (``LogAudit/seal(_:location:key:makeCheckpoint:progress:)``):
+            // verify, extend and check the kept tree, seal, make and record the checkpoint.
+            // The location only names the store in messages, and those are worded here.
+            let sealing = try LogAudit.seal(store, location: .postgres(url: "the server's store"), key: signingKey, makeCheckpoint: true)
+            guard let checkpoint = sealing.checkpoint else { throw ApplicationError.failed("seal \(sealing.seal.number) was recorded without its checkpoint") }
+            return SealResult(seal: sealing.seal, checkpoint: checkpoint)
+        } catch OperationError.nothingToDo {
+            throw ApplicationError.conflict("the store holds no events: nothing to seal")
+        } catch OperationError.unsupported {
+            throw ApplicationError.failed("this store cannot keep seals")
+        } catch let error as OperationError {
+            throw ApplicationError.failed(error.description)
+        } catch let error as ApplicationError {
+            throw error
         } catch {
             throw ApplicationError(error)
         }

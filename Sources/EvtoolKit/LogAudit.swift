@@ -47,7 +47,7 @@ public enum LogAudit {
             case .corrupt(let reason) where reason.contains("not an SQLite database") || reason.contains("not an evtool store"):
                 throw OperationError.notAStore("\(location) is not an evtool store (\(reason)); nothing was verified")
             case .newerSchema:
-                throw OperationError.newerSchema("\(error.description); nothing was verified")
+                throw OperationError.newerSchema("\(Release.describe(error)); nothing was verified")
             default:
                 throw error
             }
@@ -162,10 +162,9 @@ public enum LogAudit {
         try store.addSeal(seal)
         guard key != nil || makeCheckpoint else { return Sealing(seal: seal, checkpoint: nil) }
         var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
-        if let key {
-            try checkpoint.sign(with: key)
-            _ = try (store as? any CheckpointRecording)?.recordCheckpoint(seal: seal.number, checkpoint: checkpoint)
-        }
+        if let key { try checkpoint.sign(with: key) }
+        // Every checkpoint a seal makes is recorded (signed or not), so verify finds a removed one.
+        _ = try (store as? any CheckpointRecording)?.recordCheckpoint(seal: seal.number, checkpoint: checkpoint)
         return Sealing(seal: seal, checkpoint: checkpoint)
     }
 

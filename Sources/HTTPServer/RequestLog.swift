@@ -4,7 +4,7 @@ import JSONKit
 
 /// The one line per request on standard error: method, path, status, duration, request id.
 /// Never a token, a header's value or a body.
-enum RequestLog {
+public enum RequestLog {
     /// The text with control characters and non-ASCII bytes shown as `%HH`, so a hostile path
     /// cannot forge log lines or drive a terminal.
     static func printable(_ text: String) -> String {
@@ -21,7 +21,7 @@ enum RequestLog {
 
     /// Writes a line to standard error in one call (lines of concurrent requests do not mix);
     /// a closed standard error drops it (never FileHandle.write, which traps then).
-    static func write(_ line: String) {
+    public static func write(_ line: String) {
         let bytes = Array(line.utf8)
         bytes.withUnsafeBytes { raw in
             var offset = 0

@@ -120,43 +120,11 @@ enum Browser {
     }
 }
 
-/// A served page for the browser tests: `evtool serve` on a free local port.
+/// A served page for the browser tests: `evtool serve` on a free local port (TestSupport's ``LocalPort``).
 enum LocalServer {
-    /// A port nothing listens on now (bound to 0 and released).
-    static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BrowserError("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw BrowserError("bind() failed") }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    /// Waits (up to 30 s) until something accepts connections on `port`.
+    static func freePort() throws -> UInt16 { try LocalPort.free() }
     static func waitUntilListening(_ port: UInt16, process: Processes.Running) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            guard process.isRunning else { throw BrowserError("the server exited before listening: \(try process.finish())") }
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(descriptor)
-            if connected { return }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        process.send(SIGKILL)
-        throw BrowserError("the server did not listen on port \(port) within 30 s: \(try process.finish())")
+        try LocalPort.waitUntilListening(port, process: process, seconds: 30)
     }
 }
 

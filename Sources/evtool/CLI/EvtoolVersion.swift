@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import EvtoolKit
 import JSONKit
 import StorePostgres
 import StoreSQLite
@@ -7,8 +8,7 @@ import StoreSQLite
 /// What `evtool --version` and `evtool version` report: this release, the commit it was built
 /// from, the C libraries it runs on, and the schema versions it writes.
 enum EvtoolVersion {
-    /// evtool's version: the one constant every report of it reads.
-    static let number = "0.1.0"
+    static let number = Release.number
 
     /// The git commit of the build (``BuildCommit``, written by the BuildCommit plugin), or "unknown".
     static var commit: String { BuildCommit.hash }
@@ -56,8 +56,5 @@ enum EvtoolVersion {
 extension EvtoolVersion {
     /// A store error as the command line words it: a store written by a newer evtool names
     /// the store's schema version, this evtool's version and the schema version it supports.
-    static func describe(_ error: EventStoreError) -> String {
-        guard case let .newerSchema(found, supported) = error else { return error.description }
-        return "the store was written by a newer evtool: it has schema version \(found), and this evtool (\(number)) supports up to schema version \(supported); upgrade evtool"
-    }
+    static func describe(_ error: EventStoreError) -> String { Release.describe(error) }
 }

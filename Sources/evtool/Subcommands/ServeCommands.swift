@@ -178,16 +178,6 @@ enum ServeCommands {
         })
 
     /// Writes a line to standard error in one call (audit lines of concurrent requests do not
-    /// mix); a closed standard error drops it.
-    @Sendable static func writeStandardError(_ line: String) {
-        let bytes = Array(line.utf8)
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 { if errno == EINTR { continue }; break }
-                offset += written
-            }
-        }
-    }
+    /// mix); a closed standard error drops it (``HTTPServer/RequestLog/write(_:)``).
+    @Sendable static func writeStandardError(_ line: String) { RequestLog.write(line) }
 }
