@@ -32,9 +32,14 @@ final class PostgresConnection {
         // server's notices and warnings (a shutdown warning, a role's debug messages) raw to
         // standard error, which would break the one-line error contract.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // A connection refused before any server was tried (a service name that
+        // pg_service.conf does not define) names no server: libpq's default host would
+        // read as if localhost:5432 had been tried.
+        let refusedAtOnce = PQstatus(handle) == CONNECTION_BAD
+            && (PQerrorMessage(handle).map { String(cString: $0) } ?? "").hasPrefix("definition of service")
         let timedOut = PostgresConnection.finishConnecting(handle)
         self.handle = handle
-        self.server = PostgresConnection.serverName(of: handle)
+        self.server = refusedAtOnce ? "the server" : PostgresConnection.serverName(of: handle)
         guard PQstatus(handle) == CONNECTION_OK, !timedOut else {
             let text = timedOut ? "timeout expired" : PQerrorMessage(handle).map { String(cString: $0) } ?? ""
             throw PostgresError(
