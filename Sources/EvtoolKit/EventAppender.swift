@@ -5,8 +5,10 @@ import Foundation
 /// CloudEvents), in the order given, each at the next version of its stream.
 ///
 /// - Atomic per batch: each batch (up to `batchSize` events, any streams) is one
-///   transaction, appended at the versions its streams had when it was compared, so a
-///   writer that appended meanwhile makes the batch fail whole (nothing of it is kept).
+///   transaction, appended at the versions its streams had when it was compared. When
+///   another writer appended to one of its streams meanwhile (or stored one of its given
+///   ids), the batch is compared and appended again, up to ``conflictRetries`` times;
+///   nothing of a batch that still fails is kept.
 /// - Idempotent where the line says so: an event whose given id the store already holds
 ///   (or that an earlier line gave) is skipped when it is the same event (stream, type, data,
 ///   metadata, and time when the line gives one), and refused, naming the line and what
@@ -23,6 +25,9 @@ public struct EventAppender {
     public private(set) var appended = 0
     /// Events skipped because the store already held them, identical.
     public private(set) var skipped = 0
+    /// How many times a batch is compared and appended again after another writer got to
+    /// one of its streams first.
+    public static let conflictRetries = 8
 
     /// An appender into `store`, committing `batchSize` events per transaction.
     public init(store: any MultiStreamAppending, batchSize: Int = 1_000) {
@@ -42,14 +47,36 @@ public struct EventAppender {
     /// Compares the pending events with what the store holds, then appends the new ones in
     /// one transaction. On any error nothing of the batch is kept.
     public mutating func flush(through source: Int) throws(EventCopier.CopyError) {
-        guard let firstSource = window.first?.source else { return }
+        guard !window.isEmpty else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
-        let range = firstSource == source ? "line \(source)" : "lines \(firstSource)–\(source)"
-        func refused(_ source: Int, _ reason: String) -> EventCopier.CopyError {
-            EventCopier.CopyError(source: source, reason: "\(reason) (nothing of \(range) was imported; \(appended) events were before them)")
+        var attempt = 0
+        while true {
+            do {
+                try append(items)
+                return
+            } catch let error where attempt < Self.conflictRetries && Self.isRace(error) {
+                attempt += 1
+            }
         }
+    }
 
+    /// Whether `error` is another writer's append racing this batch (worth comparing again).
+    private static func isRace(_ error: EventCopier.CopyError) -> Bool {
+        switch error.underlying as? EventStoreError {
+        case .wrongExpectedVersion?, .duplicateEventID?: return true
+        default: return false
+        }
+    }
+
+    /// One attempt at a batch: compares it with the store, then appends what is new.
+    private mutating func append(_ items: [(item: ForeignEvent, source: Int)]) throws(EventCopier.CopyError) {
+        guard let source = items.last?.source, let firstSource = items.first?.source else { return }
+        let range = firstSource == source ? "line \(source)" : "lines \(firstSource)–\(source)"
+        let before = appended
+        func refused(_ source: Int, _ reason: String) -> EventCopier.CopyError {
+            EventCopier.CopyError(source: source, reason: "\(reason) (nothing of \(range) was imported; \(before) events were before them)")
+        }
         var stored: [UUID: RecordedEvent] = [:]
         let givenIDs = items.filter(\.item.idIsGiven).map(\.item.event.id)
         if !givenIDs.isEmpty {
