@@ -33,10 +33,10 @@ public enum AuditFiles {
         }
     }
 
-    /// A proof from its file.
+    /// A proof from its file, in either form `evtool prove` prints (text, or `--json`).
     public static func proof(_ path: String) throws -> ProofDocument {
         do {
-            return try ProofDocument(text: try text(path, "proof"))
+            return try ProofDocument(reading: try text(path, "proof"))
         } catch let error as MerkleProofError {
             throw OperationError.invalid("'\(path)' is not a proof: \(error)")
         }

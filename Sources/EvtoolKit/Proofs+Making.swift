@@ -35,19 +35,29 @@ extension Proofs {
         guard index < size else {
             throw OperationError.invalid("event \(idText) is leaf \(index), after the checkpoint's \(size) events: seal again and prove it in the newer checkpoint")
         }
-        let built = try finishing(location) { try LogTree.inclusionProof(of: store, index: index, size: size, leafHash: try LogTree.leafHash(of: event)) }
+        let built = try inclusionDocument(of: event, index: index, size: size, in: store, "\(location)")
         if let checkpoint { try expect(built.root, of: checkpoint.checkpoint, checkpoint.path) }
+        return built.document
+    }
+
+    /// The inclusion proof of `event`, leaf `index` of the tree of the first `size` events (checked
+    /// before it is returned), with the chain hash before it in its stream; and the tree's root.
+    /// `name` names the store in messages.
+    static func inclusionDocument(of event: RecordedEvent, index: UInt64, size: UInt64, in store: any EventStore,
+                                  _ name: String) throws -> (document: ProofDocument, root: [UInt8]) {
+        let idText = event.id.lowercaseString
+        let built = try finishing(name) { try LogTree.inclusionProof(of: store, index: index, size: size, leafHash: try LogTree.leafHash(of: event)) }
         let previousHash = event.version > 1
             ? try store.read(stream: event.streamID, from: event.version - 1, direction: .forwards, limit: 1).first?.hash : EventChain.genesis.hexString
         guard let entry = [UInt8](hexadecimal: event.hash), let previous = previousHash.flatMap({ [UInt8](hexadecimal: $0) }) else {
             throw OperationError.invalid("event \(idText) or the one before it in its stream has no valid chain hash")
         }
-        return .inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: built.proof)
+        return (.inclusion(index: index, size: size, event: event.id, entry: entry, previous: previous, path: built.proof), built.root)
     }
 
     /// Runs `build` (a proof from the store's kept tree, extended to the head first, or from
     /// the log); a tree smaller than asked means the log lost events.
-    static func finishing<T>(_ location: StoreLocation, _ build: () throws -> T) throws -> T {
+    static func finishing<T>(_ location: some CustomStringConvertible, _ build: () throws -> T) throws -> T {
         do {
             return try build()
         } catch let error as MerkleProofError {

@@ -66,7 +66,7 @@ public final class API: Sendable {
         Route(method: "GET", template: "/readyz", roles: nil, name: "ready", handler: { try $0.ready($1) }),
         Route(method: "GET", template: "/metrics", roles: [.auditor, .admin], name: "metrics", handler: { try $0.metricsText($1) }),
         Route(method: "GET", template: "/openapi.json", roles: nil, name: "openapi", handler: { try $0.openAPI($1) }),
-    ] + adminRoutes + auditRoutes
+    ] + adminRoutes + auditRoutes + proofRoutes
 
     /// Answers one request; never throws: every failure is a problem document.
     public func respond(to request: HTTPRequest) -> HTTPResponse {

@@ -141,6 +141,65 @@ struct JSONSchemaTests {
         #expect(try old.run("log", "--json").output.contains(#""data":{"a":1}"#))
     }
 
+    @Test("prove --json and what evtool serve serves at /v1/checkpoints/latest and /v1/proofs validate; the OpenAPI schemas are these")
+    func proofsAndServedDocumentsValidate() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let cli = CLI(store: "sqlite:\(directory.path)/p.sqlite", directory: directory.path)
+        let outputs = Outputs()
+        #expect(try CLI.bare("keys", "create", "--out", directory.path + "/keys").status == 0)
+        let key = directory.path + "/keys/checkpoint-key.pem"
+        for listing in ["L1", "L2", "L3"] {
+            #expect(try cli.run("favorite", "--user", "ada", "--listing", listing, "--name", "Hamilton", "--venue", "Pantages", "--date", "2026-12-05 19:30:00", "--category", "Music").status == 0)
+        }
+        #expect(try cli.run("seal", "--key", key, "--checkpoint-out", directory.path + "/cp1.txt").status == 0)
+        #expect(try cli.run("search", "--user", "bob", "--keyword", "jazz", "--here", "34.02,-118.28").status == 0)
+        #expect(try cli.run("seal", "--key", key, "--checkpoint-out", directory.path + "/cp2.txt").status == 0)
+        let log = try cli.run("log", "--json").output.split(separator: "\n")
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(log[1].utf8)) as? [String: Any])
+        let id = try #require(second["id"] as? String)
+        for arguments in [["prove", "--event", id, "--json"], ["prove", "--event", id, "--checkpoint", directory.path + "/cp1.txt", "--json"],
+                          ["prove", "--from", directory.path + "/cp1.txt", "--to", directory.path + "/cp2.txt", "--json"]] {
+            let result = try Processes.run(Processes.evtool, arguments + ["--store", cli.store])
+            #expect(result.status == 0 && result.output.hasPrefix("{") && result.output.split(separator: "\n").count == 1, "\(arguments): \(result)")
+            outputs.add("proof", result.output)
+        }
+
+        let port = try LocalPort.free()
+        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", cli.store])
+        try LocalPort.waitUntilListening(port, process: server)
+        for (schema, path) in [("checkpoint", "/v1/checkpoints/latest"), ("proof", "/v1/proofs/inclusion?event=\(id)"),
+                               ("proof", "/v1/proofs/inclusion?event=\(id)&size=4"), ("proof", "/v1/proofs/consistency?from=3&to=4")] {
+            let fetched = try Processes.run("/usr/bin/curl", ["-s", "--fail-with-body", "--max-time", "20", "http://127.0.0.1:\(port)" + path])
+            #expect(fetched.status == 0 && fetched.output.hasPrefix("{"), "\(path): \(fetched)")
+            outputs.add(schema, fetched.output)
+        }
+        server.send(SIGTERM)
+        #expect(try server.finish().status == 0)
+        #expect(outputs.lines.count == 7)
+        let validated = try Self.validate(outputs.lines)
+        #expect(validated.status == 0 && validated.output.contains("7 documents valid"), "\(validated)")
+        let refused = try Self.validate(["proof\t" + #"{"proof":"inclusion","index":0,"size":1,"event":"x","entry":"00","previous":"00","path":[]}"#,
+                                         "checkpoint\t" + #"{"number":1}"#])
+        #expect(refused.status == 1 && refused.output.contains("line 1 (proof)") && refused.output.contains("line 2 (checkpoint)"), "\(refused)")
+
+        // docs/openapi.json describes the same documents (its schemas are these, without the header).
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        func json(_ path: String) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent(path))) as? [String: Any], "\(path)")
+        }
+        let components = try #require((try json("docs/openapi.json")["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        func same(_ left: Any?, _ right: Any?) throws -> Bool {
+            guard let left, let right else { return false }
+            return try JSONSerialization.data(withJSONObject: left, options: .sortedKeys) == JSONSerialization.data(withJSONObject: right, options: .sortedKeys)
+        }
+        var checkpoint = try json("docs/schemas/checkpoint.schema.json")
+        for header in ["$schema", "$id", "title"] { checkpoint[header] = nil }
+        #expect(try same(checkpoint, components["Checkpoint"]), "docs/schemas/checkpoint.schema.json and the OpenAPI Checkpoint differ")
+        let proof = try #require(try json("docs/schemas/proof.schema.json")["$defs"] as? [String: Any])
+        #expect(try same(proof["inclusion"], components["InclusionProof"]), "proof.schema.json's inclusion and the OpenAPI InclusionProof differ")
+        #expect(try same(proof["consistency"], components["ConsistencyProof"]), "proof.schema.json's consistency and the OpenAPI ConsistencyProof differ")
+    }
+
     /// Runs scripts/validate-json.py over `lines` in the venv's Python.
     static func validate(_ lines: [String]) throws -> Processes.Result {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -5,9 +5,19 @@ public protocol CheckpointRecording: EventStore {
     /// Every recorded checkpoint, in order. Cost: O(checkpoints); there are few.
     func recordedCheckpoints() throws -> [RecordedCheckpoint]
 
+    /// The newest recorded checkpoint (the highest number), or nil when none was recorded.
+    /// Cost: O(log checkpoints) on the stores (one indexed row); the default reads them all.
+    func latestRecordedCheckpoint() throws -> RecordedCheckpoint?
+
     /// Records a checkpoint made with seal number `seal`, as the next one.
     /// - Returns: what was recorded (its number).
     func recordCheckpoint(seal: Int64, checkpoint: Checkpoint) throws -> RecordedCheckpoint
+}
+
+extension CheckpointRecording {
+    public func latestRecordedCheckpoint() throws -> RecordedCheckpoint? {
+        try recordedCheckpoints().last
+    }
 }
 
 /// A checkpoint as a store recorded it.

@@ -7,13 +7,14 @@ import Foundation
 enum ProofCommands {
     static let prove = CommandSpec(
         name: "prove", summary: "Print an inclusion proof for one event, or a consistency proof between two checkpoints",
-        usage: "--event ID [--checkpoint FILE] | --from CHECKPOINT --to CHECKPOINT [--store STORE]",
+        usage: "--event ID [--checkpoint FILE] | --from CHECKPOINT --to CHECKPOINT [--json] [--store STORE]",
         options: [
             .init(name: "event", value: "ID", help: "The event to prove (its id, as 'evtool log' prints it)"),
             .init(name: "checkpoint", value: "FILE", help: "Prove it in this checkpoint's tree (default: the whole log of now)"),
             .init(name: "from", value: "CHECKPOINT", help: "The older checkpoint of a consistency proof"),
             .init(name: "to", value: "CHECKPOINT", help: "The newer checkpoint of a consistency proof"),
             CommandSpec.storeOption,
+            .init(name: "json", value: nil, help: "Print the proof as one JSON object (what 'evtool serve' serves at /v1/proofs; check-proof reads either form)"),
         ],
         discussion: """
             An inclusion proof shows that one event is leaf I of the tree of N events (the
@@ -23,6 +24,8 @@ enum ProofCommands {
             newer one's. The store's tree must have the checkpoints' roots, or the command fails
             (exit 65) naming which. Extends the store's kept tree to the head, then reads O(log N)
             of its nodes (a store whose tree this user may not extend: the log, in position order).
+            With --json, the same proof as one JSON object (docs/schemas/proof.schema.json), the
+            document 'evtool serve' answers GET /v1/proofs/inclusion and /v1/proofs/consistency with.
             """,
         examples: ["evtool prove --event 0193a5c2-7d41-7c3e-9f00-1a2b3c4d5e6f --checkpoint cp-12.txt > proof.txt",
                    "evtool prove --from cp-12.txt --to cp-40.txt > consistency.txt"],
@@ -34,20 +37,20 @@ enum ProofCommands {
                 guard arguments.value("event") == nil else { throw CLIError.usage("'--event' and '--from' are different proofs", arguments.command) }
                 let older = try AuditFiles.checkpoint(from), newer = try AuditFiles.checkpoint(to)
                 let proof = try Proofs.consistency(at: location, from: older, from, to: newer, to)
-                try console.output(String(proof.text.dropLast()))
+                try console.output(arguments.flag("json") ? proof.json : String(proof.text.dropLast()))
                 return
             }
             let idText = try arguments.required("event")
             guard let id = UUID(uuidString: idText) else { throw CLIError.usage("'\(idText)' is not an event id", arguments.command) }
             let checkpoint = try arguments.value("checkpoint").map { (checkpoint: try AuditFiles.checkpoint($0), path: $0) }
             let proof = try Proofs.inclusion(of: id, at: location, checkpoint: checkpoint)
-            try console.output(String(proof.text.dropLast()))
+            try console.output(arguments.flag("json") ? proof.json : String(proof.text.dropLast()))
         })
 
     static let checkProof = CommandSpec(
         name: "check-proof", summary: "Check a proof against signed checkpoints, offline (no store)",
         usage: "PROOF --checkpoint FILE [--checkpoint NEWER] [--public-key KEY] [--event-file FILE]",
-        arguments: [("PROOF", "A proof file printed by 'evtool prove'")],
+        arguments: [("PROOF", "A proof file printed by 'evtool prove' (text, or --json), or served at /v1/proofs")],
         options: [
             .init(name: "checkpoint", value: "FILE", help: "The checkpoint the proof is for (a consistency proof: the older, then the newer)", repeatable: true),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoints' Ed25519 signatures with this public key (PEM)"),

@@ -157,6 +157,20 @@ r = client.put(f"/v1/users/{victim}/favorites/F1", json=SUMMARY, headers=auth("a
 check(r.status_code == 201, "after the erasure the user can favorite the listing again (no stale state)", r)
 print("admin routes ok", flush=True)
 
+# --- role matrix of the verifiable log's routes (after the seals above recorded checkpoints) --------
+first_event = client.get("/v1/log", params={"after": 0, "limit": 1}, headers=auth("auditor")).json()["events"][0]["id"]
+for path in ("/v1/checkpoints/latest", f"/v1/proofs/inclusion?event={first_event}", "/v1/proofs/consistency?from=1&to=1"):
+    for role in ("app", "auditor", "admin"):
+        before = head()
+        r = client.get(path, headers=auth(role))
+        if role == "app":
+            problem(r, 403, "forbidden")
+        else:
+            check(r.status_code == 200 and r.headers["content-type"] == "application/json", f"{role} may GET {path}", r)
+        check(head() == before, f"GET {path} by {role} records nothing")
+    problem(client.get(path), 401, "unauthorized")
+print("proof routes role matrix ok", flush=True)
+
 # --- writes: recorded (201) and unchanged (200) ----------------------------------------------
 user = f"ada-{RUN}"
 r = client.put(f"/v1/users/{user}/favorites/L42", json=SUMMARY, headers=auth("app"))
