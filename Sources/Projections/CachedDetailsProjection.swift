@@ -51,6 +51,7 @@ public struct CachedDetailsProjection: Projection {
     public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = false
 
+    /// Makes the projection (``Views/cachedDetails`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

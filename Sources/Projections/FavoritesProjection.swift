@@ -9,7 +9,9 @@ import JSONKit
 public struct FavoritesProjection: Projection {
     /// One favorite as a list row shows it.
     public struct Item: Sendable, Hashable {
+        /// The listing's id.
         public var listingID: String
+        /// What the list row shows, as recorded with the favorite.
         public var summary: ListingSummary
         /// When it was favorited (the store's recording time).
         public var addedAt: Date
@@ -17,6 +19,7 @@ public struct FavoritesProjection: Projection {
 
     /// A user's favorites, oldest first.
     public struct Document: ViewDocument {
+        /// The favorites, oldest first.
         public var items: [Item]
 
         public func write(to writer: inout JSONWriter) {
@@ -56,6 +59,7 @@ public struct FavoritesProjection: Projection {
     public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
+    /// Makes the projection (``Views/favorites`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

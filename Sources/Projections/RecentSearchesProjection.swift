@@ -14,10 +14,15 @@ public struct RecentSearchesProjection: Projection {
 
     /// One search as the list shows it.
     public struct Item: Sendable, Hashable {
+        /// What the user searched for, as typed.
         public var keyword: String
+        /// The category searched in.
         public var category: SearchCategory
+        /// How far to look.
         public var distance: Double
+        /// The distance's units.
         public var units: DistanceUnit
+        /// Where: detected or typed.
         public var location: SearchLocation
         /// How many results came back the last time, if the client said.
         public var resultCount: Int?
@@ -31,22 +36,28 @@ public struct RecentSearchesProjection: Projection {
     /// units, and the place (a detected location to three decimals of a degree, a typed one
     /// normalized like a keyword). Small values compared field by field, not one long string.
     public struct SearchIdentity: Sendable, Hashable {
+        /// Where a search looked.
         public enum Place: Sendable, Hashable {
             /// A detected location, in thousandths of a degree.
             case here(latitude: Int, longitude: Int)
             /// A typed location, normalized.
             case at(String)
         }
+        /// The keyword, normalized (``RecentSearchesProjection/normalize(_:)``).
         public let keyword: String
+        /// The category.
         public let category: SearchCategory
         /// The distance's bits, with -0 folded into 0 (documents write both as `0`).
         public let distanceBits: UInt64
+        /// The units.
         public let units: DistanceUnit
+        /// The place, rounded or normalized.
         public let place: Place
     }
 
     /// A user's recent searches, newest first.
     public struct Document: ViewDocument {
+        /// The searches, newest first.
         public var items: [Item]
 
         public init(items: [Item]) { self.items = items }
@@ -107,6 +118,7 @@ public struct RecentSearchesProjection: Projection {
     public let version = 3   // 3: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
+    /// Makes the projection (``Views/recentSearches`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

@@ -8,7 +8,9 @@ public struct RecentlyViewedProjection: Projection {
     /// How many listings a user's list keeps.
     public static let capacity = 20
 
+    /// One listing the user opened.
     public struct Item: Sendable, Hashable {
+        /// The listing's id.
         public var listingID: String
         /// The listing's name from the details seen.
         public var name: String
@@ -18,6 +20,7 @@ public struct RecentlyViewedProjection: Projection {
 
     /// A user's recently viewed listings, newest first.
     public struct Document: ViewDocument {
+        /// The listings, newest first.
         public var items: [Item]
 
         public init(items: [Item]) { self.items = items }
@@ -50,6 +53,7 @@ public struct RecentlyViewedProjection: Projection {
     public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
+    /// Makes the projection (``Views/recentlyViewed`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
