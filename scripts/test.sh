@@ -12,6 +12,10 @@ say() { printf 'test.sh: %s\n' "$*" >&2; }
 
 scripts/bootstrap.sh
 
+say "checking doc comments and docs/ARCHITECTURE.md's module table"
+python3 scripts/check-doc-comments.py
+python3 scripts/check-architecture.py
+
 say "building (warnings fail the build)"
 build_log=$(mktemp)
 if ! swift build --build-tests 2>&1 | tee "$build_log"; then

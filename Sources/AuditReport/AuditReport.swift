@@ -17,6 +17,7 @@ public enum AuditReport {
         /// A checkpoint (and the key to check its signature) kept outside the store; user pages only.
         public var outside: SealCheck.Outside?
 
+        /// Makes the options: `storeDescription` names the store on the page, `asOf` folds the views as of that point, `outside` is a checkpoint (and key) to check the seal against.
         public init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date(), outside: SealCheck.Outside? = nil) {
             self.storeDescription = storeDescription
             self.asOf = asOf

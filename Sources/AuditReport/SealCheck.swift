@@ -18,6 +18,7 @@ public struct SealCheck: Sendable, Hashable {
     public struct Step: Sendable, Hashable {
         /// A short name for tests and styling (`hash`, `links`, `covers`, `count`, `signature`, `root`, `includes`).
         public var name: String
+        /// Whether the step passed, failed or was not checked.
         public var status: Status
         /// What was checked and what was found, in one sentence.
         public var text: String
@@ -38,6 +39,7 @@ public struct SealCheck: Sendable, Hashable {
         /// The public key to check its signature with (nil: the signature is not checked).
         public var publicKey: Ed25519Key?
 
+        /// Makes the outside checkpoint (and key) to check.
         public init(checkpoint: Checkpoint, name: String, publicKey: Ed25519Key?) {
             self.checkpoint = checkpoint
             self.name = name

@@ -11,6 +11,7 @@ public struct StoreOverview: Sendable {
 
     /// One day of the log.
     public struct Day: Sendable, Hashable {
+        /// The UTC day, in days since 1970-01-01.
         public var day: Int64
         /// Events per type, in ``StoreOverview/chartedTypes`` order, then other types.
         public var byType: [Int]
@@ -22,27 +23,43 @@ public struct StoreOverview: Sendable {
 
     /// A listing with how often users favorited or opened it.
     public struct ListingCount: Sendable, Hashable {
+        /// The listing's id.
         public var listingID: String
+        /// The listing's name, as last recorded.
         public var name: String
+        /// How many times.
         public var count: Int
     }
 
     /// A view's checkpoint and how far it is behind the head.
     public struct Checkpoint: Sendable, Hashable {
+        /// The view's status (generation, version, checkpoint).
         public var status: ProjectionStatus
+        /// Events between the checkpoint and the head.
         public var lag: Int64
     }
 
+    /// The store, as the page names it (password masked).
     public var storeDescription: String
+    /// When the overview was made.
     public var madeAt: Date
+    /// The head of the log the overview reads up to.
     public var headPosition: Int64
+    /// Events in the log up to the head.
     public var events: Int64 = 0
+    /// Each day with events, oldest first.
     public var days: [Day] = []
+    /// Users with at least one event.
     public var users = 0
+    /// The listings favorited most often, most first.
     public var mostFavorited: [ListingCount] = []
+    /// The listings whose details were opened most often, most first.
     public var mostViewed: [ListingCount] = []
+    /// The seals recorded, oldest first.
     public var seals: [Seal] = []
+    /// Each view's checkpoint and lag.
     public var checkpoints: [Checkpoint] = []
+    /// The erasures recorded, oldest first.
     public var erasures: [UserReport.ErasureRecord] = []
 
     /// Gathers the overview in one pass over the log up to the head read first.

@@ -17,31 +17,49 @@ public struct UserReport: Sendable {
 
     /// A `UserErased` event: who erased which stream, why and when.
     public struct ErasureRecord: Sendable, Hashable {
+        /// The `UserErased` event's position.
         public var position: Int64
+        /// The erased user's stream.
         public var stream: String
+        /// How many events' payloads it erased.
         public var events: Int64
+        /// The last position of the stream it covers.
         public var throughPosition: Int64
+        /// Why (a ticket, a legal basis).
         public var reason: String
+        /// The operator who erased.
         public var by: String
+        /// When the store recorded the erasure.
         public var recordedAt: Date
     }
 
     /// One change of a listing in the user's favorites.
     public struct FavoriteChange: Sendable, Hashable {
+        /// The listing's id.
         public var listingID: String
+        /// The listing's name from the favorite.
         public var name: String
+        /// When it was favorited (nil: before the report's first event).
         public var added: Date?
+        /// When it was removed (nil: still a favorite).
         public var removed: Date?
     }
 
     /// A search, as the report's searches table shows it.
     public struct SearchRow: Sendable, Hashable {
+        /// The search's position in the log.
         public var position: Int64
+        /// When the store recorded it.
         public var recordedAt: Date
+        /// What the user searched for.
         public var keyword: String
+        /// The category searched in.
         public var category: String
+        /// How far, with its units (e.g. `10 miles`).
         public var distance: String
+        /// Where: the typed location or the detected coordinates.
         public var location: String
+        /// How many results came back, if the client said.
         public var results: Int?
     }
 
@@ -52,23 +70,37 @@ public struct UserReport: Sendable {
         case empty
     }
 
+    /// The user the report is about.
     public var user: String
+    /// The store, as the page names it (password masked).
     public var storeDescription: String
+    /// The head of the log when the report was made.
     public var headPosition: Int64
+    /// The point the views are folded as of (nil: now).
     public var asOf: AsOf?
+    /// When the report was made.
     public var madeAt: Date
+    /// The user's timeline, oldest first.
     public var rows: [Row] = []
+    /// The user's events per type.
     public var countsByType: [String: Int] = [:]
     /// The user's favorites count at the end of each UTC day from the first action's day to the last's.
     public var favoritesByDay: [(day: Int64, count: Int)] = []
+    /// Every favorite the user added or removed, with when.
     public var favoriteChanges: [FavoriteChange] = []
+    /// The user's searches, oldest first.
     public var searches: [SearchRow] = []
+    /// The favorites view folded from the user's stream (as of ``asOf``).
     public var favorites: FavoritesProjection.Document?
+    /// The recent searches view folded from the user's stream (as of ``asOf``).
     public var recentSearches: RecentSearchesProjection.Document?
+    /// The recently viewed view folded from the user's stream (as of ``asOf``).
     public var recentlyViewed: RecentlyViewedProjection.Document?
+    /// The result of verifying the user's hash chain.
     public var chain: ChainCheck = .empty
     /// The latest seal at or after the user's last event (nil when none covers it yet).
     public var coveringSeal: Seal?
+    /// How many seals the store holds.
     public var sealCount = 0
     /// What was re-checked about ``coveringSeal`` (and a checkpoint, when given) while making the report.
     public var sealCheck: SealCheck?

@@ -58,13 +58,18 @@ public protocol EventStore: Sendable {
 /// One event of the log lent by ``EventStore/scanAll(after:limit:_:)``: what a projection
 /// reads, with the payload's bytes valid only during the call that lends them.
 public struct LentEvent {
+    /// The event's place in the log.
     public let position: Int64
+    /// The stream it belongs to.
     public let streamID: String
+    /// Its type, e.g. `Favorited`.
     public let type: String
+    /// When the store recorded it.
     public let recordedAt: Date
     /// The payload (JSON), valid only until the lending call returns.
     public let data: UnsafeRawBufferPointer
 
+    /// Makes a lent event over `data`, which must stay valid while it is lent.
     public init(position: Int64, streamID: String, type: String, recordedAt: Date, data: UnsafeRawBufferPointer) {
         self.position = position
         self.streamID = streamID
@@ -78,6 +83,7 @@ public struct LentEvent {
 extension LentEvent: Sendable {}
 
 extension EventStore {
+    /// Lends the events of ``readAll(after:limit:)`` one by one (the default: a store that can lend its row buffers does so without copying).
     public func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int {
         let events = try readAll(after: position, limit: limit)
         for event in events {
@@ -88,6 +94,7 @@ extension EventStore {
         return events.count
     }
 
+    /// Polls ``headPosition()`` with pauses growing from 5 ms to 100 ms until an event after `position` is there or `timeout` passed.
     public func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout

@@ -2,10 +2,14 @@ import Foundation
 
 /// One stream's part of a multi-stream append.
 public struct StreamAppend: Sendable, Hashable {
+    /// The stream to append to.
     public var stream: String
+    /// The version the stream must be at, as for a single append.
     public var expectedVersion: ExpectedVersion
+    /// The events, in order (not empty).
     public var events: [ProposedEvent]
 
+    /// Makes one stream's part of a multi-stream append.
     public init(stream: String, expectedVersion: ExpectedVersion, events: [ProposedEvent]) {
         self.stream = stream
         self.expectedVersion = expectedVersion

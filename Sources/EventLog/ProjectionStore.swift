@@ -45,6 +45,7 @@ public struct ProjectionStatus: Sendable, Hashable {
     /// Whether readers see this generation.
     public var isActive: Bool
 
+    /// Makes a status.
     public init(name: String, generation: Int, version: Int, position: Int64, isActive: Bool) {
         self.name = name
         self.generation = generation
@@ -65,7 +66,9 @@ public struct ViewChanges: Sendable {
     /// Hands the changes to `body` in parts, in order, each key once.
     public typealias Parts = @Sendable (_ body: ([Change]) throws -> Void) throws -> Void
 
+    /// The view's name.
     public var projection: String
+    /// The generation the changes go to.
     public var generation: Int
     /// The checkpoint the changes were computed from; the commit fails if it moved.
     public var fromPosition: Int64

@@ -30,12 +30,16 @@ extension SnapshotDocuments {
 
 /// One snapshot to keep: its kind, slot, stream and JSON.
 public struct SnapshotDocument: Sendable, Hashable {
+    /// What the snapshot is of (a decision state, a view), as its reader names it.
     public var kind: String
+    /// Which of the stream's snapshots of this kind it is (its slot; the reader says what a slot means).
     public var slot: Int64
+    /// The stream it was taken of.
     public var stream: String
     /// JSON.
     public var document: Data
 
+    /// Makes a snapshot document.
     public init(kind: String, slot: Int64, stream: String, document: Data) {
         self.kind = kind
         self.slot = slot

@@ -79,6 +79,7 @@ public struct JSONObject {
 /// validation (its input was validated when appended, or was written by ``JSONWriter``);
 /// on malformed bytes it returns nil or misses members, never reads out of bounds.
 public enum JSONScan {
+    /// Whether `byte` is JSON white space (space, line feed, carriage return, tab).
     @inlinable public static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// The end (exclusive) of the value starting at `start`, or nil if it runs off the end.

@@ -7,7 +7,7 @@ import JSONKit
 ///
 /// The details are kept as the exact JSON that was recorded, never decoded and re-encoded.
 public struct CachedDetailsProjection: Projection {
-    public struct Document: ViewDocument {
+    public struct Document: DeclaredDocument {
         /// The latest details fetched, as recorded (a ``ListingDetails`` in JSON).
         public var details: Data
         /// When they were fetched (the store's recording time of that view).
@@ -29,28 +29,19 @@ public struct CachedDetailsProjection: Projection {
             try JSONDecoder().decode(ListingDetails.self, from: details)
         }
 
-        public func write(to writer: inout JSONWriter) {
-            writer.beginObject()
-            writer.key("details"); writer.raw(details)
-            writer.key("fetchedAt"); writer.date(fetchedAt)
-            writer.key("fetchedBy"); writer.string(fetchedBy)
-            writer.key("views"); writer.number(views)
-            writer.endObject()
-        }
-
-        public init(json: JSONObject) throws {
-            guard let details = json.raw("details"), let fetchedAt = json.string("fetchedAt").flatMap(EventLogTimestamp.parse),
-                  let fetchedBy = json.string("fetchedBy"), let views = json.integer("views") else {
-                throw ViewDocumentError.missing("details", in: "cached details")
-            }
-            self.init(details: details, fetchedAt: fetchedAt, fetchedBy: fetchedBy, views: views)
-        }
+        /// The view's name in messages about a stored document it cannot read.
+        public static let documentName = "cached details"
+        /// `{"details":{…},"fetchedAt":…,"fetchedBy":…,"views":N}`, the details as recorded.
+        public static let fields = DocumentFields<Document>(
+            blank: { Document(details: Data(), fetchedAt: Date(timeIntervalSince1970: 0), fetchedBy: "", views: 0) },
+            [.raw("details", \.details), .date("fetchedAt", \.fetchedAt), .string("fetchedBy", \.fetchedBy), .integer("views", \.views)])
     }
 
     public let name = "cached-details"
     public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = false
 
+    /// Makes the projection (``Views/cachedDetails`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

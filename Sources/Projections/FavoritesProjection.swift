@@ -9,53 +9,42 @@ import JSONKit
 public struct FavoritesProjection: Projection {
     /// One favorite as a list row shows it.
     public struct Item: Sendable, Hashable {
+        /// The listing's id.
         public var listingID: String
+        /// What the list row shows, as recorded with the favorite.
         public var summary: ListingSummary
         /// When it was favorited (the store's recording time).
         public var addedAt: Date
+
+        /// `{"addedAt":"…","listingID":"L7","summary":{"category":…,"localDateTime":…,"name":…,"venue":…}}`.
+        static let fields = DocumentFields<Item>(
+            blank: { Item(listingID: "", summary: ListingSummary(name: "", venue: "", localDateTime: "", category: ""), addedAt: Date(timeIntervalSince1970: 0)) },
+            [.date("addedAt", \.addedAt), .string("listingID", \.listingID), .object("summary", \.summary, summaryFields)])
+        /// A summary as a favorite keeps it.
+        static let summaryFields = DocumentFields<ListingSummary>(
+            blank: { ListingSummary(name: "", venue: "", localDateTime: "", category: "") },
+            [.string("category", \.category), .string("localDateTime", \.localDateTime), .string("name", \.name), .string("venue", \.venue)])
     }
 
     /// A user's favorites, oldest first.
-    public struct Document: ViewDocument {
+    public struct Document: DeclaredDocument {
+        /// The favorites, oldest first.
         public var items: [Item]
 
-        public func write(to writer: inout JSONWriter) {
-            writer.beginObject(); writer.key("items"); writer.beginArray()
-            for item in items {
-                writer.beginObject()
-                writer.key("addedAt"); writer.date(item.addedAt)
-                writer.key("listingID"); writer.string(item.listingID)
-                writer.key("summary"); writer.beginObject()
-                writer.key("category"); writer.string(item.summary.category)
-                writer.key("localDateTime"); writer.string(item.summary.localDateTime)
-                writer.key("name"); writer.string(item.summary.name)
-                writer.key("venue"); writer.string(item.summary.venue)
-                writer.endObject()
-                writer.endObject()
-            }
-            writer.endArray(); writer.endObject()
-        }
-
+        /// Makes a document.
         public init(items: [Item]) { self.items = items }
 
-        public init(json: JSONObject) throws {
-            guard let elements = json.array("items") else { throw ViewDocumentError.missing("items", in: "favorites") }
-            items = try elements.map { range in
-                guard let item = JSONObject(json.bytes, range: range), let listing = item.string("listingID"),
-                      let added = item.string("addedAt").flatMap(EventLogTimestamp.parse), let summary = item.object("summary"),
-                      let name = summary.string("name"), let venue = summary.string("venue"),
-                      let dateTime = summary.string("localDateTime"), let category = summary.string("category") else {
-                    throw ViewDocumentError.missing("items", in: "favorites")
-                }
-                return Item(listingID: listing, summary: ListingSummary(name: name, venue: venue, localDateTime: dateTime, category: category), addedAt: added)
-            }
-        }
+        /// The view's name in messages about a stored document it cannot read.
+        public static let documentName = "favorites"
+        /// `{"items":[…]}`: the favorites, oldest first.
+        public static let fields = DocumentFields<Document>(blank: { Document(items: []) }, [.array("items", \.items, Item.fields)])
     }
 
     public let name = "favorites"
     public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
+    /// Makes the projection (``Views/favorites`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

@@ -9,9 +9,13 @@ import Foundation
 public enum History {
     /// One action in a user's history.
     public struct Entry: Sendable, Hashable, Codable {
+        /// The event's position in the log.
         public var position: Int64
+        /// The event's version in the user's stream.
         public var version: Int64
+        /// The event's id, lowercase.
         public var eventID: String
+        /// The event type, e.g. `Favorited`.
         public var type: String
         /// When the store recorded it (authoritative).
         public var recordedAt: Date
@@ -19,7 +23,9 @@ public enum History {
         public var occurredAt: Date?
         /// Which app server or client sent it, if the metadata says.
         public var source: String?
+        /// The client's request id, if the metadata says.
         public var requestID: String?
+        /// What ties the actions of one user interaction together, if the metadata says.
         public var correlationID: String?
         /// One line saying what the user did, e.g. `favorited "Hamilton" (L123)`.
         public var summary: String
@@ -44,6 +50,7 @@ public enum History {
         /// Only the log as of this point.
         public var asOf: AsOf?
 
+        /// Makes a filter; the defaults let every entry through.
         public init(types: Set<String> = [], since: Date? = nil, until: Date? = nil, asOf: AsOf? = nil) {
             self.types = types
             self.since = since

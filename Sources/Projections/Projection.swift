@@ -52,9 +52,11 @@ extension ViewDocument {
 
 /// A stored document that this code cannot read (written by other code, or damaged).
 public struct ViewDocumentError: Error, Sendable, CustomStringConvertible {
+    /// Why the document cannot be read.
     public var reason: String
     public var description: String { reason }
 
+    /// Makes the error.
     public init(reason: String) { self.reason = reason }
 
     static func missing(_ field: String, in document: String) -> ViewDocumentError {

@@ -14,10 +14,15 @@ public struct RecentSearchesProjection: Projection {
 
     /// One search as the list shows it.
     public struct Item: Sendable, Hashable {
+        /// What the user searched for, as typed.
         public var keyword: String
+        /// The category searched in.
         public var category: SearchCategory
+        /// How far to look.
         public var distance: Double
+        /// The distance's units.
         public var units: DistanceUnit
+        /// Where: detected or typed.
         public var location: SearchLocation
         /// How many results came back the last time, if the client said.
         public var resultCount: Int?
@@ -25,81 +30,82 @@ public struct RecentSearchesProjection: Projection {
         public var searchedAt: Date
         /// What makes two searches the same (not stored: computed from the fields above).
         public var identity: SearchIdentity
+
+        /// `{"category":…,"distance":N,"keyword":…,"location":{"current":{"latitude":…,"longitude":…}}|{"custom":{"text":…}},"resultCount":N?,"searchedAt":…,"units":…}`;
+        /// the identity is computed once the fields are read.
+        static let fields = DocumentFields<Item>(
+            blank: { blankItem },
+            [.rawString("category", \.category), .double("distance", \.distance), .string("keyword", \.keyword), locationField,
+             .optionalInteger("resultCount", \.resultCount), .date("searchedAt", \.searchedAt), .rawString("units", \.units)],
+            completed: { item in
+                item.identity = RecentSearchesProjection.identity(keyword: item.keyword, category: item.category, distance: item.distance,
+                                                                  units: item.units, location: item.location)
+            })
+        /// The item the decoder fills in.
+        static let blankItem = Item(keyword: "", category: .all, distance: 0, units: .miles, location: .custom(text: ""), resultCount: nil,
+                                searchedAt: Date(timeIntervalSince1970: 0),
+                                identity: RecentSearchesProjection.identity(keyword: "", category: .all, distance: 0, units: .miles, location: .custom(text: "")))
+        /// The location, as one of two object shapes.
+        static let locationField = DocumentField<Item>("location", write: { item, writer in
+            writer.key("location"); writer.beginObject()
+            switch item.location {
+            case let .current(latitude, longitude):
+                writer.key("current"); writer.beginObject()
+                writer.key("latitude"); writer.number(latitude)
+                writer.key("longitude"); writer.number(longitude)
+                writer.endObject()
+            case let .custom(text):
+                writer.key("custom"); writer.beginObject(); writer.key("text"); writer.string(text); writer.endObject()
+            }
+            writer.endObject()
+        }, read: { object, item in
+            guard let place = object.object("location") else { return false }
+            if let current = place.object("current"), let latitude = current.number("latitude"), let longitude = current.number("longitude") {
+                item.location = .current(latitude: latitude, longitude: longitude)
+            } else if let text = place.object("custom")?.string("text") {
+                item.location = .custom(text: text)
+            } else {
+                throw ViewDocumentError.missing("location", in: "recent searches")
+            }
+            return true
+        })
     }
 
     /// What makes two searches the same: the normalized keyword, the category, distance and
     /// units, and the place (a detected location to three decimals of a degree, a typed one
     /// normalized like a keyword). Small values compared field by field, not one long string.
     public struct SearchIdentity: Sendable, Hashable {
+        /// Where a search looked.
         public enum Place: Sendable, Hashable {
             /// A detected location, in thousandths of a degree.
             case here(latitude: Int, longitude: Int)
             /// A typed location, normalized.
             case at(String)
         }
+        /// The keyword, normalized (``RecentSearchesProjection/normalize(_:)``).
         public let keyword: String
+        /// The category.
         public let category: SearchCategory
         /// The distance's bits, with -0 folded into 0 (documents write both as `0`).
         public let distanceBits: UInt64
+        /// The units.
         public let units: DistanceUnit
+        /// The place, rounded or normalized.
         public let place: Place
     }
 
     /// A user's recent searches, newest first.
-    public struct Document: ViewDocument {
+    public struct Document: DeclaredDocument {
+        /// The searches, newest first.
         public var items: [Item]
 
+        /// Makes a document.
         public init(items: [Item]) { self.items = items }
 
-        public func write(to writer: inout JSONWriter) {
-            writer.beginObject(); writer.key("items"); writer.beginArray()
-            for item in items {
-                writer.beginObject()
-                writer.key("category"); writer.string(item.category.rawValue)
-                writer.key("distance"); writer.number(item.distance)
-                writer.key("keyword"); writer.string(item.keyword)
-                writer.key("location"); writer.beginObject()
-                switch item.location {
-                case let .current(latitude, longitude):
-                    writer.key("current"); writer.beginObject()
-                    writer.key("latitude"); writer.number(latitude)
-                    writer.key("longitude"); writer.number(longitude)
-                    writer.endObject()
-                case let .custom(text):
-                    writer.key("custom"); writer.beginObject(); writer.key("text"); writer.string(text); writer.endObject()
-                }
-                writer.endObject()
-                if let count = item.resultCount { writer.key("resultCount"); writer.number(count) }
-                writer.key("searchedAt"); writer.date(item.searchedAt)
-                writer.key("units"); writer.string(item.units.rawValue)
-                writer.endObject()
-            }
-            writer.endArray(); writer.endObject()
-        }
-
-        public init(json: JSONObject) throws {
-            guard let elements = json.array("items") else { throw ViewDocumentError.missing("items", in: "recent searches") }
-            items = try elements.map { range in
-                guard let item = JSONObject(json.bytes, range: range), let keyword = item.string("keyword"),
-                      let category = item.string("category").flatMap(SearchCategory.init(rawValue:)),
-                      let distance = item.number("distance"), let units = item.string("units").flatMap(DistanceUnit.init(rawValue:)),
-                      let searchedAt = item.string("searchedAt").flatMap(EventLogTimestamp.parse),
-                      let place = item.object("location") else {
-                    throw ViewDocumentError.missing("items", in: "recent searches")
-                }
-                let location: SearchLocation
-                if let current = place.object("current"), let latitude = current.number("latitude"), let longitude = current.number("longitude") {
-                    location = .current(latitude: latitude, longitude: longitude)
-                } else if let text = place.object("custom")?.string("text") {
-                    location = .custom(text: text)
-                } else {
-                    throw ViewDocumentError.missing("location", in: "recent searches")
-                }
-                return Item(keyword: keyword, category: category, distance: distance, units: units, location: location,
-                            resultCount: item.integer("resultCount"), searchedAt: searchedAt,
-                            identity: identity(keyword: keyword, category: category, distance: distance, units: units, location: location))
-            }
-        }
+        /// The view's name in messages about a stored document it cannot read.
+        public static let documentName = "recent searches"
+        /// `{"items":[…]}`: the searches, newest first.
+        public static let fields = DocumentFields<Document>(blank: { Document(items: []) }, [.array("items", \.items, Item.fields)])
     }
 
     public let name = "recent-searches"
@@ -107,6 +113,7 @@ public struct RecentSearchesProjection: Projection {
     public let version = 3   // 3: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
+    /// Makes the projection (``Views/recentSearches`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

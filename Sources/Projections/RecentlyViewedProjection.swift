@@ -8,48 +8,40 @@ public struct RecentlyViewedProjection: Projection {
     /// How many listings a user's list keeps.
     public static let capacity = 20
 
+    /// One listing the user opened.
     public struct Item: Sendable, Hashable {
+        /// The listing's id.
         public var listingID: String
         /// The listing's name from the details seen.
         public var name: String
         /// When the user last opened it.
         public var viewedAt: Date
+
+        /// `{"listingID":…,"name":…,"viewedAt":…}`.
+        static let fields = DocumentFields<Item>(
+            blank: { Item(listingID: "", name: "", viewedAt: Date(timeIntervalSince1970: 0)) },
+            [.string("listingID", \.listingID), .string("name", \.name), .date("viewedAt", \.viewedAt)])
     }
 
     /// A user's recently viewed listings, newest first.
-    public struct Document: ViewDocument {
+    public struct Document: DeclaredDocument {
+        /// The listings, newest first.
         public var items: [Item]
 
+        /// Makes a document.
         public init(items: [Item]) { self.items = items }
 
-        public func write(to writer: inout JSONWriter) {
-            writer.beginObject(); writer.key("items"); writer.beginArray()
-            for item in items {
-                writer.beginObject()
-                writer.key("listingID"); writer.string(item.listingID)
-                writer.key("name"); writer.string(item.name)
-                writer.key("viewedAt"); writer.date(item.viewedAt)
-                writer.endObject()
-            }
-            writer.endArray(); writer.endObject()
-        }
-
-        public init(json: JSONObject) throws {
-            guard let elements = json.array("items") else { throw ViewDocumentError.missing("items", in: "recently viewed") }
-            items = try elements.map { range in
-                guard let item = JSONObject(json.bytes, range: range), let listing = item.string("listingID"), let name = item.string("name"),
-                      let viewedAt = item.string("viewedAt").flatMap(EventLogTimestamp.parse) else {
-                    throw ViewDocumentError.missing("items", in: "recently viewed")
-                }
-                return Item(listingID: listing, name: name, viewedAt: viewedAt)
-            }
-        }
+        /// The view's name in messages about a stored document it cannot read.
+        public static let documentName = "recently viewed"
+        /// `{"items":[{"listingID":…,"name":…,"viewedAt":…}]}`.
+        public static let fields = DocumentFields<Document>(blank: { Document(items: []) }, [.array("items", \.items, Item.fields)])
     }
 
     public let name = "recently-viewed"
     public let version = 2   // 2: keys by ViewKey (the identity rule)
     public let isKeyedByUser = true
 
+    /// Makes the projection (``Views/recentlyViewed`` is the one the projector runs).
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {

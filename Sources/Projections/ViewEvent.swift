@@ -22,16 +22,22 @@ public struct ViewEvent: Sendable {
     /// result listing ids, which no view shows, are not read), with its normalized identity
     /// computed once, while decoding (on the projector's reading thread).
     public struct Search: Sendable, Hashable {
+        /// What the user searched for.
         public let keyword: String
+        /// The category searched in.
         public let category: SearchCategory
+        /// How far to look.
         public let distance: Double
+        /// The distance's units.
         public let units: DistanceUnit
+        /// Where: detected or typed.
         public let location: SearchLocation
         /// How many results came back, if the client said.
         public let resultCount: Int?
         /// What makes two searches the same (``RecentSearchesProjection/identity(keyword:category:distance:units:location:)``).
         public let identity: RecentSearchesProjection.SearchIdentity
 
+        /// Makes a search and computes its identity.
         public init(keyword: String, category: SearchCategory, distance: Double, units: DistanceUnit, location: SearchLocation, resultCount: Int?) {
             self.keyword = keyword
             self.category = category
@@ -42,6 +48,7 @@ public struct ViewEvent: Sendable {
             self.identity = RecentSearchesProjection.identity(keyword: keyword, category: category, distance: distance, units: units, location: location)
         }
 
+        /// The search a `Searched` event records.
         public init(_ searched: Searched) {
             self.init(keyword: searched.keyword, category: searched.category, distance: searched.distance, units: searched.units,
                       location: searched.location, resultCount: searched.results?.count)
@@ -60,6 +67,7 @@ public struct ViewEvent: Sendable {
     /// What the user did.
     public let action: Action
 
+    /// Makes a view event (and computes the user's view key).
     public init(position: Int64, userID: String, recordedAt: Date, action: Action) {
         self.position = position
         self.userID = userID
@@ -83,6 +91,7 @@ public struct ViewEvent: Sendable {
         return ViewEvent(position: lent.position, userID: UserStream.userID(ofStream: lent.streamID), recordedAt: lent.recordedAt, action: action)
     }
 
+    /// The view event of a recorded event; nil for an event no view reads (another type) or a payload that cannot be decoded.
     public static func decode(_ recorded: RecordedEvent) -> ViewEvent? {
         guard let action = fastAction(type: recorded.type, data: recorded.data) ?? slowAction(type: recorded.type, data: recorded.data) else {
             return nil

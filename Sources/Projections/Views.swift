@@ -3,9 +3,13 @@ import Foundation
 
 /// The domain's views, by name.
 public enum Views {
+    /// Favorites per user.
     public static let favorites = FavoritesProjection()
+    /// Recent searches per user.
     public static let recentSearches = RecentSearchesProjection()
+    /// Recently viewed listings per user.
     public static let recentlyViewed = RecentlyViewedProjection()
+    /// Cached details per listing.
     public static let cachedDetails = CachedDetailsProjection()
 
     /// Every materialized view. (A user's history is their stream itself: see ``History``.)

@@ -42,21 +42,33 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// An SQLite result code; the primary code is the low byte of an extended one.
     public struct ResultCode: RawRepresentable, Hashable, Sendable {
+        /// The primary result code (`SQLITE_…`).
         public var rawValue: Int32
+        /// Makes a result code.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
         /// The primary result code (extended code with the high bytes removed).
         public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
 
+        /// `SQLITE_BUSY`: another connection holds the lock.
         public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+        /// `SQLITE_LOCKED`: a table is locked within this connection.
         public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+        /// `SQLITE_READONLY`: the database may not be written.
         public static let readOnly = ResultCode(rawValue: SQLITE_READONLY)
+        /// `SQLITE_IOERR`: the operating system reported an I/O error.
         public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+        /// `SQLITE_CORRUPT`: the file is damaged.
         public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+        /// `SQLITE_FULL`: the disk is full.
         public static let full = ResultCode(rawValue: SQLITE_FULL)
+        /// `SQLITE_CANTOPEN`: the file cannot be opened.
         public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+        /// `SQLITE_CONSTRAINT`: a constraint (a unique index, a trigger) refused the change.
         public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+        /// `SQLITE_NOTADB`: the file is not an SQLite database.
         public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
+        /// `SQLITE_PERM`: access was denied.
         public static let permission = ResultCode(rawValue: SQLITE_PERM)
         /// `SQLITE_READONLY_DBMOVED`: the file was renamed or deleted while open (not a
         /// question of permission).

@@ -61,6 +61,32 @@ struct AppBackendExampleTests {
         try check(store: store, shown: store)
     }
 
+    @Test("README's \"Use it as a library\" quotes the program as it is, and what it prints on a new SQLite file")
+    func readmeQuotesIt() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: root.appendingPathComponent("Examples/AppBackend/AppBackend.swift"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Use it as a library").dropFirst().first)
+        let blocks = section.components(separatedBy: "```")
+        // blocks[1] is "swift\n…", blocks[3] is "console\n…".
+        try #require(blocks.count > 3 && blocks[1].hasPrefix("swift\n") && blocks[3].hasPrefix("console\n"))
+        let quoted = String(blocks[1].dropFirst("swift\n".count))
+        let lines = source.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex { $0.hasPrefix("    static func run(store") })
+        let end = try #require(lines[start...].firstIndex { $0 == "    }" })
+        let function = lines[start...end].map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : $0 }.joined(separator: "\n") + "\n"
+        #expect(quoted == function)
+        #expect(blocks[3] == """
+            console
+            $ .build/debug/AppBackend sqlite:/tmp/app.sqlite
+            store sqlite:/tmp/app.sqlite
+            recorded Searched for ada, version 1
+            recorded Favorited for ada, version 2
+            recorded DetailsViewed for ada, version 3
+
+            """ + Self.reads)
+    }
+
     @Test("a malformed location: one Error line naming it, exit 1, nothing created")
     func badLocation() throws {
         let result = try Processes.run(Processes.built("AppBackend"), ["mysql://db/app"])

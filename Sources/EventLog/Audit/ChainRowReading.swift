@@ -1,19 +1,26 @@
 /// One row of the log as the store holds its bytes, for `verify`'s fast path: the buffers are
 /// valid only during the callback that receives the row.
 public struct ChainRow {
+    /// The row's position in the log.
     public var position: Int64
+    /// The event's version in its stream.
     public var version: Int64
+    /// The stream id as stored text.
     public var stream: UnsafeRawBufferPointer
     /// The event id as stored text.
     public var idText: UnsafeRawBufferPointer
+    /// The event type as stored text.
     public var type: UnsafeRawBufferPointer
     /// The recording time as stored text (``Timestamp/format(_:)`` form).
     public var recordedAtText: UnsafeRawBufferPointer
+    /// The payload (JSON) as stored.
     public var data: UnsafeRawBufferPointer
+    /// The metadata (JSON) as stored.
     public var metadata: UnsafeRawBufferPointer
     /// The stored hash, as hex text.
     public var hashText: UnsafeRawBufferPointer
 
+    /// Makes a row over buffers that stay valid during the callback that receives it.
     public init(position: Int64, version: Int64, stream: UnsafeRawBufferPointer, idText: UnsafeRawBufferPointer,
                 type: UnsafeRawBufferPointer, recordedAtText: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer,
                 metadata: UnsafeRawBufferPointer, hashText: UnsafeRawBufferPointer) {

@@ -54,6 +54,7 @@ public enum Erasure {
         /// Who did it (an operator's name); kept in the log.
         public var operatorName: String
 
+        /// Makes a request.
         public init(stream: String, reason: String, operatorName: String) {
             self.stream = stream
             self.reason = reason
@@ -69,8 +70,10 @@ public enum Erasure {
         public var throughPosition: Int64
         /// The `UserErased` event's id and position.
         public var eventID: UUID
+        /// The `UserErased` event's position (its id is ``eventID``).
         public var position: Int64
 
+        /// Makes an outcome.
         public init(erasedEvents: Int, throughPosition: Int64, eventID: UUID, position: Int64) {
             self.erasedEvents = erasedEvents
             self.throughPosition = throughPosition

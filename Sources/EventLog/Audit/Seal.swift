@@ -63,7 +63,9 @@ public struct Seal: Sendable, Hashable {
 public struct StreamHeads: Sendable {
     /// A stream's head.
     public struct Head: Sendable, Hashable {
+        /// The stream's last version.
         public var version: Int64
+        /// The hash of the stream's last event (its chain's head).
         public var hash: [UInt8]
     }
 

@@ -50,6 +50,7 @@ public struct VerificationReport: Sendable, Hashable {
     /// Each stream's head at the end (for `evtool seal`), when the whole log was verified.
     public var heads: StreamHeads
 
+    /// Makes a report.
     public init(events: Int64, streams: Int, seals: Int, erasedEvents: Int64, head: Int64, heads: StreamHeads) {
         self.events = events
         self.streams = streams

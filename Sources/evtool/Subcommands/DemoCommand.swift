@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import EvtoolKit
 import Foundation
 import Projections
 import Simulation
@@ -24,8 +25,7 @@ enum DemoCommand {
             let listings = try arguments.required(Self.listings)
             let seed = UInt64(try arguments.required(Self.seed))
             let location = try StoreLocation.resolve(arguments)
-            let store = try location.openForViews(create: true)
-            let runner = CommandRunner(store: store)
+            let application = Application(store: try location.openForViews(create: true))
             var generator = ActivityGenerator(users: users, listings: listings, seed: seed)
             var recorded = 0, unchanged = 0
             var progress = Progress(label: "demo", total: Int64(actions), console: console)
@@ -34,42 +34,42 @@ enum DemoCommand {
                 let action = generator.next()
                 let context = CommandContext(userID: action.userID, source: "evtool-demo", occurredAt: Timestamp.now(),
                                              requestID: "demo-\(seed)-\(index)")
-                if try runner.handle(action.command, context: context).isRecorded { recorded += 1 } else { unchanged += 1 }
+                if try application.perform(action.command, context: context).isRecorded { recorded += 1 } else { unchanged += 1 }
                 if index % 500 == 0 { progress.update(Int64(index), console: &console) }
             }
             progress.update(Int64(actions), console: &console, force: true)
             progress.finish(console: &console)
             let seconds = Date().timeIntervalSince(started)
             try console.output("recorded \(recorded.counted("event")) for \(users.counted("user")) in \(String(format: "%.1f", seconds)) s into \(location) (\(unchanged.counted("action")) changed nothing: repeated favorites, removals of non-favorites, or retried requests)")
-            let projector = Projector(store: store)
-            let head = try projector.catchUp()
+            let head = try application.catchUpViews()
             try console.output("views up to date at position \(head)")
             // The tour: the first user who has favorites right now.
             var user = ActivityGenerator.userID(0)
-            for index in 0..<min(users, 100) where try projector.document(Views.favorites, key: ActivityGenerator.userID(index)) != nil {
+            for index in 0..<min(users, 100) where try application.document(Views.favorites, key: ActivityGenerator.userID(index)) != nil {
                 user = ActivityGenerator.userID(index)
                 break
             }
             try console.output("")
             try console.output("== favorites of \(user) (evtool favorites --user \(user))")
-            for item in try projector.document(Views.favorites, key: user)?.items.prefix(5) ?? [] {
+            for item in try application.document(Views.favorites, key: user)?.items.prefix(5) ?? [] {
                 try console.output("  \(item.listingID)  \(item.summary.name) at \(item.summary.venue), \(item.summary.localDateTime)")
             }
             try console.output("== recent searches of \(user) (evtool recent --user \(user))")
-            for item in try projector.document(Views.recentSearches, key: user)?.items.prefix(5) ?? [] {
+            for item in try application.document(Views.recentSearches, key: user)?.items.prefix(5) ?? [] {
                 try console.output("  \"\(item.keyword)\" in \(item.category.rawValue), \(History.formatDistance(item.distance)) \(item.units.rawValue)")
             }
             try console.output("== recently viewed by \(user) (evtool viewed --user \(user))")
-            for item in try projector.document(Views.recentlyViewed, key: user)?.items.prefix(5) ?? [] {
+            for item in try application.document(Views.recentlyViewed, key: user)?.items.prefix(5) ?? [] {
                 try console.output("  \(item.listingID)  \(item.name)")
             }
             let popular = ActivityGenerator.listingID(0)
-            if let cached = try projector.document(Views.cachedDetails, key: popular) {
+            if let cached = try application.document(Views.cachedDetails, key: popular) {
                 try console.output("== cached details of the most popular listing (evtool details --listing \(popular))")
                 try console.output("  \((try? cached.decodedDetails())?.info.name ?? popular): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
             }
             try console.output("== history of \(user), last 3 actions (evtool history --user \(user))")
-            let entries = try History.entries(of: user, in: store)
+            var entries: [History.Entry] = []
+            try application.forEachHistoryEntry(of: user) { entries.append($0) }
             for entry in entries.suffix(3) { try console.output("  \(entry.position)  \(Timestamp.format(entry.recordedAt))  \(entry.summary)") }
         })
 }

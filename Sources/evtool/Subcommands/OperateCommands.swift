@@ -25,9 +25,8 @@ enum OperateCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let store = try StoreLocation.resolve(arguments).openForViews()
-            let projector = Projector(store: store)
             guard arguments.flag("follow") else {
-                let head = try projector.catchUp()
+                let head = try Application(store: store).catchUpViews()
                 try console.output(arguments.flag("json") ? positionJSON(head) : "views are up to date at position \(head)")
                 return
             }
@@ -88,8 +87,7 @@ enum OperateCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let location = try StoreLocation.resolve(arguments)
-            let store = try location.openForViews()
-            let statistics = try StoreStatistics.of(store)
+            let statistics = try Application(store: try location.openForViews()).storeStatistics()
             let (events, types, head, projections) = (statistics.events, statistics.types, statistics.head, statistics.projections)
             let size = location.sizeInBytes
             if arguments.flag(SharedOptions.json) {

@@ -76,14 +76,10 @@ enum QueryCommands {
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let listing = try Rules.identifier(try arguments.required("listing"), field: "listing id")
-            let store = try StoreLocation.resolve(arguments).openForViews()
-            let document: CachedDetailsProjection.Document?
-            if let point = try arguments.value(SharedOptions.asOf) {
-                try AsOfCheck.within(point, of: store)
-                document = try TimeTravel.document(Views.cachedDetails, key: listing, asOf: point, in: store)
-            } else {
-                document = try Projector(store: store, projections: [Views.cachedDetails]).document(Views.cachedDetails, key: listing)
-            }
+            let application = Application(store: try StoreLocation.resolve(arguments).openForViews())
+            let point = try arguments.value(SharedOptions.asOf)
+            try AsOfCheck.within(point, of: application.store)
+            let document = try application.document(Views.cachedDetails, key: listing, asOf: point)
             if arguments.flag(SharedOptions.json) { return try console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
             guard let document else { return try console.output("No cached details for listing \(TerminalText.escaped(listing))") }
             let details = try document.decodedDetails()
@@ -114,11 +110,11 @@ enum QueryCommands {
             let types = Set(try arguments.all(eventType))
             let filter = History.Filter(types: types, since: try arguments.value(since),
                                         until: try arguments.value(until), asOf: try arguments.value(SharedOptions.asOf))
-            let store = try StoreLocation.resolve(arguments).open(create: false)
-            let user = try UserStream.existing(typed: typed, in: store)
-            try AsOfCheck.within(filter.asOf, of: store)
+            let application = Application(store: try StoreLocation.resolve(arguments).openForViews())
+            let user = try application.existingUser(typed: typed)
+            try AsOfCheck.within(filter.asOf, of: application.store)
             if arguments.flag(SharedOptions.json) {
-                try History.forEachEntry(of: user, in: store, filter: filter) { entry in
+                try application.forEachHistoryEntry(of: user, filter: filter) { entry in
                     var writer = JSONWriter()
                     LogRecord.write(entry, to: &writer)
                     try console.output(writer.text)
@@ -126,7 +122,7 @@ enum QueryCommands {
                 return
             }
             var table = TextTable("POSITION", "RECORDED", "TYPE", "WHAT", "SOURCE", "REQUEST")
-            try History.forEachEntry(of: user, in: store, filter: filter) { entry in
+            try application.forEachHistoryEntry(of: user, filter: filter) { entry in
                 table.add(String(entry.position), Timestamp.format(entry.recordedAt), entry.type, entry.summary, entry.source ?? "-", entry.requestID ?? "-")
             }
             if table.rows.isEmpty { return try console.output("No history for user \(TerminalText.escaped(user))") }
@@ -142,12 +138,10 @@ enum QueryCommands {
     static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {
         try arguments.expectPositional(atMost: 0)
         let typed = try arguments.required(Self.user)
-        let store = try StoreLocation.resolve(arguments).openForViews()
-        let user = try UserStream.existing(typed: typed, in: store)
-        if let point = try arguments.value(SharedOptions.asOf) {
-            try AsOfCheck.within(point, of: store)
-            return try TimeTravel.document(projection, key: user, asOf: point, in: store)
-        }
-        return try Projector(store: store, projections: [projection]).document(projection, key: user)
+        let application = Application(store: try StoreLocation.resolve(arguments).openForViews())
+        let user = try application.existingUser(typed: typed)
+        let point = try arguments.value(SharedOptions.asOf)
+        try AsOfCheck.within(point, of: application.store)
+        return try application.document(projection, key: user, asOf: point)
     }
 }

@@ -150,9 +150,9 @@ enum RecordCommands {
             userID: user, source: try arguments.required(Self.source),
             occurredAt: try arguments.value(occurredAt) ?? Timestamp.now(),
             requestID: try arguments.value(requestID), correlationID: try arguments.value(correlationID))
-        let store = try StoreLocation.resolve(arguments).open(create: true)
         // A long stream is read from its snapshot; snapshots of the views are kept for time travel.
-        let outcome = try CommandRunner(store: store, snapshots: StoreSnapshots.of(store)).handle(command, context: context)
+        let application = Application(store: try StoreLocation.resolve(arguments).openForViews(create: true))
+        let outcome = try application.perform(command, context: context)
         try console.output(describe(outcome, user: user, type: type, json: arguments.flag(json)))
     }
 

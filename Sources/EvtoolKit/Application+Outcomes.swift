@@ -1,0 +1,53 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// The application's calls in the domain's own terms, for a face that words and maps the
+/// libraries' errors itself (the command line: `EventStoreError`, `CommandError` … each to its
+/// exit code and message). The typed calls (``record(_:context:requiredVersion:)``,
+/// ``view(_:user:asOf:)`` …) answer the same through ``ApplicationError``.
+extension Application {
+    /// Records one user action through the application's runner (load the user's stream,
+    /// decide, append with the expected version, retry) and answers with the domain's outcome:
+    /// a request id already recorded is `.unchanged(.alreadyRecorded)`, nothing recorded again.
+    /// - Throws: `CommandError` for a broken rule or lost races; the store's errors.
+    public func perform(_ command: UserCommand, context: CommandContext) throws -> CommandOutcome {
+        try runner.handle(command, context: context)
+    }
+
+    /// The user id as recorded for a user id as typed (``UserStream/existing(typed:in:)``: an id
+    /// recorded before the identity rule is found as it was recorded).
+    /// - Throws: `CommandError` when the id is malformed and no such stream exists.
+    public func existingUser(typed user: String) throws -> String {
+        try UserStream.existing(typed: user, in: store)
+    }
+
+    /// The document of `key` in `projection` (a user id for a user-keyed view, a listing id for
+    /// cached details): now, after catching that view up to the head (read-your-writes), or as
+    /// of `asOf` by time travel from the nearest snapshot. Nil when the key has no document.
+    public func document<P: Projection>(_ projection: P, key: String, asOf: AsOf? = nil) throws -> P.Document? {
+        if let asOf { return try TimeTravel.document(projection, key: key, asOf: asOf, in: store) }
+        return try projector.document(projection, key: key)
+    }
+
+    /// Calls `body` with each of the user's history entries that pass `filter`, oldest first,
+    /// reading the user's stream a batch at a time.
+    public func forEachHistoryEntry(of user: String, filter: History.Filter = History.Filter(),
+                                    _ body: (History.Entry) throws -> Void) throws {
+        try History.forEachEntry(of: user, in: store, filter: filter, body)
+    }
+
+    /// Brings every view up to the head of the log from its checkpoint.
+    /// - Returns: the head position the views reached.
+    @discardableResult
+    public func catchUpViews() throws -> Int64 {
+        try projector.catchUp()
+    }
+
+    /// The store's counts (reads the whole log) and the views' checkpoints, as
+    /// ``statistics()`` with the store's own errors.
+    public func storeStatistics() throws -> StoreStatistics {
+        try StoreStatistics.of(store)
+    }
+}
