@@ -15,6 +15,7 @@ public protocol CheckpointRecording: EventStore {
 }
 
 extension CheckpointRecording {
+    /// The newest recorded checkpoint, found by reading them all (a store overrides it).
     public func latestRecordedCheckpoint() throws -> RecordedCheckpoint? {
         try recordedCheckpoints().last
     }
