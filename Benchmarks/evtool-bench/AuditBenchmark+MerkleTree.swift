@@ -1,3 +1,4 @@
+import CSQLite
 import EventLog
 import Foundation
 import StoreSQLite
@@ -35,6 +36,8 @@ extension AuditBenchmark {
         let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
         console.output("Merkle tree follower after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / Double(events) * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / Double(events) * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
 
+        try oneEventPath(rows, bench: &bench, console: &console)
+
         // The whole log's tree at once (an upgraded store's first extension), then proofs.
         let store = try SQLiteEventStore(path: logPath)
         let whole = try Measurement.seconds { try LogTree.extendKept(store) }
@@ -66,5 +69,45 @@ extension AuditBenchmark {
         func milliseconds(_ values: [Double]) -> String { String(format: "%.2f ms", Measurement.median(values) * 1e3) }
         console.output("inclusion proof at \(String(events).groupedThousands) events: \(milliseconds(kept)) from the kept tree, \(milliseconds(streamed)) streaming the log (\(String(format: "%.0f", Measurement.median(streamed) / Measurement.median(kept)))×)")
         console.output("consistency proof at \(String(events).groupedThousands) events: \(milliseconds(keptConsistency)) from the kept tree (both roots, checked), \(milliseconds(streamedConsistency)) streaming the log")
+    }
+
+    /// The one-event path: each event appended alone (its own transaction and commit), the
+    /// follower run after each, alternating, on one file; and what the follower wrote (rows
+    /// and bytes of the tiles table). Appends write nothing of the tree themselves.
+    static func oneEventPath(_ rows: [BenchRow], bench: inout SQLiteBenchmark, console: inout Console) throws {
+        let count = min(rows.count, 2_000)
+        guard count > 0 else { return }
+        let path = bench.freshPath("evtool-one-event")
+        defer { bench.remove(path) }
+        let store = try SQLiteEventStore(path: path)
+        var (append, follow) = (0.0, 0.0)
+        var versions: [String: Int64] = [:]
+        for row in rows.prefix(count) {
+            let version = versions[row.stream] ?? 0
+            append += try Measurement.seconds { try store.append(row.event, to: row.stream, expectedVersion: .exactly(version)) }
+            versions[row.stream] = version + 1
+            follow += try Measurement.seconds { _ = try store.extendMerkleTree(limit: LogTree.extensionBatch) }
+        }
+        guard try store.merkleTreeState().size == UInt64(count) else {
+            throw CLIError(message: "benchmark tree has \(try store.merkleTreeState().size) leaves, expected \(count)", code: .failure)
+        }
+        let tiles = try tileTotals(path)
+        console.output("one-event appends (\(count), each its own commit), follower after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event), one upsert of the open tile per extension; appends themselves: 0 extra writes")
+    }
+
+    /// The rows of the tiles table and the bytes of their hashes, read with the sqlite3 library.
+    static func tileTotals(_ path: String) throws -> (rows: Int64, bytes: Int64) {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
+            throw CLIError(message: "benchmark: cannot open \(path)", code: .failure)
+        }
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(length(hashes)), 0) FROM merkle_tiles", -1, &statement, nil) == SQLITE_OK,
+              let statement, sqlite3_step(statement) == SQLITE_ROW else {
+            throw CLIError(message: "benchmark: cannot count the tiles: \(String(cString: sqlite3_errmsg(db)))", code: .failure)
+        }
+        defer { sqlite3_finalize(statement) }
+        return (sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1))
     }
 }

@@ -12,7 +12,8 @@ extension AuditBenchmark {
         var bench = PostgresBenchmark(url: url)
         let schema = try bench.freshSchema("verify")
         defer { bench.drop(schema) }
-        _ = try bench.ourAppend(Workload.rows(count: events, batchSize: batch), batchSize: batch, schema: schema)
+        let rows = Workload.rows(count: events, batchSize: batch)
+        _ = try bench.ourAppend(rows, batchSize: batch, schema: schema)
         console.output(BenchFigure.header)
         var raw: [Double] = [], verify: [Double] = [], rawCPU: [Double] = [], verifyCPU: [Double] = []
         for run in 0..<runs {
@@ -41,6 +42,8 @@ extension AuditBenchmark {
                                    baseline: Double(events) / Measurement.median(raw),
                                    baselineName: "one SELECT of every column (hash included), no hashing", target: 0.5).line)
         console.output("verify used \(String(format: "%.2f", Measurement.median(verifyCPU) / Measurement.median(rawCPU)))× the client processor time of the raw read (all threads: \(String(format: "%.2f", Measurement.median(verifyCPU))) s against \(String(format: "%.2f", Measurement.median(rawCPU))) s)")
+        console.flush()
+        try keptTreePostgres(url: url, rows: rows, batch: batch, runs: runs, bench: &bench, console: &console)
         console.flush()
     }
 }

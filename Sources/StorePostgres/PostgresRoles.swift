@@ -63,13 +63,13 @@ public enum PostgresRoles {
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(a);
             -- The kept Merkle tree: read, and extended only through merkle_extend (which runs as
             -- the owner and computes every hash from the events).
-            GRANT SELECT ON \(s).merkle_leaves, \(s).merkle_nodes, \(s).signed_checkpoints TO \(a);
+            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).merkle_extend(integer) TO \(a);
 
             -- The auditor: reads the log, its audit trail and the views; changes nothing.
             GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals,
                             \(s).projections, \(s).view_documents TO \(r);
-            GRANT SELECT ON \(s).merkle_leaves, \(s).merkle_nodes, \(s).signed_checkpoints TO \(r);
+            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(r);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
             COMMIT;
 

@@ -1,20 +1,28 @@
 import EventLog
 import Foundation
 
-// MARK: - The kept Merkle tree (schema 6, docs/AUDIT.md)
+// MARK: - The kept Merkle tree, in tiles (schema 7, docs/AUDIT.md)
 
 extension SQLiteEventStore: MerkleTreeStore {
     public func merkleTreeState() throws -> MerkleTreeState {
         try withConnection { try Self.treeState($0) }
     }
 
+    /// The size and last position, from the last level-0 tile.
     static func treeState(_ connection: SQLiteConnection) throws -> MerkleTreeState {
-        let statement = try connection.statement("SELECT leaf, position FROM merkle_leaves ORDER BY leaf DESC LIMIT 1")
+        let statement = try connection.statement(
+            "SELECT idx, length(hashes) / 32, last_position FROM merkle_tiles WHERE level = 0 ORDER BY idx DESC LIMIT 1")
         defer { statement.reset() }
         guard try statement.step() else { return MerkleTreeState(size: 0, position: 0) }
-        return MerkleTreeState(size: UInt64(statement.int64(0)) + 1, position: statement.int64(1))
+        let size = UInt64(bitPattern: statement.int64(0)) * UInt64(MerkleTile.width) + UInt64(bitPattern: statement.int64(1))
+        return MerkleTreeState(size: size, position: statement.int64(2))
     }
 
+    /// Reads the events after the tree's last leaf, hashes them in Swift (libcrypto) into the
+    /// open tiles and writes the tiles they complete or grow, one prepared upsert each, in one
+    /// transaction. The tree is derived data: that transaction commits with
+    /// `synchronous=NORMAL` (no wait for the disk; a power loss can only lose extensions, which
+    /// the next one redoes, never events, which their own commits made durable).
     public func extendMerkleTree(limit: Int) throws -> (state: MerkleTreeState, added: Int) {
         try withConnection { connection in
             // Nothing to add is the common case: found without the write lock.
@@ -22,103 +30,149 @@ extension SQLiteEventStore: MerkleTreeStore {
                 (try Self.treeState(connection), try connection.scalarInt("SELECT max(position) FROM events") ?? 0)
             }
             if current.1 <= current.0.position || limit <= 0 { return (current.0, 0) }
-            return try connection.transaction {
-                let state = try Self.treeState(connection)
-                let select = try connection.statement("SELECT position, hash FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
-                try select.bind(state.position, at: 1)
-                try select.bind(Int64(limit), at: 2)
-                var rows: [(position: Int64, hash: String)] = []
-                while try select.step() { rows.append((select.int64(0), select.string(1))) }
-                select.reset()
-                guard let last = rows.last else { return (state, 0) }
-                let keys = MerkleTreeGrowth.frontierKeys(size: state.size)
-                let found = try Self.nodes(Set(keys), connection)
-                var growth: MerkleTreeGrowth
-                do {
-                    growth = try MerkleTreeGrowth(size: state.size, frontier: keys.map { found[$0] ?? [] })
-                } catch {
-                    throw EventStoreError.corrupt("the kept Merkle tree of \(state.size) leaves cannot be extended: \(error) (run 'evtool verify')")
-                }
-                let leaf = try connection.statement("INSERT INTO merkle_leaves (leaf, position, hash) VALUES (?1, ?2, ?3)")
-                let node = try connection.statement("INSERT INTO merkle_nodes (level, idx, hash) VALUES (?1, ?2, ?3)")
-                for row in rows {
-                    guard let entry = [UInt8](hexadecimal: row.hash), entry.count == MerkleHash.size else {
-                        throw EventStoreError.corrupt("the event at position \(row.position) has no valid chain hash: the Merkle tree cannot cover it (run 'evtool verify')")
-                    }
-                    for (key, hash) in growth.add(leafHash: MerkleHash.leaf(entry)) {
-                        if key.level == 0 {
-                            try leaf.bind(Int64(key.index), at: 1)
-                            try leaf.bind(row.position, at: 2)
-                            try leaf.bind(hash.hexString, at: 3)
-                            try leaf.run()
-                        } else {
-                            try node.bind(Int64(key.level), at: 1)
-                            try node.bind(Int64(key.index), at: 2)
-                            try node.bind(hash.hexString, at: 3)
-                            try node.run()
-                        }
-                    }
-                }
-                return (MerkleTreeState(size: growth.size, position: last.position), rows.count)
+            let synchronous = try connection.scalarInt("PRAGMA synchronous") ?? 2
+            guard synchronous > 1 else { return try connection.transaction { try Self.extend(connection, limit: limit) } }
+            try connection.execute("PRAGMA synchronous=NORMAL")
+            let result: (state: MerkleTreeState, added: Int)
+            do {
+                result = try connection.transaction { try Self.extend(connection, limit: limit) }
+            } catch {
+                try connection.execute("PRAGMA synchronous=\(synchronous)")
+                throw error
             }
+            try connection.execute("PRAGMA synchronous=\(synchronous)")
+            return result
         }
     }
 
-    public func merkleNodes(_ keys: Set<MerkleNodeKey>) throws -> [MerkleNodeKey: [UInt8]] {
-        try withConnection { try Self.nodes(keys, $0) }
+    private static func extend(_ connection: SQLiteConnection, limit: Int) throws -> (state: MerkleTreeState, added: Int) {
+        let state = try treeState(connection)
+        var growth: MerkleTileGrowth
+        do {
+            growth = try MerkleTileGrowth(size: state.size, tiles: try tiles(Set(MerkleTile.openTileKeys(size: state.size)), connection))
+        } catch let error as MerkleProofError {
+            throw EventStoreError.corrupt("the kept Merkle tree of \(state.size) leaves cannot be extended: \(error) (run 'evtool verify')")
+        }
+        let select = try connection.statement("SELECT position, hash FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
+        try select.bind(state.position, at: 1)
+        try select.bind(Int64(limit), at: 2)
+        var added = 0
+        var last = state.position
+        var entry = [UInt8](repeating: 0, count: MerkleHash.size)
+        while try select.step() {
+            let position = select.int64(0)
+            guard Self.decodeHex(select.textBytes(1), into: &entry) else {
+                select.reset()
+                throw EventStoreError.corrupt("the event at position \(position) has no valid chain hash: the Merkle tree cannot cover it (run 'evtool verify')")
+            }
+            growth.add(leafHash: MerkleHash.leaf(entry), position: position)
+            added += 1
+            last = position
+        }
+        select.reset()
+        guard added > 0 else { return (state, 0) }
+        let upsert = try connection.statement("""
+            INSERT INTO merkle_tiles (level, idx, hashes, first_position, last_position) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (level, idx) DO UPDATE SET hashes = excluded.hashes, last_position = excluded.last_position
+            """)
+        for tile in growth.tiles {
+            try upsert.bind(Int64(tile.level), at: 1)
+            try upsert.bind(Int64(bitPattern: tile.index), at: 2)
+            try upsert.bindBlob(tile.hashes.flatMap { $0 }, at: 3)
+            if let first = tile.firstPosition { try upsert.bind(first, at: 4) } else { try upsert.bindNull(at: 4) }
+            if let final = tile.lastPosition { try upsert.bind(final, at: 5) } else { try upsert.bindNull(at: 5) }
+            try upsert.run()
+        }
+        return (MerkleTreeState(size: growth.size, position: last), added)
     }
 
-    static func nodes(_ keys: Set<MerkleNodeKey>, _ connection: SQLiteConnection) throws -> [MerkleNodeKey: [UInt8]] {
-        let leaf = try connection.statement("SELECT hash FROM merkle_leaves WHERE leaf = ?1")
-        let node = try connection.statement("SELECT hash FROM merkle_nodes WHERE level = ?1 AND idx = ?2")
-        var found: [MerkleNodeKey: [UInt8]] = [:]
-        for key in keys {
-            let statement = key.level == 0 ? leaf : node
-            if key.level == 0 {
-                try leaf.bind(Int64(key.index), at: 1)
-            } else {
-                try node.bind(Int64(key.level), at: 1)
-                try node.bind(Int64(key.index), at: 2)
+    /// Decodes 64 lowercase or uppercase hex digits into `bytes` (32 of them).
+    static func decodeHex(_ text: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) -> Bool {
+        guard text.count == 2 * bytes.count else { return false }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: c - 48
+            case 97...102: c - 87
+            case 65...70: c - 55
+            default: nil
             }
-            // A kept hash that is not 64 hex digits reads as no bytes: verify names it.
-            if try statement.step() { found[key] = [UInt8](hexadecimal: statement.string(0)) ?? [] }
+        }
+        for index in 0..<bytes.count {
+            guard let high = nibble(text[2 * index]), let low = nibble(text[2 * index + 1]) else { return false }
+            bytes[index] = high << 4 | low
+        }
+        return true
+    }
+
+    public func merkleTiles(_ keys: Set<MerkleNodeKey>) throws -> [MerkleNodeKey: MerkleTile] {
+        try withConnection { try Self.tiles(keys, $0) }
+    }
+
+    static func tiles(_ keys: Set<MerkleNodeKey>, _ connection: SQLiteConnection) throws -> [MerkleNodeKey: MerkleTile] {
+        let statement = try connection.statement(
+            "SELECT level, idx, hashes, first_position, last_position FROM merkle_tiles WHERE level = ?1 AND idx = ?2")
+        var found: [MerkleNodeKey: MerkleTile] = [:]
+        for key in keys {
+            try statement.bind(Int64(key.level), at: 1)
+            try statement.bind(Int64(clamping: key.index), at: 2)
+            if try statement.step() { found[key] = tile(statement) }
             statement.reset()
         }
         return found
     }
 
+    /// The tile on the statement's current row (level, idx, hashes, first, last). A kept blob
+    /// whose length is not a multiple of 32 ends in a short hash: verify names it.
+    static func tile(_ statement: SQLiteStatement) -> MerkleTile {
+        let bytes = statement.blob(2)
+        let hashes = stride(from: 0, to: bytes.count, by: MerkleHash.size).map { Array(bytes[$0..<min($0 + MerkleHash.size, bytes.count)]) }
+        return MerkleTile(level: Int(statement.int64(0)), index: UInt64(bitPattern: statement.int64(1)), hashes: hashes,
+                          firstPosition: statement.isNull(3) ? nil : statement.int64(3),
+                          lastPosition: statement.isNull(4) ? nil : statement.int64(4))
+    }
+
     public func merkleLeafIndex(position: Int64) throws -> UInt64? {
         try withConnection { connection in
-            try connection.scalarInt("SELECT leaf FROM merkle_leaves WHERE position = ?1") { try $0.bind(position, at: 1) }.map { UInt64($0) }
+            let statement = try connection.statement(
+                "SELECT idx, first_position FROM merkle_tiles WHERE level = 0 AND last_position >= ?1 ORDER BY last_position LIMIT 1")
+            try statement.bind(position, at: 1)
+            guard try statement.step() else {
+                statement.reset()
+                return nil
+            }
+            let (tile, first) = (UInt64(bitPattern: statement.int64(0)), statement.int64(1))
+            statement.reset()
+            guard first <= position,
+                  try connection.scalarInt("SELECT count(*) FROM events WHERE position = ?1", { try $0.bind(position, at: 1) }) == 1,
+                  let before = try connection.scalarInt("SELECT count(*) FROM events WHERE position >= ?1 AND position < ?2", {
+                      try $0.bind(first, at: 1)
+                      try $0.bind(position, at: 2)
+                  }), before < Int64(MerkleTile.width)
+            else { return nil }
+            return tile * UInt64(MerkleTile.width) + UInt64(before)
         }
     }
 
-    public func merkleLevel(_ level: Int, from index: UInt64, limit: Int) throws -> [MerkleNodeRow] {
+    public func merkleTiles(level: Int, from index: UInt64, limit: Int) throws -> [MerkleTile] {
         try withConnection { connection in
-            let statement = level == 0
-                ? try connection.statement("SELECT leaf, hash, position FROM merkle_leaves WHERE leaf >= ?2 ORDER BY leaf LIMIT ?3")
-                : try connection.statement("SELECT idx, hash, NULL FROM merkle_nodes WHERE level = ?1 AND idx >= ?2 ORDER BY idx LIMIT ?3")
+            let statement = try connection.statement(
+                "SELECT level, idx, hashes, first_position, last_position FROM merkle_tiles WHERE level = ?1 AND idx >= ?2 ORDER BY idx LIMIT ?3")
             defer { statement.reset() }
-            if level > 0 { try statement.bind(Int64(level), at: 1) }
+            try statement.bind(Int64(level), at: 1)
             try statement.bind(Int64(clamping: index), at: 2)
             try statement.bind(Int64(limit), at: 3)
-            var rows: [MerkleNodeRow] = []
-            while try statement.step() {
-                rows.append(MerkleNodeRow(key: MerkleNodeKey(level: level, index: UInt64(bitPattern: statement.int64(0))),
-                                          hash: [UInt8](hexadecimal: statement.string(1)) ?? [],
-                                          position: statement.isNull(2) ? nil : statement.int64(2)))
-            }
-            return rows
+            var tiles: [MerkleTile] = []
+            while try statement.step() { tiles.append(Self.tile(statement)) }
+            return tiles
         }
     }
 
     public func merkleLevelCounts() throws -> [Int: UInt64] {
         try withConnection { connection in
-            let statement = try connection.statement(
-                "SELECT 0, count(*) FROM merkle_leaves UNION ALL SELECT level, count(*) FROM merkle_nodes GROUP BY level")
+            let statement = try connection.statement("SELECT level, sum(length(hashes)) / 32 FROM merkle_tiles GROUP BY level")
             defer { statement.reset() }
             var counts: [Int: UInt64] = [:]
-            while try statement.step() { counts[Int(statement.int64(0))] = UInt64(statement.int64(1)) }
+            while try statement.step() { counts[Int(statement.int64(0))] = UInt64(bitPattern: statement.int64(1)) }
             return counts
         }
     }

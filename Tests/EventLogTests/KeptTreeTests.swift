@@ -5,7 +5,7 @@ import StoreSQLite
 import TestSupport
 import Testing
 
-/// The Merkle tree kept in the store (schema 6): extended by its follower from its size to the
+/// The Merkle tree kept in the store (in tiles, schema 7): extended by its follower from its size to the
 /// head, it gives the same roots and proofs as the tree computed from the log, from O(log n)
 /// rows; `KeptTreeCheck` recomputes it and names a tampered subtree. On an SQLite file and on
 /// PostgreSQL.
@@ -171,19 +171,32 @@ struct KeptTreeTests {
         #expect(try KeptTreeCheck.verify(fixture.store) == 41)
     }
 
-    /// Each way of rewriting the kept tree, as its owner could, and the subtree verify must name.
+    /// Each way of rewriting the kept tree (its tiles, schema 7), as its owner could, and the
+    /// subtree verify must name. For 37 leaves: level-0 tiles 0 and 1 (16 leaves each) and 2
+    /// (5), and the level-4 tile 0 (the roots of the first two).
     static func tampers(_ t: (String) -> String, kind: Kind) -> [(name: String, sql: String, key: MerkleNodeKey)] {
         let triggers = kind == .sqliteFile
-            ? "DROP TRIGGER merkle_leaves_append_only_update; DROP TRIGGER merkle_leaves_append_only_delete; DROP TRIGGER merkle_nodes_append_only_update; DROP TRIGGER merkle_nodes_append_only_delete; "
-            : "ALTER TABLE \(t("merkle_leaves")) DISABLE TRIGGER merkle_leaves_append_only; ALTER TABLE \(t("merkle_nodes")) DISABLE TRIGGER merkle_nodes_append_only; "
-        let hash = kind == .sqliteFile ? "'\(String(repeating: "ab", count: 32))'" : "'\\x\(String(repeating: "ab", count: 32))'::bytea"
+            ? "DROP TRIGGER merkle_tiles_append_only_update; DROP TRIGGER merkle_tiles_append_only_delete; "
+            : "ALTER TABLE \(t("merkle_tiles")) DISABLE TRIGGER merkle_tiles_append_only; "
+        let hex = String(repeating: "ab", count: 32)
+        // The tile's hashes with the one at `offset` replaced by 0xab…, or cut out.
+        func splice(_ offset: Int, cut: Bool = false) -> String {
+            let (before, after) = (offset * 32, (offset + 1) * 32 + 1)
+            return kind == .sqliteFile
+                ? "CAST(substr(hashes, 1, \(before)) || \(cut ? "''" : "X'\(hex)'") || substr(hashes, \(after)) AS BLOB)"
+                : "substring(hashes FROM 1 FOR \(before)) || \(cut ? "''::bytea" : "'\\x\(hex)'::bytea") || substring(hashes FROM \(after))"
+        }
+        let one = kind == .sqliteFile ? "X'\(hex)'" : "'\\x\(hex)'::bytea"
+        let tiles = t("merkle_tiles")
         return [
-            ("a leaf rewritten", triggers + "UPDATE \(t("merkle_leaves")) SET hash = \(hash) WHERE leaf = 5;", MerkleNodeKey(level: 0, index: 5)),
-            ("a node rewritten", triggers + "UPDATE \(t("merkle_nodes")) SET hash = \(hash) WHERE level = 2 AND idx = 3;", MerkleNodeKey(level: 2, index: 3)),
-            ("a leaf's position changed", triggers + "UPDATE \(t("merkle_leaves")) SET position = position + 1000 WHERE leaf = 9;", MerkleNodeKey(level: 0, index: 9)),
-            ("a middle leaf removed", triggers + "DELETE FROM \(t("merkle_leaves")) WHERE leaf = 7;", MerkleNodeKey(level: 0, index: 7)),
-            ("a node removed", triggers + "DELETE FROM \(t("merkle_nodes")) WHERE level = 1 AND idx = 4;", MerkleNodeKey(level: 1, index: 4)),
-            ("a node added above the top", triggers + "INSERT INTO \(t("merkle_nodes")) (level, idx, hash) VALUES (9, 0, \(hash));", MerkleNodeKey(level: 9, index: 0)),
+            ("a leaf rewritten", triggers + "UPDATE \(tiles) SET hashes = \(splice(5)) WHERE level = 0 AND idx = 0;", MerkleNodeKey(level: 0, index: 5)),
+            ("a node rewritten", triggers + "UPDATE \(tiles) SET hashes = \(splice(1)) WHERE level = 4 AND idx = 0;", MerkleNodeKey(level: 4, index: 1)),
+            ("a tile's position changed", triggers + "UPDATE \(tiles) SET first_position = first_position + 1000 WHERE level = 0 AND idx = 1;", MerkleNodeKey(level: 0, index: 16)),
+            ("a tile's last position changed", triggers + "UPDATE \(tiles) SET last_position = last_position - 1 WHERE level = 0 AND idx = 1;", MerkleNodeKey(level: 0, index: 31)),
+            ("a leaf cut out of a tile", triggers + "UPDATE \(tiles) SET hashes = \(splice(7, cut: true)) WHERE level = 0 AND idx = 0;", MerkleNodeKey(level: 0, index: 15)),
+            ("a middle tile removed", triggers + "DELETE FROM \(tiles) WHERE level = 0 AND idx = 1;", MerkleNodeKey(level: 0, index: 16)),
+            ("a node removed", triggers + "DELETE FROM \(tiles) WHERE level = 4 AND idx = 0;", MerkleNodeKey(level: 4, index: 0)),
+            ("a node added above the top", triggers + "INSERT INTO \(tiles) (level, idx, hashes) VALUES (8, 0, \(one));", MerkleNodeKey(level: 8, index: 0)),
         ]
     }
 

@@ -9,15 +9,16 @@ extension PostgresRoleMatrixTests {
         let d = try Self.deploy(); defer { d.drop() }
         let s = d.schema.quoted
         let forgeries = [
-            "INSERT INTO \(s).merkle_leaves VALUES (0, 1, sha256('x'))",
-            "INSERT INTO \(s).merkle_nodes VALUES (1, 0, sha256('x'))",
-            "UPDATE \(s).merkle_leaves SET hash = sha256('x')",
-            "DELETE FROM \(s).merkle_nodes",
-            "TRUNCATE \(s).merkle_leaves",
+            "INSERT INTO \(s).merkle_tiles VALUES (0, 0, sha256('x'), 1, 1)",
+            "INSERT INTO \(s).merkle_tiles VALUES (4, 0, sha256('x'), NULL, NULL)",
+            "UPDATE \(s).merkle_tiles SET hashes = hashes || sha256('x')",
+            "DELETE FROM \(s).merkle_tiles",
+            "TRUNCATE \(s).merkle_tiles",
             "INSERT INTO \(s).signed_checkpoints VALUES (1, 1, 6, 'evtool', '')",
             "DELETE FROM \(s).signed_checkpoints",
-            "ALTER TABLE \(s).merkle_leaves DISABLE TRIGGER merkle_leaves_append_only",
-            "LOCK TABLE \(s).merkle_leaves IN EXCLUSIVE MODE",
+            "ALTER TABLE \(s).merkle_tiles DISABLE TRIGGER merkle_tiles_append_only",
+            "LOCK TABLE \(s).merkle_tiles IN EXCLUSIVE MODE",
+            "SELECT \(s).merkle_tile_root(sha256('x') || sha256('y'))",
         ]
         for role in [d.app, d.auditor] {
             let connection = try PostgresConnection(conninfo: d.url(for: role))

@@ -17,6 +17,7 @@ struct SQLiteMigrationTests {
         "663de1a20185e18470bb0c5646894a044a451e8fbe44656911567028dc3971b8",
         "fa79ed5462f666ac90e57ceadce0db61d5d4a79737604c3ddb25b78f963d2d93",
         "57bf839fc1b420639b7c0950373c325b6cce6d2f95643b7ac80855cacba7ee53",
+        "6d9fcb61c183d30891ad1c11782320dd7056dffddf0cf20c75ee644dd86ec272",
     ]
     static let pinnedTriggers = "1c7849bd4c8611384d57bd2b604a61beb09c2d123d6b8b529e0353bd6cc5075b"
 
@@ -77,7 +78,7 @@ struct SQLiteMigrationTests {
         try store.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-1", expectedVersion: .exactly(2))
         var again = try LogVerifier(store: store)
         #expect(try again.verifyLog().events == 4)
-        // The kept Merkle tree (schema 6) starts empty and is extended over the events from before the upgrade.
+        // The kept Merkle tree (schema 6; tiles since 7) starts empty and is extended over the events from before the upgrade.
         #expect(try store.merkleTreeState().size == 0)
         #expect(try KeptTreeCheck.extendAndVerify(store) == 4)
         #expect(try LogTree.root(of: store, size: 4) == LogTree.streamedRoot(of: store, size: 4))

@@ -104,12 +104,14 @@ struct RecordedCheckpointTests {
     func tamperedTreeThroughCLI(kind: Kind) throws {
         let setup = try Self.setup(kind); defer { setup.cleanup() }
         let checkpoint = try CheckpointTests.seal(setup.base, "cp-1.txt")
-        let hash = kind == .sqlite ? "'\(String(repeating: "ab", count: 32))'" : "'\\x\(String(repeating: "ab", count: 32))'::bytea"
-        try setup.tamper("UPDATE S.merkle_nodes SET hash = \(hash) WHERE level = 3 AND idx = 1;", tables: ["merkle_nodes"])
+        // The first node kept at level 4 (the root of leaves 0–15), in the level-4 tile.
+        let hex = String(repeating: "ab", count: 32)
+        let spliced = kind == .sqlite ? "CAST(X'\(hex)' || substr(hashes, 33) AS BLOB)" : "'\\x\(hex)'::bytea || substring(hashes FROM 33)"
+        try setup.tamper("UPDATE S.merkle_tiles SET hashes = \(spliced) WHERE level = 4 AND idx = 0;", tables: ["merkle_tiles"])
         var result = try setup.cli.run("verify")
-        #expect(result.status == 65 && result.errors == "Error: the log fails verification: the kept Merkle tree's node (level 3, index 1) is not the hash of its two children: it was rewritten\n", "\(result)")
+        #expect(result.status == 65 && result.errors == "Error: the log fails verification: the kept Merkle tree's node (level 4, index 0) is not the hash of its children (the 16 kept subtrees of level 0 below it): it was rewritten\n", "\(result)")
         result = try setup.cli.run("seal")
-        #expect(result.status == 65 && result.errors.contains("node (level 3, index 1)"), "\(result)")
+        #expect(result.status == 65 && result.errors.contains("node (level 4, index 0)"), "\(result)")
         let id = try CheckpointTests.eventIDs(setup.cli)[3]
         result = try setup.cli.run("prove", "--event", id, "--checkpoint", checkpoint)
         #expect(result.status == 65 && result.errors.contains("gives an inclusion proof for leaf 3 that does not hold") && result.output.isEmpty, "\(result)")

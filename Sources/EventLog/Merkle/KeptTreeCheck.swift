@@ -1,9 +1,10 @@
-/// `verify`'s check of a kept Merkle tree (``MerkleTreeStore``): the tree is derived data, so
-/// every kept subtree is recomputed and compared. Leaf i must be the i-th event in position
-/// order (its position and SHA-256(0x00 ‖ chain hash)); each node above must be the hash of
-/// its two children; each level must hold exactly the subtrees a tree of its size has.
-/// Reads the kept rows level by level in batches (bounded memory): O(n) reads and one SHA-256
-/// per kept row.
+/// `verify`'s check of a kept Merkle tree (``MerkleTreeStore``, kept as ``MerkleTile``s): the
+/// tree is derived data, so every kept hash is recomputed and compared. Leaf i must be the
+/// i-th event in position order (SHA-256(0x00 ‖ its chain hash), each level-0 tile's first and
+/// last positions those of its events); each node kept at level 4, 8 … must be the root of the
+/// 16 kept hashes of the tile below it; each level must hold exactly the nodes a tree of its
+/// size has. Reads the tiles level by level in batches (bounded memory): O(n) reads and about
+/// two SHA-256 digests per leaf.
 public enum KeptTreeCheck {
     /// What `verify` and `seal` run after the log verified: extends the kept tree to the head
     /// (when this connection may write it) and checks all of it.
@@ -20,69 +21,115 @@ public enum KeptTreeCheck {
     /// - Returns: the number of leaves checked (the kept tree's size).
     /// - Throws: ``KeptTreeFailure`` naming the first subtree that is not the log's.
     public static func verify(_ store: any MerkleTreeStore, batchSize: Int = 10_000) throws -> UInt64 {
-        let state = try store.merkleTreeState()
-        let size = state.size
-        let counts = try store.merkleLevelCounts()
-        let top = size == 0 ? 0 : 64 - size.leadingZeroBitCount
-        // A level with more subtrees than the tree has (a missing one is found by the walk below).
-        for (level, count) in counts.sorted(by: { $0.key < $1.key }) {
-            let expected = level < top ? size >> UInt64(level) : 0
+        let size = try store.merkleTreeState().size
+        // A level with more nodes than the tree has (a missing one is found by the walks below).
+        for (level, count) in try store.merkleLevelCounts().sorted(by: { $0.key < $1.key }) {
+            let expected = level < 64 ? size >> UInt64(level) : 0
             guard count > expected else { continue }
-            let surplus = try store.merkleLevel(level, from: expected, limit: 1).first?.key ?? MerkleNodeKey(level: level, index: expected)
-            throw KeptTreeFailure(key: surplus, reason: "is beyond the tree of \(size) leaves (its level has \(count) subtrees, not \(expected)): rows were added")
+            throw KeptTreeFailure(key: MerkleNodeKey(level: level, index: expected),
+                                  reason: "is beyond the tree of \(size) leaves (its level has \(count) subtrees, not \(expected)): rows were added")
         }
-        // Leaves against the events' chain hashes, in position order.
-        var cursor: Int64 = 0
-        var index: UInt64 = 0
-        while index < size {
-            let events = try store.chainHashes(after: cursor, limit: batchSize)
-            let leaves = try store.merkleLevel(0, from: index, limit: batchSize)
-            for (event, leaf) in zip(events, leaves) where index < size {
-                let key = MerkleNodeKey(level: 0, index: index)
-                guard leaf.key == key else { throw KeptTreeFailure(key: key, reason: "is missing") }
-                guard leaf.position == event.position else {
-                    throw KeptTreeFailure(key: key, reason: "is for position \(leaf.position.map(String.init) ?? "none"), but the \(ordinal(index)) event is at position \(event.position): events were removed, inserted or reordered")
-                }
-                guard let entry = [UInt8](hexadecimal: event.hash), entry.count == MerkleHash.size, MerkleHash.leaf(entry) == leaf.hash else {
-                    // The leaf of another event nearby: the two were swapped.
-                    if let other = events.first(where: { [UInt8](hexadecimal: $0.hash).map(MerkleHash.leaf) == leaf.hash }) {
-                        throw KeptTreeFailure(key: key, reason: "(position \(event.position)) is the leaf of the event now at position \(other.position): events were reordered")
-                    }
-                    throw KeptTreeFailure(key: key, reason: "(position \(event.position)) is not the leaf of that event's chain hash: the event or the leaf was rewritten")
-                }
-                index += 1
-            }
-            guard let last = events.last, !leaves.isEmpty, index < size else {
-                if index < size { throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: index), reason: events.isEmpty ? "has no event: the log has fewer events than the kept tree (it was truncated or events were removed)" : "is missing") }
-                break
-            }
-            cursor = last.position
-        }
-        // Each level above from the one below.
-        var level = 1
-        while level < top {
-            let expected = size >> UInt64(level)
-            var next: UInt64 = 0
-            while next < expected {
-                let count = min(UInt64(batchSize), expected - next)
-                let children = try store.merkleLevel(level - 1, from: next * 2, limit: Int(count * 2))
-                let nodes = try store.merkleLevel(level, from: next, limit: Int(count))
-                for offset in 0..<count {
-                    let key = MerkleNodeKey(level: level, index: next + offset)
-                    let left = Int(offset * 2)
-                    guard Int(offset) < nodes.count, nodes[Int(offset)].key == key else { throw KeptTreeFailure(key: key, reason: "is missing") }
-                    guard left + 1 < children.count, children[left].key.index == key.index * 2, children[left + 1].key.index == key.index * 2 + 1 else {
-                        throw KeptTreeFailure(key: MerkleNodeKey(level: level - 1, index: key.index * 2), reason: "or its sibling is missing")
-                    }
-                    guard MerkleHash.node(children[left].hash, children[left + 1].hash) == nodes[Int(offset)].hash else {
-                        throw KeptTreeFailure(key: key, reason: "is not the hash of its two children: it was rewritten")
-                    }
-                }
-                next += count
-            }
-            level += 1
+        try verifyLeaves(store, size: size, batchSize: batchSize)
+        var level = MerkleTile.height
+        while level < 64, size >> UInt64(level) > 0 {
+            try verifyLevel(store, level: level, size: size, batchSize: batchSize)
+            level += MerkleTile.height
         }
         return size
+    }
+
+    /// The level-0 tiles against the events' chain hashes, in position order.
+    private static func verifyLeaves(_ store: any MerkleTreeStore, size: UInt64, batchSize: Int) throws {
+        let width = UInt64(MerkleTile.width)
+        let tileCount = (size + width - 1) / width
+        var cursor: Int64 = 0
+        var pending: [(position: Int64, hash: String)] = []
+        var used = 0
+        var next: UInt64 = 0
+        // Reads events until `count` are pending (fewer at the end of the log).
+        func fill(_ count: Int) throws {
+            if used > batchSize {
+                pending.removeFirst(used)
+                used = 0
+            }
+            while pending.count - used < count {
+                let more = try store.chainHashes(after: cursor, limit: batchSize)
+                guard let last = more.last else { return }
+                pending += more
+                cursor = last.position
+            }
+        }
+        while next < tileCount {
+            let tiles = try store.merkleTiles(level: 0, from: next, limit: max(1, batchSize / MerkleTile.width))
+            guard !tiles.isEmpty else { throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: next * width), reason: "is missing") }
+            for tile in tiles where next < tileCount {
+                let first = next * width
+                guard tile.index == next else { throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: first), reason: "is missing") }
+                let expected = Int(min(width, size - first))
+                guard tile.hashes.count == expected else {
+                    throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: first + UInt64(min(tile.hashes.count, expected))), reason: "is missing")
+                }
+                try fill(expected + MerkleTile.width)
+                guard pending.count - used >= expected else {
+                    throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: first + UInt64(pending.count - used)),
+                                          reason: "has no event: the log has fewer events than the kept tree (it was truncated or events were removed)")
+                }
+                let events = pending[used..<(used + expected)]
+                for (offset, kept, event) in [(0, tile.firstPosition, events[used]), (expected - 1, tile.lastPosition, events[used + expected - 1])]
+                where kept != event.position {
+                    let index = first + UInt64(offset)
+                    throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: index),
+                                          reason: "is for position \(kept.map(String.init) ?? "none"), but the \(ordinal(index)) event is at position \(event.position): events were removed, inserted or reordered")
+                }
+                for (offset, event) in events.enumerated() {
+                    let key = MerkleNodeKey(level: 0, index: first + UInt64(offset))
+                    let leaf = tile.hashes[offset]
+                    guard let entry = [UInt8](hexadecimal: event.hash), entry.count == MerkleHash.size, MerkleHash.leaf(entry) == leaf else {
+                        // The leaf of another event nearby: the two were swapped.
+                        if let other = pending[used...].first(where: { [UInt8](hexadecimal: $0.hash).map(MerkleHash.leaf) == leaf }) {
+                            throw KeptTreeFailure(key: key, reason: "(position \(event.position)) is the leaf of the event now at position \(other.position): events were reordered")
+                        }
+                        throw KeptTreeFailure(key: key, reason: "(position \(event.position)) is not the leaf of that event's chain hash: the event or the leaf was rewritten")
+                    }
+                }
+                used += expected
+                next += 1
+            }
+        }
+    }
+
+    /// The nodes kept at `level` (4, 8 …) against the roots of the tiles below them.
+    private static func verifyLevel(_ store: any MerkleTreeStore, level: Int, size: UInt64, batchSize: Int) throws {
+        let width = UInt64(MerkleTile.width)
+        let nodes = size >> UInt64(level)
+        let tileCount = (nodes + width - 1) / width
+        let below = level - MerkleTile.height
+        let step = max(1, batchSize / (MerkleTile.width * MerkleTile.width))
+        var next: UInt64 = 0
+        while next < tileCount {
+            let tiles = try store.merkleTiles(level: level, from: next, limit: step)
+            guard !tiles.isEmpty else { throw KeptTreeFailure(key: MerkleNodeKey(level: level, index: next * width), reason: "is missing") }
+            var children: [UInt64: MerkleTile] = [:]
+            for child in try store.merkleTiles(level: below, from: next * width, limit: tiles.count * MerkleTile.width) { children[child.index] = child }
+            for tile in tiles where next < tileCount {
+                let first = next * width
+                guard tile.index == next else { throw KeptTreeFailure(key: MerkleNodeKey(level: level, index: first), reason: "is missing") }
+                let expected = Int(min(width, nodes - first))
+                guard tile.hashes.count == expected else {
+                    throw KeptTreeFailure(key: MerkleNodeKey(level: level, index: first + UInt64(min(tile.hashes.count, expected))), reason: "is missing")
+                }
+                for (offset, hash) in tile.hashes.enumerated() {
+                    let key = tile.nodeKey(offset)
+                    guard let child = children[key.index], child.hashes.count == MerkleTile.width else {
+                        throw KeptTreeFailure(key: MerkleNodeKey(level: below, index: key.index * width), reason: "or a subtree beside it is missing")
+                    }
+                    guard MerkleTile.root(of: child.hashes[...]) == hash else {
+                        throw KeptTreeFailure(key: key, reason: "is not the hash of its children (the 16 kept subtrees of level \(below) below it): it was rewritten")
+                    }
+                }
+                next += 1
+            }
+        }
     }
 
     private static func ordinal(_ index: UInt64) -> String {

@@ -1,0 +1,51 @@
+import EventLog
+import Foundation
+import StorePostgres
+
+extension AuditBenchmark {
+    /// The kept Merkle tree on PostgreSQL: `merkle_extend` (the follower, as the owner) after
+    /// every batched append, alternating on one schema, against the appends themselves; then an
+    /// inclusion proof from the kept tree.
+    static func keptTreePostgres(url: String, rows: [BenchRow], batch: Int, runs: Int, bench: inout PostgresBenchmark,
+                                 console: inout Console) throws {
+        var appendSeconds: [Double] = [], followerSeconds: [Double] = []
+        var proofSeconds: [Double] = []
+        for _ in 0..<runs {
+            let schema = try bench.freshSchema("follower")
+            defer { bench.drop(schema) }
+            let store = try PostgresEventStore(url: url, schema: schema)
+            var (append, follow) = (0.0, 0.0)
+            var start = 0
+            while start < rows.count {
+                let end = min(start + batch, rows.count)
+                let first = rows[start]
+                append += try Measurement.seconds {
+                    try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
+                }
+                follow += try Measurement.seconds {
+                    var added = 0
+                    while added < end - start {
+                        let step = try store.extendMerkleTree(limit: batch).added
+                        guard step > 0 else { break }
+                        added += step
+                    }
+                }
+                start = end
+            }
+            let size = try store.merkleTreeState().size
+            guard size == UInt64(rows.count) else {
+                throw CLIError(message: "benchmark tree has \(size) leaves, expected \(rows.count)", code: .failure)
+            }
+            appendSeconds.append(append)
+            followerSeconds.append(follow)
+            let index = size / 3
+            proofSeconds.append(try Measurement.seconds {
+                _ = try LogTree.proof(of: store, size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))
+            })
+        }
+        let events = Double(rows.count)
+        let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
+        console.output("Merkle tree follower (merkle_extend) after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / events * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / events * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
+        console.output("inclusion proof at \(String(rows.count).groupedThousands) events from the kept tree: \(String(format: "%.2f ms", Measurement.median(proofSeconds) * 1e3))")
+    }
+}

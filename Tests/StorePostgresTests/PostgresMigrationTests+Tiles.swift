@@ -1,0 +1,36 @@
+import EventLog
+import Foundation
+@testable import StorePostgres
+import Testing
+
+extension PostgresMigrationTests {
+    @Test("a schema-6 store whose tree its own merkle_extend filled upgrades to tiles: the old tables go, merkle_extend keeps its callers, the tree is built again and verifies")
+    func upgradeFromSchema6KeptTree() throws {
+        let url = try TestDatabase.url()
+        let name = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: name) }
+        let schema = try PostgresSchema(name: name)
+        for step in 0..<6 {
+            try TestDatabase.execute(schema.migrations[step] + "\nUPDATE \(schema.quoted).schema_version SET version = \(step + 1);")
+        }
+        try Self.appendWithOldFunction(name)
+        // Schema 6's follower: one leaf row per event and a row per completed subtree.
+        #expect(try TestDatabase.execute("SELECT added FROM \(name).merkle_extend(100)") == "4")
+        #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).merkle_leaves") == "4")
+        #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).merkle_nodes") == "3")
+        let oldLeaves = try #require(try TestDatabase.execute("SELECT string_agg(encode(hash, 'hex'), ',' ORDER BY leaf) FROM \(name).merkle_leaves"))
+            .split(separator: ",").compactMap { [UInt8](hexadecimal: String($0)) }
+        let before = try MerkleProofBuilder.build(size: 4, leafHashes: oldLeaves).root
+
+        let store = try PostgresEventStore(url: url, schema: name)
+        #expect(try TestDatabase.execute("SELECT version FROM \(name).schema_version") == "7")
+        #expect(try TestDatabase.execute("SELECT to_regclass('\(name).merkle_leaves') IS NULL AND to_regclass('\(name).merkle_nodes') IS NULL") == "t")
+        #expect(try store.merkleTreeState().size == 0)
+        #expect(try KeptTreeCheck.extendAndVerify(store) == 4)
+        #expect(try LogTree.root(of: store, size: 4) == before)
+        #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).merkle_tiles") == "1")
+        try store.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-3", expectedVersion: .noStream)
+        #expect(try KeptTreeCheck.extendAndVerify(store) == 5)
+        #expect(try LogTree.root(of: store, size: 5) == LogTree.streamedRoot(of: store, size: 5))
+    }
+}
