@@ -15,7 +15,13 @@ struct GroupCommitTests {
         let base: any MultiStreamAppending
         let calls = Atomic<Int>(0)
         init(_ base: any MultiStreamAppending) { self.base = base }
+        /// Multi-stream commits running now, and the most that ever ran at once.
+        let inFlight = Atomic<Int>(0)
+        let mostInFlight = Atomic<Int>(0)
         func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+            let running = inFlight.add(1, ordering: .acquiringAndReleasing).newValue
+            defer { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
+            mostInFlight.max(running, ordering: .acquiringAndReleasing)
             if calls.add(1, ordering: .acquiringAndReleasing).oldValue == 0 { Thread.sleep(forTimeInterval: 1) }
             return try base.append(parts)
         }
@@ -84,6 +90,26 @@ struct GroupCommitTests {
         #expect(try Self.count(file.store) == 16)
         let statistics = grouped.statistics
         #expect(statistics.appends == 16 && statistics.commits == 2, "the 15 that queued behind the first went in one transaction: \(statistics)")
+    }
+
+    /// With two commits allowed at once (PostgreSQL), the appends that queue behind a slow
+    /// commit are committed beside it, except the one to the stream it is committing: that one
+    /// waits for it and is checked against the version it leaves.
+    @Test(arguments: Kind.allCases) func concurrentCommitsKeepAStreamInOneAtATime(kind: Kind) throws {
+        let file = try kind.make()
+        defer { file.cleanup() }
+        let slow = SlowFirstCommit(file.store)
+        let grouped = GroupCommitStore(base: slow, maximumConcurrentCommits: 2)
+        var others = (1...14).map { StreamAppend(stream: "user-\($0)", expectedVersion: .noStream, events: [Self.event()]) }
+        others.insert(StreamAppend(stream: "user-0", expectedVersion: .exactly(1), events: [Self.event()]), at: 7)
+        let results = Self.race(grouped, first: StreamAppend(stream: "user-0", expectedVersion: .noStream, events: [Self.event()]), others: others)
+        for (index, result) in results.enumerated() {
+            if case .failure(let error) = result { Issue.record("append \(index) failed: \(error)") }
+        }
+        #expect(try results[8].get().streamVersion == 2, "user-0's second append went in after its first")
+        #expect(try file.store.version(of: "user-0") == 2)
+        #expect(try Self.count(file.store) == 16)
+        #expect(slow.mostInFlight.load(ordering: .acquiring) == 2, "the others were committed while the slow first commit was in flight")
     }
 
     @Test(arguments: Kind.allCases) func oneAppendsConflictOrDuplicateFailsOnlyItself(kind: Kind) throws {

@@ -114,7 +114,12 @@ enum ServeCommands {
             limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             // A long-lived server decides a cached user's command without reading the stream
             // first (its append at the cached version is the check), for up to 200,000 users.
-            let application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000)
+            // SQLite has one writer; PostgreSQL commits transactions in parallel, so up to 8
+            // group commits (each with what queued meanwhile) run at once there.
+            let concurrentCommits: Int
+            if case .sqlite = location { concurrentCommits = 1 } else { concurrentCommits = 8 }
+            let application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
+                                          concurrentCommits: concurrentCommits)
             let api = API(application: application, tokens: tokens, limits: limits,
                           sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
             let server = HTTPServer(api: api, configuration: configuration)
