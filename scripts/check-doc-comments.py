@@ -19,7 +19,7 @@ STANDARD_WITNESS = re.compile(
 TYPE_HEADER = re.compile(
     r"^(?:(?:@\w+(?:\([^)]*\))?|public|open|final|internal|package|indirect|private|fileprivate)\s+)*"
     r"(protocol|extension|struct|class|enum|actor)\s+([A-Za-z_][\w.]*)(?:<[^>]*>)?\s*(?::\s*([^{]*?))?\s*(?:where [^{]*)?\{?\s*$")
-PUBLIC = re.compile(r"^((?:@\w+(?:\([^)]*\))?\s+)*)(public|open)\s+(.*)$")
+PUBLIC = re.compile(r"^((?:@\w+(?:\([^)]*\))?\s+)*)(public|open)\s+(?![=+\-*/.(\[])(.*)$")
 MEMBER = re.compile(
     r"(?:(?:static|class|final|override|mutating|nonmutating|nonisolated|convenience|required|lazy|indirect|"
     r"(?:private|fileprivate|internal|package)\(set\))\s+)*"

@@ -75,6 +75,10 @@ struct ServeBenchmark {
         }
         try flush()
         try Projector(store: store).catchUp()
+        // A served store's kept Merkle tree follows its head (the server's KeptTreeFollower):
+        // extend it now, so the server does not spend its first minute building it over the
+        // preloaded log (on SQLite, on the connection every read and write waits for).
+        _ = try LogTree.extendKept(store)
         return events
     }
 
@@ -177,14 +181,18 @@ struct ServeBenchmark {
         return (Server(process: process, port: port), token)
     }
 
-    /// Runs `wrk` with a script of scripts/ against the server.
-    func load(_ server: Server, script: String, token: String) throws -> Load {
-        let path = root.appendingPathComponent("scripts/\(script)").path
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(message: "the wrk script '\(path)' is missing (run the benchmark from its checkout)", code: .failure)
+    /// Runs `wrk` with a script of scripts/ (or, with none, GETs `path`) against the server,
+    /// over `connections` connections (default ``connections``).
+    func load(_ server: Server, script: String?, token: String, connections: Int = ServeBenchmark.connections, path urlPath: String = "") throws -> Load {
+        var arguments = ["-t\(min(Self.wrkThreads, connections))", "-c\(connections)", "-d\(seconds)s", "--latency"]
+        if let script {
+            let path = root.appendingPathComponent("scripts/\(script)").path
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw CLIError(message: "the wrk script '\(path)' is missing (run the benchmark from its checkout)", code: .failure)
+            }
+            arguments += ["-s", path]
         }
-        let result = try Self.run("/usr/bin/wrk", ["-t\(Self.wrkThreads)", "-c\(Self.connections)", "-d\(seconds)s", "--latency", "-s", path,
-                                                   "http://127.0.0.1:\(server.port)"],
+        let result = try Self.run("/usr/bin/wrk", arguments + ["http://127.0.0.1:\(server.port)\(urlPath)"],
                                   environment: ["EVTOOL_TOKEN": token, "EVTOOL_USERS": String(users)])
         guard result.status == 0 else { throw CLIError(message: "wrk failed (status \(result.status)): \(result.errors)", code: .failure) }
         return try Self.parseWrk(result.output)

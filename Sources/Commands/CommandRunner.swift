@@ -16,6 +16,9 @@ public final class CommandRunner: Sendable {
     /// How many events a stream grows between snapshots (when there is a snapshot store).
     public let snapshotInterval: Int64
     let cache: UserStateCache?
+    /// Whether a command is decided on the cached state without reading the stream first
+    /// (see ``init(store:maximumAttempts:cache:snapshots:snapshotInterval:clock:decidesOnCachedState:)``).
+    public let decidesOnCachedState: Bool
     private let snapshots: (any UserSnapshotStore)?
     private let clock: @Sendable () -> Date
 
@@ -28,10 +31,18 @@ public final class CommandRunner: Sendable {
     ///   - snapshots: where users' states are kept across processes; nil keeps none.
     ///   - snapshotInterval: how many events a stream grows between snapshots (at least 1).
     ///   - clock: the app server's clock, for ``EventMetadata/handledAt``.
+    ///   - decidesOnCachedState: decide a command on the user's cached state and append it at
+    ///     the cached version without reading the stream first (one store round trip instead of
+    ///     two). The append's exact expected version is the check: when another writer appended
+    ///     meanwhile, it fails and the command is decided again on the stream as read. A decision
+    ///     that records nothing, or an `If-Match` version other than the cached one, is checked
+    ///     against the stream before it is answered. Off (the default), every command reads the
+    ///     events since the cached state first, and checks the last one's id and chain hash.
     public init(
         store: any EventStore, maximumAttempts: Int = 10, cache: UserStateCache? = UserStateCache(),
         snapshots: (any UserSnapshotStore)? = nil, snapshotInterval: Int = 100,
-        clock: @escaping @Sendable () -> Date = { Timestamp.now() }
+        clock: @escaping @Sendable () -> Date = { Timestamp.now() },
+        decidesOnCachedState: Bool = false
     ) {
         self.store = store
         self.maximumAttempts = max(1, maximumAttempts)
@@ -39,6 +50,7 @@ public final class CommandRunner: Sendable {
         self.snapshots = snapshots
         self.snapshotInterval = Int64(max(1, snapshotInterval))
         self.clock = clock
+        self.decidesOnCachedState = decidesOnCachedState && cache != nil
     }
 
     /// Handles one command for the user in `context`.
@@ -46,7 +58,7 @@ public final class CommandRunner: Sendable {
     /// Cost: one read of the events appended since the cached state and of the last one it
     /// holds (the whole stream the first time a user is seen, or after the user was erased,
     /// decoding only `Favorited`/`Unfavorited` payloads), one encode, one append; more under
-    /// contention.
+    /// contention. With ``decidesOnCachedState`` and the user cached: one append, no read.
     /// - Returns: what was recorded, or why nothing was.
     /// - Throws: ``CommandError/rejected(field:rule:)`` for a command that breaks a rule,
     ///   ``CommandError/conflict(user:attempts:)`` when other writers kept winning,
@@ -74,18 +86,35 @@ public final class CommandRunner: Sendable {
         var trustsSnapshot = true
 
         for attempt in 1...maximumAttempts {
-            var loaded = try load(stream: stream, trustsSnapshot: trustsSnapshot)
-            if let requestID = context.requestID,
-               loaded.recentEventIDs.contains(RequestIdentity.eventID(user: user, requestID: requestID, index: 0)) {
-                return .unchanged(.alreadyRecorded(requestID: requestID))
+            // The first try may decide on the cached state alone (no read); its append at the
+            // cached version is then the check that the state was current.
+            var fromCache = false
+            var loaded: LoadedUser
+            if attempt == 1, let cached = cachedForDeciding(stream: stream) {
+                loaded = cached
+                fromCache = true
+            } else {
+                loaded = try load(stream: stream, trustsSnapshot: trustsSnapshot)
             }
-            if let requiredVersion, loaded.version != requiredVersion {
-                throw EventStoreError.wrongExpectedVersion(stream: stream, expected: .exactly(requiredVersion), actual: loaded.version)
-            }
-            let events: [DomainEvent]
-            switch try UserDecider.decision(command, state: loaded.state) {
-            case .unchanged(let reason): return .unchanged(reason)
-            case .record(let decided): events = decided
+            var events: [DomainEvent] = []
+            deciding: while true {
+                if let requestID = context.requestID,
+                   loaded.recentEventIDs.contains(RequestIdentity.eventID(user: user, requestID: requestID, index: 0)) {
+                    return .unchanged(.alreadyRecorded(requestID: requestID))
+                }
+                if let requiredVersion, loaded.version != requiredVersion {
+                    // A cached state may be behind the version the client saw: read the stream.
+                    if fromCache { loaded = try load(stream: stream, trustsSnapshot: trustsSnapshot); fromCache = false; continue deciding }
+                    throw EventStoreError.wrongExpectedVersion(stream: stream, expected: .exactly(requiredVersion), actual: loaded.version)
+                }
+                switch try UserDecider.decision(command, state: loaded.state) {
+                case .unchanged(let reason):
+                    // No append checks a decision to record nothing: check it on the stream.
+                    if fromCache { loaded = try load(stream: stream, trustsSnapshot: trustsSnapshot); fromCache = false; continue deciding }
+                    return .unchanged(reason)
+                case .record(let decided): events = decided
+                }
+                break deciding
             }
             if events != proposedFor {   // encode once; again only if a reload changed the decision
                 let metadata = try EventMetadata(
@@ -132,6 +161,14 @@ public final class CommandRunner: Sendable {
             }
         }
         throw CommandError.conflict(user: user, attempts: maximumAttempts)
+    }
+
+    /// The cached state a command may be decided on without a read (``decidesOnCachedState``),
+    /// unless a snapshot is due (the load that saves it reads the stream).
+    private func cachedForDeciding(stream: String) -> LoadedUser? {
+        guard decidesOnCachedState, let cached = cache?.loaded(stream: stream) else { return nil }
+        if snapshots != nil, cached.version - cached.snapshotVersion >= snapshotInterval { return nil }
+        return cached
     }
 
     /// A user's decision state now: the cached state brought up to date with the events since.

@@ -22,19 +22,28 @@ public final class Application: Sendable {
     /// Makes the application over an opened store.
     /// - Parameter groupCommit: commit concurrent writes of different users together (see
     ///   ``GroupCommitStore``); needs a store that appends several streams in one transaction.
-    public init(store: any EventStore & ProjectionStore, groupCommit: Bool = false) {
+    /// - Parameter decidesOnCachedState: decide a cached user's command without reading the
+    ///   stream first, the append at the cached version being the check
+    ///   (``CommandRunner/decidesOnCachedState``); a long-lived server turns it on.
+    /// - Parameter cachedUsers: how many users' decision states are kept between commands.
+    /// - Parameter concurrentCommits: how many group commits may be in flight at once (1 for
+    ///   SQLite; PostgreSQL commits transactions in parallel).
+    public init(store: any EventStore & ProjectionStore, groupCommit: Bool = false,
+                decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1) {
         self.store = store
         // Users' decision states (and their views every thousand events) are snapshotted beside
         // the views, so a user with a long stream is read from the last snapshot by a new
         // process as by this one's cache, and time travel starts from the nearest one.
         let snapshots = StoreSnapshots.of(store)
         if groupCommit, let multi = store as? any MultiStreamAppending {
-            let grouped = GroupCommitStore(base: multi)
+            let grouped = GroupCommitStore(base: multi, maximumConcurrentCommits: concurrentCommits)
             self.groupCommit = grouped
-            self.runner = CommandRunner(store: grouped, snapshots: snapshots)
+            self.runner = CommandRunner(store: grouped, cache: UserStateCache(capacity: cachedUsers), snapshots: snapshots,
+                                        decidesOnCachedState: decidesOnCachedState)
         } else {
             self.groupCommit = nil
-            self.runner = CommandRunner(store: store, snapshots: snapshots)
+            self.runner = CommandRunner(store: store, cache: UserStateCache(capacity: cachedUsers), snapshots: snapshots,
+                                        decidesOnCachedState: decidesOnCachedState)
         }
         self.projector = Projector(store: store)
     }

@@ -11,27 +11,37 @@ import Foundation
 /// gets its own error while the rest are committed without it; when the shared commit fails in
 /// a way that names no single append, each is committed on its own instead.
 public final class GroupCommitStore: EventStore, @unchecked Sendable {
-    // @unchecked: `queue`, `isCommitting` and the counters are used only under `condition`.
+    // @unchecked: `queue`, `committing`, `streamsInFlight`, each `Pending` and the counters are used only under `condition`.
     /// The store the events go to.
     public let base: any MultiStreamAppending
     /// The most appends one transaction takes.
     public let maximumBatch: Int
+    /// The most transactions committing at once (1 for SQLite's one writer; more for a server
+    /// that commits transactions in parallel, like PostgreSQL).
+    public let maximumConcurrentCommits: Int
     private let condition = NSCondition()
     private var queue: [Pending] = []
-    private var isCommitting = false
+    private var committing = 0
+    /// The streams of the transactions committing now: a stream's next append waits for them,
+    /// so that its version check is against the stream as they leave it.
+    private var streamsInFlight = Set<String>()
     private var commitCount = 0
     private var appendCount = 0
 
     private final class Pending {
         let part: StreamAppend
         var result: Result<AppendResult, any Error>?
+        var taken = false
         init(_ part: StreamAppend) { self.part = part }
     }
 
     /// Wraps a store that appends several streams in one transaction.
-    public init(base: any MultiStreamAppending, maximumBatch: Int = 256) {
+    /// - Parameter maximumConcurrentCommits: how many transactions may commit at once (at least
+    ///   1); each takes what queued while the others commit.
+    public init(base: any MultiStreamAppending, maximumBatch: Int = 256, maximumConcurrentCommits: Int = 1) {
         self.base = base
         self.maximumBatch = max(1, maximumBatch)
+        self.maximumConcurrentCommits = max(1, maximumConcurrentCommits)
     }
 
     /// Transactions committed and appends they carried so far (appends / commits is the
@@ -52,25 +62,35 @@ public final class GroupCommitStore: EventStore, @unchecked Sendable {
                 condition.unlock()
                 return try result.get()
             }
-            if !isCommitting {
-                // Lead: take what is queued (one append per stream, so each check is against
-                // the stream as the earlier commits left it) and commit it.
-                isCommitting = true
+            if !pending.taken, committing < maximumConcurrentCommits {
+                // Lead: take what is queued (one append per stream, none of a stream another
+                // transaction is committing, so each check is against the stream as the earlier
+                // commits left it) and commit it.
                 var batch: [Pending] = []
                 var streams = Set<String>()
                 var rest: [Pending] = []
                 for candidate in queue {
-                    if batch.count < maximumBatch, streams.insert(candidate.part.stream).inserted { batch.append(candidate) } else { rest.append(candidate) }
+                    if batch.count < maximumBatch, !streamsInFlight.contains(candidate.part.stream), streams.insert(candidate.part.stream).inserted {
+                        candidate.taken = true
+                        batch.append(candidate)
+                    } else {
+                        rest.append(candidate)
+                    }
                 }
-                queue = rest
-                condition.unlock()
-                let commits = commit(batch)
-                condition.lock()
-                commitCount += commits
-                appendCount += batch.count
-                isCommitting = false
-                condition.broadcast()
-                continue
+                if !batch.isEmpty {
+                    queue = rest
+                    committing += 1
+                    streamsInFlight.formUnion(streams)
+                    condition.unlock()
+                    let commits = commit(batch)
+                    condition.lock()
+                    commitCount += commits
+                    appendCount += batch.count
+                    committing -= 1
+                    streamsInFlight.subtract(streams)
+                    condition.broadcast()
+                    continue
+                }
             }
             condition.wait()
         }

@@ -26,11 +26,14 @@ public final class HTTPServer: @unchecked Sendable {
     private let wakerStopped = Atomic<Bool>(false)
     private let wakerDone = DispatchSemaphore(value: 0)
     private let requestCounter = Atomic<Int>(0)
+    /// Where write requests run (nil: on the connection threads).
+    private let writePool: WorkerPool?
 
     /// Makes a server; ``start()`` binds it.
     public init(api: API, configuration: ServerConfiguration) {
         self.api = api
         self.configuration = configuration
+        self.writePool = configuration.writeThreads > 0 ? WorkerPool(threads: configuration.writeThreads, name: "evtool-write") : nil
     }
 
     /// The port it listens on (after ``start()``).
@@ -125,6 +128,9 @@ public final class HTTPServer: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let left = inFlight.load(ordering: .acquiring)
+        // A write still running holds its connection suspended, and every suspended connection
+        // must be resumed before the daemon stops: wait for the writes themselves to end.
+        while let writePool, writePool.outstanding > 0 { Thread.sleep(forTimeInterval: 0.01) }
         // Every parked connection must be resumed before the daemon stops (libmicrohttpd's rule):
         // the streams are stopped, so the waker resumes each and ends.
         wakerStopped.store(true, ordering: .releasing)
@@ -155,6 +161,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
         if state.answered { uploadSize.pointee = 0; return .YES }
+        if let write = state.write {
+            // Resumed: the write pool has answered.
+            let response = write.response ?? Problem(.serverError, "the write ended without an answer").response
+            return answer(connection, state: state, method: method, url: url, response, requestID: write.requestID)
+        }
         if uploadSize.pointee > 0 {
             if !state.tooLarge, let upload {
                 if state.body.count + uploadSize.pointee > configuration.maximumBodyBytes {
@@ -177,8 +188,23 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let request = HTTPRequest(method: method, path: url, query: queryPairs(connection), headers: headers, body: state.body)
         state.body = []
+        if let writePool, Self.writeMethods.contains(method) {
+            // Off the connection thread: suspend the connection, answer on the pool, resume.
+            let write = PendingWrite(connection: connection, requestID: headers["x-request-id"])
+            state.write = write
+            MHD_suspend_connection(connection)
+            let api = self.api
+            writePool.submit {
+                write.response = api.respond(to: request)
+                MHD_resume_connection(write.connection)
+            }
+            return .YES
+        }
         return answer(connection, state: state, method: method, url: url, api.respond(to: request), requestID: headers["x-request-id"])
     }
+
+    /// The methods whose requests run on the write pool.
+    static let writeMethods: Set<String> = ["POST", "PUT", "DELETE", "PATCH"]
 
     fileprivate func completed(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let context, let raw = context.pointee else { return }

@@ -7,6 +7,23 @@ final class RequestState {
     var body: [UInt8] = []
     var tooLarge = false
     var answered = false
+    /// A write handed to the write pool (its connection suspended until it is done).
+    var write: PendingWrite?
+}
+
+/// A write request running on the write pool: its response, set before the connection is
+/// resumed (libmicrohttpd's resume orders that store before the handler's next call).
+final class PendingWrite: @unchecked Sendable {
+    // @unchecked: `response` is written by the pool's thread before MHD_resume_connection
+    // and read by the connection's thread after it; `connection` is immutable.
+    var response: HTTPResponse?
+    let connection: OpaquePointer
+    /// The client's `X-Request-ID`, for the log line.
+    let requestID: String?
+    init(connection: OpaquePointer, requestID: String?) {
+        self.connection = connection
+        self.requestID = requestID
+    }
 }
 
 /// A Server-Sent Events body being sent: the chunk not yet taken by libmicrohttpd.

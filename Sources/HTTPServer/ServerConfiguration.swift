@@ -9,6 +9,10 @@ public struct ServerConfiguration: Sendable {
     public var port: UInt16 = 8080
     /// Threads in the pool that serves connections (default 4).
     public var threads = 4
+    /// Threads that run write requests (POST, PUT, DELETE) off the connection threads (default
+    /// 64): a write waiting for its commit then holds no connection thread, and concurrent
+    /// writes can share a group commit. 0 runs writes on the connection threads.
+    public var writeThreads = 64
     /// The most connections open at once (default 1,000; more are refused at accept).
     public var connectionLimit = 1_000
     /// Seconds a connection may stay idle or trickle before it is closed (default 30).

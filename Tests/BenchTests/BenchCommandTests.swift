@@ -178,17 +178,21 @@ struct BenchCommandTests {
         let load = /\s+[0-9,]+ (req|reads)\/s  p50 [0-9]+\.[0-9]{2} ms  p99 [0-9]+\.[0-9]{2} ms  \([0-9,]+ requests, 0 failed\)/
         for label in ["sqlite", "postgres"] {
             #expect(lines.contains { $0.hasPrefix("\(label): preloaded 300 users (600 events), views caught up, in ") }, "\(label): \(result)")
-            for what in ["in-process read (EvtoolKit, 8 threads)", "serve reads: GET favorites of a user", "serve writes: PUT favorite"] {
+            for what in ["in-process read (EvtoolKit, 8 threads)", "serve GET /healthz (no store, no token)", "serve reads: GET favorites of a user",
+                         "serve reads, 8 connections", "serve reads, 16 connections", "serve writes: PUT favorite"] {
                 let prefix = "\(label) \(what)"
                 #expect(lines.contains { $0.hasPrefix(prefix) && $0.dropFirst(prefix.count).wholeMatch(of: load) != nil }, "\(prefix): \(result)")
             }
-            let raw = try Regex("\(label) baseline: raw .+: [0-9,]+ rows/s")
+            let raw = try Regex("\(label) baseline \\((before|after)\\): raw .+: [0-9,]+ rows/s")
             let perProcess = try Regex("\(label) baseline: one 'evtool favorite' process per request: [0-9]+\\.[0-9] req/s")
-            let p99 = try Regex("\(label) serve reads p99 [0-9]+\\.[0-9]{2} ms: (< 5 ms ok|≥ 5 ms MISSED \\(target < 5 ms\\))")
+            let p99 = try Regex("\(label) serve reads p99 [0-9]+\\.[0-9]{2} ms at 64 connections: (< 5 ms ok|≥ 5 ms MISSED \\(target < 5 ms\\)|MISSED \\([0-9]+ requests failed\\)); [0-9]+\\.[0-9]{2} ms at 8; [0-9]+\\.[0-9]{2} ms at 16")
+            let little = try Regex("\(label) serve reads: 64 connections at p99 < 5 ms need ≥ 12,800 req/s \\(Little's law\\); measured [0-9,]+")
+            #expect(lines.contains { $0.wholeMatch(of: little) != nil }, "\(result)")
+            #expect(lines.filter { $0.wholeMatch(of: raw) != nil }.count == 2, "the raw baseline before and after: \(result)")
             #expect(lines.contains { $0.wholeMatch(of: raw) != nil }, "\(result)")
             #expect(lines.contains { $0.wholeMatch(of: perProcess) != nil }, "\(result)")
-            let rawName = label == "sqlite" ? "raw SQLite: prepared INSERT, one transaction per row, synchronous=FULL"
-                : "raw PostgreSQL: prepared single-row INSERT transactions over 8 connections"
+            let rawName = (label == "sqlite" ? "raw SQLite: prepared INSERT, one transaction per row, synchronous=FULL"
+                : "raw PostgreSQL: prepared single-row INSERT transactions over 8 connections") + ", mean of before and after"
             #expect(lines.contains { Self.isFigure($0, operation: "\(label) serve writes vs raw", baseline: rawName) }, "\(result)")
             #expect(lines.contains { Self.isFigure($0, operation: "\(label) serve reads vs in-process", baseline: "the same read through EvtoolKit in-process") }, "\(result)")
             #expect(lines.contains { Self.isFigure($0, operation: "\(label) serve writes vs a process each", baseline: "one evtool favorite process per request") }, "\(result)")

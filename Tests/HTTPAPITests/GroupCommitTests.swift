@@ -6,15 +6,22 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Group commit on a real SQLite file: appends that arrive while a commit is in flight go into
-/// the next transaction together, each with its own version check and its own outcome.
+/// Group commit on a real SQLite file and a real PostgreSQL schema: appends that arrive while a
+/// commit is in flight go into the next transaction together, each with its own version check
+/// and its own outcome.
 struct GroupCommitTests {
     /// A store whose first multi-stream commit takes a second, so that the other writers queue up.
     final class SlowFirstCommit: MultiStreamAppending, @unchecked Sendable {
-        let base: SQLiteEventStore
+        let base: any MultiStreamAppending
         let calls = Atomic<Int>(0)
-        init(_ base: SQLiteEventStore) { self.base = base }
+        init(_ base: any MultiStreamAppending) { self.base = base }
+        /// Multi-stream commits running now, and the most that ever ran at once.
+        let inFlight = Atomic<Int>(0)
+        let mostInFlight = Atomic<Int>(0)
         func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+            let running = inFlight.add(1, ordering: .acquiringAndReleasing).newValue
+            defer { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
+            mostInFlight.max(running, ordering: .acquiringAndReleasing)
             if calls.add(1, ordering: .acquiringAndReleasing).oldValue == 0 { Thread.sleep(forTimeInterval: 1) }
             return try base.append(parts)
         }
@@ -53,21 +60,60 @@ struct GroupCommitTests {
         return results.withLock { dictionary in (0...others.count).map { dictionary[$0]! } }
     }
 
-    @Test func concurrentAppendsShareOneTransaction() throws {
-        let file = try TestStores.sqliteFile()
+    /// The stores group commit runs on: a fresh SQLite file or PostgreSQL schema, and its cleanup.
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+        func make() throws -> (store: any MultiStreamAppending, cleanup: () -> Void) {
+            switch self {
+            case .sqlite:
+                let file = try TestStores.sqliteFile()
+                return (file.store, file.cleanup)
+            case .postgres:
+                let postgres = try TestStores.postgres()
+                return (postgres.store, postgres.cleanup)
+            }
+        }
+    }
+
+    /// Every event in the log (PostgreSQL may leave gaps in positions where a transaction rolled back).
+    static func count(_ store: any EventStore) throws -> Int { try store.readAll(after: 0, limit: 1_000).count }
+
+    @Test(arguments: Kind.allCases) func concurrentAppendsShareOneTransaction(kind: Kind) throws {
+        let file = try kind.make()
         defer { file.cleanup() }
         let grouped = GroupCommitStore(base: SlowFirstCommit(file.store))
         let others = (1...15).map { StreamAppend(stream: "user-\($0)", expectedVersion: .noStream, events: [Self.event()]) }
         let results = Self.race(grouped, first: StreamAppend(stream: "user-0", expectedVersion: .noStream, events: [Self.event()]), others: others)
         let positions = try results.map { try $0.get().positions.lowerBound }
         #expect(Set(positions).count == 16)
-        #expect(try file.store.headPosition() == 16)
+        #expect(try Self.count(file.store) == 16)
         let statistics = grouped.statistics
         #expect(statistics.appends == 16 && statistics.commits == 2, "the 15 that queued behind the first went in one transaction: \(statistics)")
     }
 
-    @Test func oneAppendsConflictOrDuplicateFailsOnlyItself() throws {
-        let file = try TestStores.sqliteFile()
+    /// With two commits allowed at once (PostgreSQL), the appends that queue behind a slow
+    /// commit are committed beside it, except the one to the stream it is committing: that one
+    /// waits for it and is checked against the version it leaves.
+    @Test(arguments: Kind.allCases) func concurrentCommitsKeepAStreamInOneAtATime(kind: Kind) throws {
+        let file = try kind.make()
+        defer { file.cleanup() }
+        let slow = SlowFirstCommit(file.store)
+        let grouped = GroupCommitStore(base: slow, maximumConcurrentCommits: 2)
+        var others = (1...14).map { StreamAppend(stream: "user-\($0)", expectedVersion: .noStream, events: [Self.event()]) }
+        others.insert(StreamAppend(stream: "user-0", expectedVersion: .exactly(1), events: [Self.event()]), at: 7)
+        let results = Self.race(grouped, first: StreamAppend(stream: "user-0", expectedVersion: .noStream, events: [Self.event()]), others: others)
+        for (index, result) in results.enumerated() {
+            if case .failure(let error) = result { Issue.record("append \(index) failed: \(error)") }
+        }
+        #expect(try results[8].get().streamVersion == 2, "user-0's second append went in after its first")
+        #expect(try file.store.version(of: "user-0") == 2)
+        #expect(try Self.count(file.store) == 16)
+        #expect(slow.mostInFlight.load(ordering: .acquiring) == 2, "the others were committed while the slow first commit was in flight")
+    }
+
+    @Test(arguments: Kind.allCases) func oneAppendsConflictOrDuplicateFailsOnlyItself(kind: Kind) throws {
+        let file = try kind.make()
         defer { file.cleanup() }
         let taken = UUID.timeOrdered()
         try file.store.append([Self.event(taken)], to: "earlier", expectedVersion: .noStream)
@@ -90,7 +136,7 @@ struct GroupCommitTests {
                 break
             }
         }
-        #expect(try file.store.headPosition() == 1 + 7, "the seven good appends are in, the two bad ones not")
+        #expect(try Self.count(file.store) == 1 + 7, "the seven good appends are in, the two bad ones not")
         #expect(try file.store.version(of: "earlier") == 1)
         #expect(try file.store.version(of: "dup") == 0)
     }

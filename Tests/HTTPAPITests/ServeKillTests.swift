@@ -10,7 +10,19 @@ struct ServeKillTests {
     @Test func killedUnderLoadEveryAcknowledgedRequestOnce() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let store = "sqlite:\(directory.path)/kill.sqlite"
+        try Self.killUnderLoad(store: "sqlite:\(directory.path)/kill.sqlite")
+    }
+
+    /// The same on PostgreSQL, where the server also group-commits and decides on its cached
+    /// states: a restarted server starts with an empty cache, and retries still record once.
+    @Test func killedUnderLoadEveryAcknowledgedRequestOnceOnPostgres() throws {
+        let url = try TestStores.postgresURL()
+        let schema = TestStores.freshSchema()
+        defer { TestStores.dropPostgres(url: url, schema: schema) }
+        try Self.killUnderLoad(store: url + (url.contains("?") ? "&" : "?") + "schema=" + schema)
+    }
+
+    static func killUnderLoad(store: String) throws {
         let client = try Processes.run(try HTTPClient.python(), [HTTPClient.script("kill_under_load.py")], environment: [
             "EVTOOL_BIN": Processes.evtool, "EVTOOL_STORE": store, "EVTOOL_PORT": String(try FreePort.find()),
         ])

@@ -16,7 +16,9 @@ enum ServeCommands {
     static let timeout = TypedOption.integer("timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)",
                                              in: 1...86_400, default: defaults.connectionTimeoutSeconds)
     static let shutdownGrace = TypedOption.integer("shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)", in: 0...3_600, default: 10)
-    static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default: on for SQLite, off for PostgreSQL, which shares flushes itself)")
+    static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default on)", default: "on")
+    static let writeThreads = TypedOption.integer("write-threads", help: "Threads that run write requests off the connection threads, and so the most writes one group commit takes (default 64; 0: on the connection threads)",
+                                                  in: 0...1_024, default: defaults.writeThreads)
     static let heartbeat = TypedOption.integer("heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)", in: 1...3_600, default: 15)
     static let logFormat = TypedOption.choice("log-format", ["text", "json"], help: "One line per request on standard error, as text (default) or JSON", default: "text")
     static let role = TypedOption<Role>(
@@ -37,7 +39,7 @@ enum ServeCommands {
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
             .init(name: "no-auth", value: nil, help: "Accept every request as admin: for local development only"),
             threads.declaration, maxBody.declaration, maxHeaderBytes.declaration, maxConnections.declaration, timeout.declaration,
-            shutdownGrace.declaration, groupCommit.declaration, heartbeat.declaration, logFormat.declaration,
+            shutdownGrace.declaration, groupCommit.declaration, writeThreads.declaration, heartbeat.declaration, logFormat.declaration,
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
@@ -65,6 +67,7 @@ enum ServeCommands {
                 configuration.port = port
             }
             configuration.threads = try arguments.required(threads)
+            configuration.writeThreads = try arguments.required(writeThreads)
             configuration.maximumBodyBytes = try arguments.required(maxBody)
             configuration.headerMemoryBytes = try arguments.required(maxHeaderBytes)
             configuration.connectionLimit = try arguments.required(maxConnections)
@@ -102,17 +105,22 @@ enum ServeCommands {
             let sealKey = try arguments.value("seal-key").map { try AuditFiles.key($0, "seal key") }
             if let sealKey, sealKey.privateKey == nil { throw CLIError(message: "'--seal-key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
-            let groupCommit: Bool
-            switch try arguments.value(Self.groupCommit) {
-            case nil:
-                if case .sqlite = location { groupCommit = true } else { groupCommit = false }
-            case let choice?: groupCommit = choice == "on"
-            }
-            let store = try location.openForViews(create: true)
+            let groupCommit = try arguments.required(Self.groupCommit) == "on"
+            // A connection for each thread that may use the store at once: the connection
+            // threads (reads), the write threads' loads, the group commit, the tree follower.
+            let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 2)
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
-            let api = API(application: Application(store: store, groupCommit: groupCommit), tokens: tokens, limits: limits,
+            // A long-lived server decides a cached user's command without reading the stream
+            // first (its append at the cached version is the check), for up to 200,000 users.
+            // SQLite has one writer; PostgreSQL commits transactions in parallel, so up to 8
+            // group commits (each with what queued meanwhile) run at once there.
+            let concurrentCommits: Int
+            if case .sqlite = location { concurrentCommits = 1 } else { concurrentCommits = 8 }
+            let application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
+                                          concurrentCommits: concurrentCommits)
+            let api = API(application: application, tokens: tokens, limits: limits,
                           sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
             let server = HTTPServer(api: api, configuration: configuration)
 
