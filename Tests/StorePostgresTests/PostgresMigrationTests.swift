@@ -17,6 +17,7 @@ struct PostgresMigrationTests {
         "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
         "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
         "645e8846a6bc3ace248eed776d648bcb933fb67f0c546111caa3e17c805691db",
+        "36561fe84b759c6b891e9811842e6753d58a59f02705f45bca5ff5d55c6be9ff",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
