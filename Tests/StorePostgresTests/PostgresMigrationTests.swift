@@ -18,6 +18,7 @@ struct PostgresMigrationTests {
         "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
         "645e8846a6bc3ace248eed776d648bcb933fb67f0c546111caa3e17c805691db",
         "89efe98ca1d02ec7f3f1bb3ad93c5957b49d502fe532a9e4a7272d93e8d1e702",
+        "36561fe84b759c6b891e9811842e6753d58a59f02705f45bca5ff5d55c6be9ff",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

@@ -20,7 +20,7 @@ struct VersionTests {
         #expect(lines.contains { $0.range(of: #"^SQLite +3\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil }, "\(lines)")
         #expect(lines.contains { $0.range(of: #"^libpq +[0-9]+\.[0-9]+"#, options: .regularExpression) != nil }, "\(lines)")
         #expect(lines.contains("SQLite store      schema version 7"))
-        #expect(lines.contains("PostgreSQL store  schema version 7"))
+        #expect(lines.contains("PostgreSQL store  schema version 8"))
         #expect(lines.contains("events            Searched 2, Favorited 1, Unfavorited 1, DetailsViewed 1, metadata 1"))
         #expect(try CLI.bare("--version", "x").status == 64)
     }
@@ -37,7 +37,7 @@ struct VersionTests {
         #expect(try CLI.bare("version").output.contains("SQLite            \(libraries["sqlite"] ?? "?")\n"))
         #expect(libraries["libpq"]?.isEmpty == false)
         let schemas = try #require(object["schemas"] as? [String: Any])
-        #expect(schemas["sqlite"] as? Int == 7 && schemas["postgres"] as? Int == 7)
+        #expect(schemas["sqlite"] as? Int == 7 && schemas["postgres"] as? Int == 8)
         #expect((schemas["events"] as? [String: Int])?["Searched"] == 2)
         let commit = try #require(object["commit"] as? String)
         let git = try Processes.run("/usr/bin/env", ["git", "-C", Self.packageDirectory, "rev-parse", "--verify", "HEAD"])
