@@ -48,9 +48,10 @@ public enum ReadStore {
     /// store as `primary`: the same cluster (system identifier), database and schema.
     /// - Parameter storeDescription: how messages name the store (``StoreLocation/description``).
     /// - Throws: ``StoreLocationError/invalidLocation(_:)`` naming what differs when it is
-    ///   another store; ``EventStoreError`` when it cannot be opened (unreachable, no store
-    ///   in the schema yet, an older schema version than this release uses), with the message
-    ///   saying it is the read store.
+    ///   another store; ``StoreLocationError/unsupported(_:)`` when it cannot be opened
+    ///   (unreachable, no store in the schema yet, an older schema version than this release
+    ///   uses), saying it is the read store; ``EventStoreError`` when the store itself cannot
+    ///   be reached.
     public static func open(_ location: StoreLocation, for primary: PostgresEventStore, storeDescription: String) throws -> PostgresEventStore {
         guard case .postgres(let url) = location else {
             throw StoreLocationError.invalidLocation("the read store \(location) is an SQLite file; a read store is a PostgreSQL hot standby of the store")
@@ -62,7 +63,9 @@ public enum ReadStore {
             replica = try PostgresEventStore(url: connection, schema: schema, maximumIdleConnections: 4, notifiesFollowers: false, createIfMissing: false)
             theirs = try replica.identity()
         } catch let error as EventStoreError {
-            throw EventStoreError.unavailable("the read store \(location) cannot be used: \(error.description)")
+            let reason: String
+            if case .unavailable(let text) = error { reason = text } else { reason = error.description }
+            throw StoreLocationError.unsupported("the read store \(location) cannot be used: \(reason)")
         }
         let ours = try primary.identity()
         try check(theirs, of: location.description, against: ours, of: storeDescription)

@@ -67,7 +67,7 @@ public final class TimeTravelCache: Sendable {
     private let state = Mutex(State())
 
     /// A cache of at most `capacity` states, one every `step` versions of a folded stream.
-    public init(capacity: Int = 4_096, step: Int64 = 16) {
+    public init(capacity: Int = 1_024, step: Int64 = 16) {
         self.capacity = max(capacity, 4)
         self.step = max(step, 1)
     }

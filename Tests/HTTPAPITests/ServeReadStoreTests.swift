@@ -85,6 +85,6 @@ struct ServeReadStoreTests {
         let ended = try server.finish()
         stopped = true
         #expect(ended.status == 0, "\(ended.errors.suffix(2_000))")
-        #expect(ended.errors.contains("serve: reading views, history and the log from \(standby), read-your-writes"), "\(ended.errors.suffix(2_000))")
+        #expect(ended.errors.contains("serve: reading views, history and the log from \(standby)?schema=evtool, read-your-writes"), "\(ended.errors.suffix(2_000))")
     }
 }

@@ -110,9 +110,9 @@ struct ReadStoreCommandTests {
         let read = try Self.evtool(["favorites", "--user", "ada", "--store", store, "--read-store", standby])
         #expect(read.status == 0, "\(read)")
         #expect(read.output.contains("L1"), "\(read)")
-        #expect(read.errors.hasPrefix("evtool: the read store \(standby) cannot be used: cannot connect to "), "\(read.errors)")
+        #expect(read.errors.hasPrefix("evtool: the read store \(standby)?schema=evtool cannot be used: cannot connect to "), "\(read.errors)")
         #expect(read.errors.hasSuffix("; reading from the store \(store)\n"), "\(read.errors)")
         let serve = try Self.evtool(["serve", "--no-auth", "--listen", "127.0.0.1:0", "--store", store, "--read-store", standby])
-        #expect(serve.status == 69 && serve.errors.hasPrefix("Error: the read store \(standby) cannot be used: "), "a server does not start without its read store: \(serve)")
+        #expect(serve.status == 69 && serve.errors.hasPrefix("Error: the read store \(standby)?schema=evtool cannot be used: cannot connect to "), "a server does not start without its read store: \(serve)")
     }
 }

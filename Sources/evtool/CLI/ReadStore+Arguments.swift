@@ -20,8 +20,8 @@ extension ReadStore {
         do {
             let replica = try open(readLocation, for: primary, storeDescription: location.description)
             return (Application(store: primary, readStore: replica), location)
-        } catch let error as EventStoreError {
-            console.message("evtool: \(error.description); reading from the store \(location)")
+        } catch StoreLocationError.unsupported(let reason) {
+            console.message("evtool: \(reason); reading from the store \(location)")
             return (Application(store: store), location)
         }
     }
