@@ -25,17 +25,19 @@ extension Application {
 
     /// The document of `key` in `projection` (a user id for a user-keyed view, a listing id for
     /// cached details): now, after catching that view up to the head (read-your-writes), or as
-    /// of `asOf` by time travel from the nearest snapshot. Nil when the key has no document.
+    /// of `asOf` by time travel from the nearest snapshot (kept states in ``timeTravel``); from the
+    /// read store when there is one (``storeForReading()``, ``currentDocument(_:key:)``). Nil
+    /// when the key has no document.
     public func document<P: Projection>(_ projection: P, key: String, asOf: AsOf? = nil) throws -> P.Document? {
-        if let asOf { return try TimeTravel.document(projection, key: key, asOf: asOf, in: store) }
-        return try projector.document(projection, key: key)
+        if let asOf { return try TimeTravel.document(projection, key: key, asOf: asOf, in: try storeForReading(), cache: timeTravel) }
+        return try currentDocument(projection, key: key)
     }
 
     /// Calls `body` with each of the user's history entries that pass `filter`, oldest first,
-    /// reading the user's stream a batch at a time.
+    /// reading the user's stream a batch at a time (from the read store when there is one).
     public func forEachHistoryEntry(of user: String, filter: History.Filter = History.Filter(),
                                     _ body: (History.Entry) throws -> Void) throws {
-        try History.forEachEntry(of: user, in: store, filter: filter, body)
+        try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, body)
     }
 
     /// Brings every view up to the head of the log from its checkpoint.
@@ -46,8 +48,8 @@ extension Application {
     }
 
     /// The store's counts (reads the whole log) and the views' checkpoints, as
-    /// ``statistics()`` with the store's own errors.
+    /// ``statistics()`` with the store's own errors (from the read store when there is one).
     public func storeStatistics() throws -> StoreStatistics {
-        try StoreStatistics.of(store)
+        try StoreStatistics.of(try storeForReading())
     }
 }

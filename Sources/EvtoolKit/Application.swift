@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import StorePostgres
 
 /// The one way in for every face of evtool (the HTTP API now, the command line next): holds an
 /// opened store, the command runner and the projector, records user actions and reads views.
@@ -19,6 +20,16 @@ public final class Application: Sendable {
     /// Appends gathered into shared transactions, when group commit is on.
     public let groupCommit: GroupCommitStore?
 
+    /// Reads from a PostgreSQL hot standby, read-your-writes, when the application has a read
+    /// store (``init(store:readStore:groupCommit:maximumReplicaWait:)``); nil: every read goes
+    /// to ``store``.
+    public let replicaReads: ReplicaReads?
+
+    /// Users' views at past versions of their streams, kept while this process runs, so that
+    /// repeated `as-of` reads of a user with a long stream fold a few events
+    /// (``TimeTravel/document(_:key:asOf:in:cache:)``).
+    public let timeTravel = TimeTravelCache()
+
     /// Makes the application over an opened store.
     /// - Parameter groupCommit: commit concurrent writes of different users together (see
     ///   ``GroupCommitStore``); needs a store that appends several streams in one transaction.
@@ -28,8 +39,28 @@ public final class Application: Sendable {
     /// - Parameter cachedUsers: how many users' decision states are kept between commands.
     /// - Parameter concurrentCommits: how many group commits may be in flight at once (1 for
     ///   SQLite; PostgreSQL commits transactions in parallel).
-    public init(store: any EventStore & ProjectionStore, groupCommit: Bool = false,
-                decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1) {
+    public convenience init(store: any EventStore & ProjectionStore, groupCommit: Bool = false,
+                            decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1) {
+        self.init(store: store, groupCommit: groupCommit, decidesOnCachedState: decidesOnCachedState, cachedUsers: cachedUsers,
+                  concurrentCommits: concurrentCommits, readStore: nil, maximumReplicaWait: .zero)
+    }
+
+    /// Makes the application over a PostgreSQL primary that reads from `readStore`, a hot
+    /// standby of it (opened with ``ReadStore/open(_:for:storeDescription:)``, which checks
+    /// that): current views, `as-of` views, history, the log and statistics come from the
+    /// standby once it has replayed what the primary had acknowledged when the read started,
+    /// after a wait of at most `maximumReplicaWait`, else from the primary (``ReplicaReads``).
+    /// Writes, stream versions (ETags), the head and the event stream's wake-ups stay on the
+    /// primary. The other parameters are as for ``init(store:groupCommit:decidesOnCachedState:cachedUsers:concurrentCommits:)``.
+    public convenience init(store: PostgresEventStore, readStore: PostgresEventStore, groupCommit: Bool = false,
+                            decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1,
+                            maximumReplicaWait: Duration = .milliseconds(500)) {
+        self.init(store: store, groupCommit: groupCommit, decidesOnCachedState: decidesOnCachedState, cachedUsers: cachedUsers,
+                  concurrentCommits: concurrentCommits, readStore: readStore, maximumReplicaWait: maximumReplicaWait)
+    }
+
+    private init(store: any EventStore & ProjectionStore, groupCommit: Bool, decidesOnCachedState: Bool, cachedUsers: Int,
+                 concurrentCommits: Int, readStore: PostgresEventStore?, maximumReplicaWait: Duration) {
         self.store = store
         // Users' decision states (and their views every thousand events) are snapshotted beside
         // the views, so a user with a long stream is read from the last snapshot by a new
@@ -46,6 +77,27 @@ public final class Application: Sendable {
                                         decidesOnCachedState: decidesOnCachedState)
         }
         self.projector = Projector(store: store)
+        if let readStore, let primary = store as? PostgresEventStore {
+            self.replicaReads = ReplicaReads(primaryStore: primary, projector: projector, replica: readStore, maximumWait: maximumReplicaWait)
+        } else {
+            self.replicaReads = nil
+        }
+    }
+
+    /// The store to read the log from now (history, `as-of` views, the log, statistics): the
+    /// standby once it shows what the primary had acknowledged when this is called
+    /// (``ReplicaReads/logStore()``), else (or without a read store) ``store``.
+    public func storeForReading() throws -> any EventStore & ProjectionStore {
+        guard let replicaReads else { return store }
+        return try replicaReads.logStore().store
+    }
+
+    /// A view's current document for `key` (a user's stream id as recorded, or a listing id),
+    /// read-your-writes: from the standby through ``replicaReads`` when there is a read store,
+    /// else after catching the view up on ``store``.
+    public func currentDocument<P: Projection>(_ projection: P, key: String) throws -> P.Document? {
+        if let replicaReads { return try replicaReads.document(projection, key: key).0 }
+        return try projector.document(projection, key: key)
     }
 
     // MARK: - Recording
@@ -144,9 +196,9 @@ public final class Application: Sendable {
             try Rules.checkIdentifier(user, field: "user id")
             let version = try store.version(of: UserStream.id(for: user))
             if let asOf {
-                return UserView(document: try TimeTravel.document(projection, key: user, asOf: asOf, in: store), streamVersion: version)
+                return UserView(document: try TimeTravel.document(projection, key: user, asOf: asOf, in: try storeForReading(), cache: timeTravel), streamVersion: version)
             }
-            return UserView(document: try projector.document(projection, key: user), streamVersion: version)
+            return UserView(document: try currentDocument(projection, key: user), streamVersion: version)
         } catch {
             throw ApplicationError(error)
         }
@@ -156,8 +208,8 @@ public final class Application: Sendable {
     public func details(listing: String, asOf: AsOf? = nil) throws(ApplicationError) -> CachedDetailsProjection.Document? {
         do {
             try Rules.checkIdentifier(listing, field: "listing id")
-            if let asOf { return try TimeTravel.document(Views.cachedDetails, key: listing, asOf: asOf, in: store) }
-            return try projector.document(Views.cachedDetails, key: listing)
+            if let asOf { return try TimeTravel.document(Views.cachedDetails, key: listing, asOf: asOf, in: try storeForReading()) }
+            return try currentDocument(Views.cachedDetails, key: listing)
         } catch {
             throw ApplicationError(error)
         }
@@ -180,7 +232,7 @@ public final class Application: Sendable {
         var more = false
         do {
             try Rules.checkIdentifier(user, field: "user id")
-            try History.forEachEntry(of: user, in: store, filter: filter, afterPosition: after) { entry in
+            try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, afterPosition: after) { entry in
                 guard entry.position > after else { return }
                 guard entries.count < limit else { more = true; throw PageFull() }
                 entries.append(entry)
@@ -195,7 +247,7 @@ public final class Application: Sendable {
     /// Events of the whole log after `position`, in position order, at most `limit`.
     public func log(after position: Int64, limit: Int) throws(ApplicationError) -> [RecordedEvent] {
         do {
-            return try store.readAll(after: position, limit: limit)
+            return try storeForReading().readAll(after: position, limit: limit)
         } catch {
             throw ApplicationError(error)
         }
@@ -213,7 +265,7 @@ public final class Application: Sendable {
     /// Counts the log (reads it whole) and lists the views' checkpoints.
     public func statistics() throws(ApplicationError) -> StoreStatistics {
         do {
-            return try StoreStatistics.of(store)
+            return try StoreStatistics.of(storeForReading())
         } catch {
             throw ApplicationError(error)
         }

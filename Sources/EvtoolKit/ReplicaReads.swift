@@ -30,25 +30,31 @@ public final class ReplicaReads: Sendable {
         case primary
     }
 
-    /// The application over the primary: writes, catch-ups and the fallback read.
-    public let primary: Application
     /// The standby's store (opened without creating anything).
     public let replica: PostgresEventStore
     /// How long a read waits for the standby to replay a catch-up before the primary answers.
     public let maximumWait: Duration
-    private let primaryStore: PostgresEventStore
+    /// The primary's store: its head, its write-ahead log position, the fallback read.
+    let primaryStore: PostgresEventStore
+    /// The primary's projector: catch-ups and the fallback read of a view.
+    let projector: Projector
     private let served = Mutex<[Source: Int]>([:])
 
     /// Reads through `replica` for the application over a PostgreSQL primary.
     /// - Throws: ``ApplicationError`` when the application's store is not PostgreSQL.
-    public init(primary: Application, replica: PostgresEventStore, maximumWait: Duration = .milliseconds(500)) throws(ApplicationError) {
+    public convenience init(primary: Application, replica: PostgresEventStore, maximumWait: Duration = .milliseconds(500)) throws(ApplicationError) {
         guard let primaryStore = primary.store as? PostgresEventStore else {
             throw ApplicationError(EventStoreError.invalidInput("a read store (a PostgreSQL standby) needs a PostgreSQL primary; the store is not PostgreSQL"))
         }
-        self.primary = primary
+        self.init(primaryStore: primaryStore, projector: primary.projector, replica: replica, maximumWait: maximumWait)
+    }
+
+    /// Reads through `replica` for the primary `primaryStore`, catching views up with `projector`.
+    init(primaryStore: PostgresEventStore, projector: Projector, replica: PostgresEventStore, maximumWait: Duration) {
         self.replica = replica
         self.maximumWait = maximumWait
         self.primaryStore = primaryStore
+        self.projector = projector
     }
 
     /// How many reads each source answered so far (for monitoring and tests).
@@ -80,30 +86,48 @@ public final class ReplicaReads: Sendable {
     }
 
     /// The document for `key` as of at least the primary's head now.
-    private func document<P: Projection>(_ projection: P, key: String) throws -> (P.Document?, Source) {
+    func document<P: Projection>(_ projection: P, key: String) throws -> (P.Document?, Source) {
         let needed = try primaryStore.headPosition()
         if let found = try? replicaDocument(projection, key: key, atLeast: needed) {
             return count(found, .replica)
         }
         // Behind: catch the view up on the primary, then give the standby a bounded time to
         // replay that commit.
-        try primary.projector.catchUp([projection.name])
+        try projector.catchUp([projection.name])
         let commit = try primaryStore.writeAheadLogPosition()
+        if waitForReplay(through: commit), let found = try? replicaDocument(projection, key: key, atLeast: needed) {
+            return count(found, .replicaAfterWaiting)
+        }
+        return count(try projector.document(projection, key: key), .primary)
+    }
+
+    /// The store to read the log from (history, `--as-of` views, the log, statistics) so that
+    /// the read shows everything the primary had acknowledged when it starts: the standby once
+    /// it has replayed the primary's write-ahead log through its position now (at once, or
+    /// after a wait of at most ``maximumWait``), else the primary. Costs one small query on the
+    /// primary and one or more on the standby.
+    /// - Throws: ``EventStoreError/unavailable(_:)`` when the primary cannot be reached.
+    public func logStore() throws -> (store: PostgresEventStore, source: Source) {
+        let commit = try primaryStore.writeAheadLogPosition()
+        if (try? replica.hasReplayed(through: commit)) == true { return count(replica, .replica) }
+        if waitForReplay(through: commit) { return count(replica, .replicaAfterWaiting) }
+        return count(primaryStore, .primary)
+    }
+
+    /// Waits up to ``maximumWait`` (backing off from 0.2 ms to 10 ms) until the standby has
+    /// replayed the primary's log through `commit`; false when it has not by then, or cannot
+    /// be reached.
+    private func waitForReplay(through commit: String) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + maximumWait
         var pause = Duration.microseconds(200)
         while clock.now < deadline {
-            guard let replayed = try? replica.hasReplayed(through: commit) else { break }   // unreachable: the primary answers
-            if replayed {
-                if let found = try? replicaDocument(projection, key: key, atLeast: needed) {
-                    return count(found, .replicaAfterWaiting)
-                }
-                break
-            }
+            guard let replayed = try? replica.hasReplayed(through: commit) else { return false }   // unreachable: the primary answers
+            if replayed { return true }
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
             pause = min(pause * 2, .milliseconds(10))
         }
-        return count(try primary.projector.document(projection, key: key), .primary)
+        return false
     }
 
     /// The standby's committed document for `key`, when its active generation of the view is
@@ -123,7 +147,7 @@ public final class ReplicaReads: Sendable {
         return .some(try data.map { try P.Document.decode($0) })
     }
 
-    private func count<T>(_ value: T?, _ source: Source) -> (T?, Source) {
+    private func count<T>(_ value: T, _ source: Source) -> (T, Source) {
         served.withLock { $0[source, default: 0] += 1 }
         return (value, source)
     }

@@ -64,6 +64,13 @@ extension API {
             gauges.append(("evtool_group_commit_transactions", "Transactions group commit has committed.", "", Int64(statistics.commits)))
             gauges.append(("evtool_group_commit_appends", "Appends those transactions carried.", "", Int64(statistics.appends)))
         }
+        if let replicaReads = application.replicaReads {
+            let served = replicaReads.reads
+            for source in [ReplicaReads.Source.replica, .replicaAfterWaiting, .primary] {
+                gauges.append(("evtool_read_store_reads", "Reads by who answered: the read store at once, after waiting for it to replay, or the store.",
+                               "source=\"\(source.rawValue)\"", Int64(served[source] ?? 0)))
+            }
+        }
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text(gauges: gauges).utf8))
     }
 

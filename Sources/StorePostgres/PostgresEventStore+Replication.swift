@@ -30,3 +30,37 @@ extension PostgresEventStore {
         }
     }
 }
+
+/// Which cluster, database and schema a store lives in: a hot standby made with
+/// `pg_basebackup` has its primary's system identifier, so two stores with the same identity
+/// are the same log (one of them possibly a copy that replays the other).
+public struct PostgresStoreIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The cluster's `system_identifier` (`pg_control_system()`), shared by a primary and
+    /// its streaming standbys.
+    public var systemIdentifier: String
+    /// The database (`current_database()`).
+    public var database: String
+    /// The schema holding the store's tables.
+    public var schema: String
+    /// Whether the server is a hot standby (`pg_is_in_recovery()`).
+    public var isStandby: Bool
+
+    public var description: String {
+        "system identifier \(systemIdentifier), database '\(database)', schema '\(schema)'"
+    }
+}
+
+extension PostgresEventStore {
+    /// The store's identity: its cluster's system identifier, database and schema, and whether
+    /// the server is a standby.
+    /// - Throws: ``EventStoreError/unavailable(_:)`` when the server cannot be reached.
+    public func identity() throws -> PostgresStoreIdentity {
+        try withRetry { connection in
+            let result = try connection.query(
+                "SELECT system_identifier::text, current_database()::text, pg_is_in_recovery() FROM pg_control_system()",
+                types: [], binds: PostgresBinds())
+            return PostgresStoreIdentity(systemIdentifier: result.string(row: 0, column: 0), database: result.string(row: 0, column: 1),
+                                         schema: schemaName, isStandby: try result.bool(row: 0, column: 2))
+        }
+    }
+}

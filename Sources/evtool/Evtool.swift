@@ -41,6 +41,8 @@ enum Evtool {
         text += TextWrap.lines("--store sqlite:PATH | PATH | postgres://USER@HOST:PORT/DB[?schema=NAME] (default: $EVTOOL_STORE, else ./evtool.sqlite)",
                                prefix: "  ", indent: 4, width: width).joined(separator: "\n") + "\n"
         text += TextWrap.lines("PostgreSQL also takes libpq's variables (PGHOST, PGPASSWORD, PGSSLMODE, …) and URL parameters; schema=NAME picks the schema that holds the store (default evtool).",
+                               prefix: "  ", indent: 2, width: width).joined(separator: "\n") + "\n"
+        text += TextWrap.lines("--read-store URL (reading commands, serve; default $EVTOOL_READ_STORE): a PostgreSQL hot standby of the store to read from, read-your-writes. Multi-host URLs: target_session_attrs=read-write for --store, prefer-standby for --read-store.",
                                prefix: "  ", indent: 2, width: width).joined(separator: "\n") + "\n\n"
         return text + ExitCode.documentation(width: width) + "\n"
     }

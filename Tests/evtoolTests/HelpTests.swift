@@ -34,7 +34,7 @@ struct HelpTests {
 
         let option = try CLI.bare("favorites", "--usr", "ada")
         #expect(option.status == 64)
-        #expect(option.errors == "Error: unknown option '--usr'; did you mean '--user'?\nUsage: evtool favorites --user U [--as-of POSITION|TIME] [--json] [--store STORE]\nSee 'evtool favorites --help'.\n")
+        #expect(option.errors == "Error: unknown option '--usr'; did you mean '--user'?\nUsage: evtool favorites --user U [--as-of POSITION|TIME] [--json] [--store STORE] [--read-store URL]\nSee 'evtool favorites --help'.\n")
 
         let missing = try CLI.bare("unfavorite", "--user", "ada")
         #expect(missing.status == 64)

@@ -16,6 +16,19 @@ enum SharedOptions {
     static let schema = CommandSpec.Option(
         name: "schema", value: "NAME", help: "The PostgreSQL schema of the store (default: the location's schema=, else $EVTOOL_SCHEMA, else evtool)")
 
+    /// `--read-store STORE`: a PostgreSQL hot standby of the store that a reading command (and
+    /// `evtool serve`) reads from, read-your-writes (absent: `$EVTOOL_READ_STORE`, else none;
+    /// ``ReadStore/resolve(_:for:schema:environment:)``).
+    static let readStore = TypedOption<StoreLocation>(
+        name: "read-store", value: "URL", help: "Read from this PostgreSQL hot standby of the store, read-your-writes: a read the standby cannot answer as of what the store acknowledged within 0.5 s goes to the store (default: $EVTOOL_READ_STORE)",
+        completion: OptionCompletion.none, parse: { text in
+            do {
+                return try StoreLocation(parsing: text)
+            } catch let error as StoreLocationError {
+                throw OptionValueError(message: "--read-store: " + error.description, code: CLIError(error).code)
+            }
+        })
+
     /// A store-location option (`--store`, and `migrate`'s `--from` and `--to`).
     static func storeLocation(_ name: String, help: String) -> TypedOption<StoreLocation> {
         TypedOption(name: name, value: "STORE", help: help, completion: .file, parse: { text in

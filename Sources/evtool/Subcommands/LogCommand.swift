@@ -10,11 +10,11 @@ enum LogCommand {
     static let spec = CommandSpec(
         name: "log",
         summary: "Print the whole log in position order (and follow new events with --follow)",
-        usage: "[--from POSITION] [--limit N] [--follow] [--json] [--store STORE]",
+        usage: "[--from POSITION] [--limit N] [--follow] [--json] [--store STORE] [--read-store URL]",
         options: [
             from.declaration, limit.declaration,
             .init(name: "follow", value: nil, help: "Keep printing new events as they are recorded, until Ctrl-C; when the store goes away (a server restart) wait for it and carry on after the last event printed"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, SharedOptions.readStore.declaration,
             .init(name: "json", value: nil, help: "Print JSON Lines: one event per line with every field"),
         ],
         discussion: """
@@ -30,7 +30,7 @@ enum LogCommand {
             let from = try arguments.required(Self.from)
             let limit = try arguments.required(Self.limit)
             let follow = arguments.flag("follow")
-            let store = try StoreLocation.resolve(arguments).open(create: false)
+            let store = try ReadStore.application(arguments, console: &console).application.storeForReading()
             let json = arguments.flag("json")
             if follow { Interrupt.install() }
             // Following, a store that goes away (a server restart) is waited for (Reconnecting).

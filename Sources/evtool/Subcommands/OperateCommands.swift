@@ -81,13 +81,13 @@ enum OperateCommands {
 
     static let stats = CommandSpec(
         name: "stats", summary: "Count events, streams and types; show store size and view checkpoints with their lag",
-        usage: "[--json] [--store STORE]",
-        options: [CommandSpec.storeOption, CommandSpec.jsonOption],
+        usage: "[--json] [--store STORE] [--read-store URL]",
+        options: [CommandSpec.storeOption, SharedOptions.readStore.declaration, CommandSpec.jsonOption],
         examples: ["evtool stats", "evtool stats --json | jq .projections"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let location = try StoreLocation.resolve(arguments)
-            let statistics = try Application(store: try location.openForViews()).storeStatistics()
+            let (application, location) = try ReadStore.application(arguments, console: &console)
+            let statistics = try application.storeStatistics()
             let (events, types, head, projections) = (statistics.events, statistics.types, statistics.head, statistics.projections)
             let size = location.sizeInBytes
             if arguments.flag(SharedOptions.json) {

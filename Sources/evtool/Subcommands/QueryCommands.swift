@@ -9,7 +9,7 @@ import Projections
 enum QueryCommands {
     static let user = SharedOptions.user(help: "Whose view to show")
     static let userOptions: [CommandSpec.Option] = [
-        user.declaration, SharedOptions.asOf.declaration, CommandSpec.storeOption, CommandSpec.jsonOption,
+        user.declaration, SharedOptions.asOf.declaration, CommandSpec.storeOption, SharedOptions.readStore.declaration, CommandSpec.jsonOption,
     ]
     static let since = SharedOptions.time("since", help: "Only actions recorded at or after this time")
     static let until = SharedOptions.time("until", help: "Only actions recorded before this time")
@@ -18,10 +18,10 @@ enum QueryCommands {
 
     static let favorites = CommandSpec(
         name: "favorites", summary: "Show a user's favorites, in the order added",
-        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
+        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE] [--read-store URL]", options: userOptions,
         examples: ["evtool favorites --user ada", "evtool favorites --user ada --as-of 2026-03-01 --json"],
         run: { arguments, console in
-            let document = try userDocument(Views.favorites, arguments)
+            let document = try userDocument(Views.favorites, arguments, console: &console)
             let items = document?.items ?? []
             if arguments.flag(SharedOptions.json) { return try console.output(jsonText(document)) }
             guard !items.isEmpty else { return try console.output("No favorites") }
@@ -34,10 +34,10 @@ enum QueryCommands {
 
     static let recent = CommandSpec(
         name: "recent", summary: "Show a user's recent searches, newest first (20 at most, no repeats)",
-        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
+        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE] [--read-store URL]", options: userOptions,
         examples: ["evtool recent --user ada"],
         run: { arguments, console in
-            let document = try userDocument(Views.recentSearches, arguments)
+            let document = try userDocument(Views.recentSearches, arguments, console: &console)
             let items = document?.items ?? []
             if arguments.flag(SharedOptions.json) { return try console.output(jsonText(document)) }
             guard !items.isEmpty else { return try console.output("No recent searches") }
@@ -56,10 +56,10 @@ enum QueryCommands {
 
     static let viewed = CommandSpec(
         name: "viewed", summary: "Show the listings a user opened most recently, newest first (20 at most)",
-        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE]", options: userOptions,
+        usage: "--user U [--as-of POSITION|TIME] [--json] [--store STORE] [--read-store URL]", options: userOptions,
         examples: ["evtool viewed --user ada"],
         run: { arguments, console in
-            let document = try userDocument(Views.recentlyViewed, arguments)
+            let document = try userDocument(Views.recentlyViewed, arguments, console: &console)
             let items = document?.items ?? []
             if arguments.flag(SharedOptions.json) { return try console.output(jsonText(document)) }
             guard !items.isEmpty else { return try console.output("No recently viewed listings") }
@@ -70,13 +70,13 @@ enum QueryCommands {
 
     static let details = CommandSpec(
         name: "details", summary: "Show the cached details of a listing: the latest any user fetched",
-        usage: "--listing ID [--as-of POSITION|TIME] [--json] [--store STORE]",
+        usage: "--listing ID [--as-of POSITION|TIME] [--json] [--store STORE] [--read-store URL]",
         options: [.init(name: "listing", value: "ID", help: "The listing")] + userOptions.filter { $0.name != "user" },
         examples: ["evtool details --listing L000042", "evtool details --listing L000042 --json | jq .details.info"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let listing = try Rules.identifier(try arguments.required("listing"), field: "listing id")
-            let application = Application(store: try StoreLocation.resolve(arguments).openForViews())
+            let application = try ReadStore.application(arguments, console: &console).application
             let point = try arguments.value(SharedOptions.asOf)
             try AsOfCheck.within(point, of: application.store)
             let document = try application.document(Views.cachedDetails, key: listing, asOf: point)
@@ -99,7 +99,7 @@ enum QueryCommands {
 
     static let history = CommandSpec(
         name: "history", summary: "Show every action of a user in order, with time and metadata (the audit trail)",
-        usage: "--user U [--type T]… [--since TIME] [--until TIME] [--as-of POSITION|TIME] [--json] [--store STORE]",
+        usage: "--user U [--type T]… [--since TIME] [--until TIME] [--as-of POSITION|TIME] [--json] [--store STORE] [--read-store URL]",
         options: [
             eventType.declaration, since.declaration, until.declaration,
         ] + userOptions,
@@ -110,7 +110,7 @@ enum QueryCommands {
             let types = Set(try arguments.all(eventType))
             let filter = History.Filter(types: types, since: try arguments.value(since),
                                         until: try arguments.value(until), asOf: try arguments.value(SharedOptions.asOf))
-            let application = Application(store: try StoreLocation.resolve(arguments).openForViews())
+            let application = try ReadStore.application(arguments, console: &console).application
             let user = try application.existingUser(typed: typed)
             try AsOfCheck.within(filter.asOf, of: application.store)
             if arguments.flag(SharedOptions.json) {
@@ -134,11 +134,12 @@ enum QueryCommands {
         document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? #"{"items":[]}"#
     }
 
-    /// A user-keyed view's document now (after catching the view up) or as of `--as-of`.
-    static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments) throws -> P.Document? {
+    /// A user-keyed view's document now (after catching the view up) or as of `--as-of`, from
+    /// the read store when there is one (``EvtoolKit/ReadStore``).
+    static func userDocument<P: Projection>(_ projection: P, _ arguments: ParsedArguments, console: inout Console) throws -> P.Document? {
         try arguments.expectPositional(atMost: 0)
         let typed = try arguments.required(Self.user)
-        let application = Application(store: try StoreLocation.resolve(arguments).openForViews())
+        let application = try ReadStore.application(arguments, console: &console).application
         let user = try application.existingUser(typed: typed)
         let point = try arguments.value(SharedOptions.asOf)
         try AsOfCheck.within(point, of: application.store)

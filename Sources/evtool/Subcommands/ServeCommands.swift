@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import HTTPAPI
 import HTTPServer
+import StorePostgres
 
 /// `evtool serve`: the HTTP API over a store; `evtool token create`: a bearer token for it.
 enum ServeCommands {
@@ -33,7 +34,7 @@ enum ServeCommands {
     static let serve = CommandSpec(
         name: "serve",
         summary: "Serve the HTTP API (see docs/HTTP.md) until SIGTERM or Ctrl-C",
-        usage: "(--tokens FILE | --no-auth) [--listen HOST:PORT] [--threads N] [limits] [--tls-cert FILE --tls-key FILE] [--store STORE]",
+        usage: "(--tokens FILE | --no-auth) [--listen HOST:PORT] [--threads N] [limits] [--tls-cert FILE --tls-key FILE] [--store STORE] [--read-store URL]",
         options: [
             .init(name: "listen", value: "HOST:PORT", help: "Address and port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"),
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
@@ -43,12 +44,14 @@ enum ServeCommands {
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
-            CommandSpec.storeOption,
+            CommandSpec.storeOption, SharedOptions.readStore.declaration,
         ],
         discussion: """
             Prints 'listening on http://HOST:PORT' when ready. SIGTERM and Ctrl-C stop accepting \
             connections, let the requests in flight finish (up to --shutdown-grace), end event \
-            streams and exit 0.
+            streams and exit 0. With --read-store, views, history, as-of, the log and stats are \
+            read from that PostgreSQL hot standby of the store, read-your-writes (docs/REPLICAS.md); \
+            it must be reachable at start (else exit 69) and a copy of the store (else exit 64).
             """,
         examples: [
             "evtool token create --role app --tokens tokens.txt",
@@ -106,20 +109,33 @@ enum ServeCommands {
             if let sealKey, sealKey.privateKey == nil { throw CLIError(message: "'--seal-key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
             let groupCommit = try arguments.required(Self.groupCommit) == "on"
+            _ = try arguments.value(SharedOptions.readStore)   // checked when parsed; resolved again with the schema
+            let readLocation = try ReadStore.resolve(arguments.value("read-store"), for: location, schema: arguments.value("schema"))
             // A connection for each thread that may use the store at once: the connection
             // threads (reads), the write threads' loads, the group commit, the tree follower.
             let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 2)
-            var limits = API.Limits()
-            limits.maximumBodyBytes = configuration.maximumBodyBytes
-            limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             // A long-lived server decides a cached user's command without reading the stream
             // first (its append at the cached version is the check), for up to 200,000 users.
             // SQLite has one writer; PostgreSQL commits transactions in parallel, so up to 8
             // group commits (each with what queued meanwhile) run at once there.
             let concurrentCommits: Int
             if case .sqlite = location { concurrentCommits = 1 } else { concurrentCommits = 8 }
-            let application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
+            let application: Application
+            if let readLocation, let primary = store as? PostgresEventStore {
+                // Checked once at the start: a read store that is another store, or cannot be
+                // reached now, stops the server from starting; one that goes away later costs
+                // each read the bounded wait, and the store answers.
+                let replica = try ReadStore.open(readLocation, for: primary, storeDescription: location.description)
+                application = Application(store: primary, readStore: replica, groupCommit: groupCommit, decidesOnCachedState: true,
+                                          cachedUsers: 200_000, concurrentCommits: concurrentCommits)
+                console.message("serve: reading views, history and the log from \(readLocation), read-your-writes (a read waits at most 0.5 s for it, else the store answers)")
+            } else {
+                application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
                                           concurrentCommits: concurrentCommits)
+            }
+            var limits = API.Limits()
+            limits.maximumBodyBytes = configuration.maximumBodyBytes
+            limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             let api = API(application: application, tokens: tokens, limits: limits,
                           sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
             let server = HTTPServer(api: api, configuration: configuration)
