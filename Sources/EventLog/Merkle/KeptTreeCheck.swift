@@ -13,13 +13,19 @@ public enum KeptTreeCheck {
     public static func extendAndVerify(_ store: any EventStore) throws -> UInt64? {
         guard let kept = store as? any MerkleTreeStore else { return nil }
         try LogTree.extendKept(store)
-        return try verify(kept)
+        // After an archive the first leaves' events are in the archive files: the leaves stay
+        // (proofs of kept events stay valid) and are checked against the files by the archive.
+        let archived = try (store as? any ArchivingStore)?.latestArchive().map { (leaves: UInt64($0.events), position: $0.position - 1) }
+        return try verify(kept, archived: archived)
     }
 
     /// Checks the kept tree against the store's chain hashes.
     /// - Returns: the number of leaves checked (the kept tree's size).
     /// - Throws: ``KeptTreeFailure`` naming the first subtree that is not the log's.
-    public static func verify(_ store: any MerkleTreeStore, batchSize: Int = 10_000) throws -> UInt64 {
+    /// - Parameter archived: after an archive, the leaves whose events were archived (the
+    ///   first `leaves`, up to `position`): their subtrees above are checked, not their events.
+    public static func verify(_ store: any MerkleTreeStore, batchSize: Int = 10_000,
+                              archived: (leaves: UInt64, position: Int64)? = nil) throws -> UInt64 {
         let state = try store.merkleTreeState()
         let size = state.size
         let counts = try store.merkleLevelCounts()
@@ -32,8 +38,8 @@ public enum KeptTreeCheck {
             throw KeptTreeFailure(key: surplus, reason: "is beyond the tree of \(size) leaves (its level has \(count) subtrees, not \(expected)): rows were added")
         }
         // Leaves against the events' chain hashes, in position order.
-        var cursor: Int64 = 0
-        var index: UInt64 = 0
+        var cursor: Int64 = archived?.position ?? 0
+        var index: UInt64 = min(archived?.leaves ?? 0, size)
         while index < size {
             let events = try store.chainHashes(after: cursor, limit: batchSize)
             let leaves = try store.merkleLevel(0, from: index, limit: batchSize)
