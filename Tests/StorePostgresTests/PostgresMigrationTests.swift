@@ -17,6 +17,9 @@ struct PostgresMigrationTests {
         "787b79c802c9967aaa0e15a1cdf5e6859c22f44b4abd1937cf5bb95821cefa8f",
         "94ce37c57f55fe7e9d08f30513e885f18f1fdae559f4606a4d36315627496187",
         "645e8846a6bc3ace248eed776d648bcb933fb67f0c546111caa3e17c805691db",
+        "2cad2cf933349881f8a48cda8f4ab4b3985a4834f1693db4b30cc8b4794d0a83",
+        "716f9e406951e986c0f0e0e85716983804fcb3869b12e477b40bc55170a24c69",
+        "b0053b39ec50e4461061be0e9afba8b23b2aac3708f57af124ad9e4f76bc5cad",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

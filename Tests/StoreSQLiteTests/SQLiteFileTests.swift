@@ -28,10 +28,10 @@ struct SQLiteFileTests {
         do {
             let store = try SQLiteEventStore(path: path)
             try store.append(ProposedEvent(type: "T", data: Data("{}".utf8)), to: "s", expectedVersion: .noStream)
-            #expect(try store.schemaVersion() == 6)
+            #expect(try store.schemaVersion() == 8)
         }
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 6)
+        #expect(try reopened.schemaVersion() == 8)
         #expect(try reopened.version(of: "s") == 1)
         let journal = try Processes.run(Processes.sqlite3, [path, "PRAGMA journal_mode;"])
         #expect(journal.output == "wal\n")
@@ -150,7 +150,7 @@ struct SQLiteFileTests {
             """])
         #expect(downgrade.status == 0, "\(downgrade.errors)")
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 6)
+        #expect(try reopened.schemaVersion() == 8)
         #expect(try reopened.readAll(after: 0, limit: 10).map(\.hash) == expected)
         try reopened.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-1", expectedVersion: .exactly(2))
     }
@@ -177,7 +177,7 @@ struct SQLiteFileTests {
             """])
         #expect(downgrade.status == 0, "\(downgrade.errors)")
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 6)
+        #expect(try reopened.schemaVersion() == 8)
         #expect(try reopened.documents(of: "favorites", generation: 1, keys: ["user-1", "user-2"])
                 == ["user-1": Data(#"{"items":[1]}"#.utf8), "user-2": Data(#"{"items":[2]}"#.utf8)])
         let shape = try Processes.run(Processes.sqlite3, [path, "SELECT count(rowid) FROM view_documents; SELECT name FROM sqlite_master WHERE tbl_name = 'view_documents' AND type = 'index';"])
