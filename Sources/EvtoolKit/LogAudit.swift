@@ -92,7 +92,7 @@ public enum LogAudit {
             let report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
             // The checkpoint kept outside first (it trusts nothing the store derived), then the
             // store's kept tree and recorded checkpoints.
-            let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: $0.path, signature: $0.signature) }
+            let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: $0.path, signature: $0.signature, archives: archives) }
             try checkKeptTree(store)
             try checkRecordedCheckpoints(store, logSize: UInt64(report.events))
             guard let checkpoint, let consistency else { return Verification(report: report, consistency: nil) }

@@ -42,6 +42,11 @@ struct ArchiveTests {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let (cli, sql, cleanup) = try Self.store(kind, directory); defer { cleanup() }
         try Self.makeLog(cli)
+        // A signed checkpoint of the six events, made before the archive.
+        #expect(try CLI.bare("keys", "create", "--out", directory.path + "/keys").status == 0)
+        let checkpoint = directory.path + "/cp.txt"
+        #expect(try cli.run("seal", "--key", directory.path + "/keys/checkpoint-key.pem", "--checkpoint-out", checkpoint).status == 0)
+        let publicKey = directory.path + "/keys/checkpoint-key.pub.pem"
         let views = try ["ada", "bob", "cyd"].map { user in
             [try cli.run("favorites", "--user", user, "--json").output, try cli.run("recent", "--user", user, "--json").output]
         }
@@ -56,8 +61,8 @@ struct ArchiveTests {
         #expect(lines.count == 5 && lines.allSatisfy { $0.contains(#""hash":"#) })
         #expect(!FileManager.default.fileExists(atPath: file + ".partial"))
 
-        #expect(try cli.run("verify").output == "OK: 6 events in 3 streams, 1 seal verified\n")
-        #expect(try cli.run("verify", "--archive", file).output == "OK: 6 events in 3 streams, 1 seal verified\n")
+        #expect(try cli.run("verify").output == "OK: 6 events in 3 streams, 2 seals verified\n")
+        #expect(try cli.run("verify", "--archive", file).output == "OK: 6 events in 3 streams, 2 seals verified\n")
         // Views are the same, history shows what is kept.
         let after = try ["ada", "bob", "cyd"].map { user in
             [try cli.run("favorites", "--user", user, "--json").output, try cli.run("recent", "--user", user, "--json").output]
@@ -73,13 +78,18 @@ struct ArchiveTests {
         let again = try Self.favorite(cli, "ada", "L1")
         #expect(again.status == 0 && !again.output.hasPrefix("recorded"), "\(again)")
         #expect(try cli.run("seal").status == 0)
-        #expect(try cli.run("verify").output == "OK: 7 events in 3 streams, 2 seals verified\n")
-        #expect(try cli.run("verify", "--archive", file).output == "OK: 7 events in 3 streams, 2 seals verified\n")
+        #expect(try cli.run("verify").output == "OK: 7 events in 3 streams, 3 seals verified\n")
+        #expect(try cli.run("verify", "--archive", file).output == "OK: 7 events in 3 streams, 3 seals verified\n")
 
         // A second archive, then both files together (in order).
         let second = directory.path + "/archive-2.jsonl"
         #expect(try cli.run("archive", "--before", "7", "--to", second).status == 0)
-        #expect(try cli.run("verify", "--archive", file, "--archive", second).output == "OK: 7 events in 3 streams, 2 seals verified\n")
+        #expect(try cli.run("verify", "--archive", file, "--archive", second).output == "OK: 7 events in 3 streams, 3 seals verified\n")
+        // The checkpoint made before both archives: its consistency proof streams the files, then the store.
+        let without = try cli.run("verify", "--checkpoint", checkpoint, "--public-key", publicKey)
+        #expect(without.status == 65 && without.errors.contains("the log's first 6 events are archived: give every archive's file"), "\(without)")
+        let with = try cli.run("verify", "--checkpoint", checkpoint, "--public-key", publicKey, "--archive", file, "--archive", second)
+        #expect(with.status == 0 && with.output.contains("(consistency proof 6 → 7 checked)"), "\(with)")
         let short = try cli.run("verify", "--archive", file)
         #expect(short.status == 65 && short.errors.contains("records 2 archives"), "\(short)")
         let swapped = try cli.run("verify", "--archive", second, "--archive", file)
@@ -125,7 +135,7 @@ struct ArchiveTests {
         #expect(result.status == 65 && result.errors.contains("are archived already (archive 1)"), "\(result)")
         result = try cli.run("rebuild")
         #expect(result.status == 69 && result.errors.hasPrefix("Error: the events below position 4 are archived"), "\(result)")
-        result = try cli.run("forget", "--user", "bob", "--reason", "ticket 1")
+        result = try cli.run("forget", "--user", "bob", "--reason", "ticket 1", "--by", "auditor")
         #expect(result.status == 69 && result.errors.hasPrefix("Error: the events below position 4 are archived"), "\(result)")
         #expect(try cli.run("verify").output == "OK: 8 events in 4 streams, 1 seal verified\n")
         // The rows above the boundary stay append-only.
