@@ -70,6 +70,9 @@ struct ArchiveTests {
         #expect(after == views)
         let history = try cli.run("history", "--user", "ada")
         #expect(history.output.split(separator: "\n").count == 2 && history.output.contains("\n6 "), "\(history)")
+        // --as-of needs the user's archived events: refused, not answered from what is kept.
+        let asOf = try cli.run("favorites", "--user", "ada", "--as-of", "6")
+        #expect(asOf.status == 65 && asOf.errors.contains("events of user 'ada' are archived (below position 6)"), "\(asOf)")
         // cyd's events are all archived: the decision state kept at the boundary knows L3.
         let unfavorite = try cli.run("unfavorite", "--user", "cyd", "--listing", "L3")
         #expect(unfavorite.output == "recorded Unfavorited for cyd: version 2, position 7\n", "\(unfavorite)")
