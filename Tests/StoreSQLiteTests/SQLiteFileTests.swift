@@ -18,7 +18,7 @@ struct SQLiteFileTests {
             "SELECT position, stream_id, version, type, json_extract(data, '$.keyword'), length(recorded_at) FROM events ORDER BY position;"
             + "SELECT value FROM evtool_meta WHERE key = 'schema_version';"])
         #expect(result.status == 0, "\(result.errors)")
-        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n6\n")
+        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n8\n")
     }
 
     @Test("the schema is created once, and reopening leaves it and the events alone")
@@ -46,7 +46,7 @@ struct SQLiteFileTests {
         #expect(throws: EventStoreError.newerSchema(found: 99, supported: 6)) { try SQLiteEventStore(path: path) }
         #expect(try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version;"]).output == "99\n")
         let error = #expect(throws: EventStoreError.self) { try SQLiteEventStore(path: path) }
-        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 6; upgrade evtool")
+        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 8; upgrade evtool")
     }
 
     @Test("files that are not evtool stores are refused with a clear error")
