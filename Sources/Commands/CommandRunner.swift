@@ -198,9 +198,25 @@ public final class CommandRunner: Sendable {
         // what was erased (an erasure covers the whole stream as it then was): the same.
         var checksLast = loaded.version > 0
         var from = max(loaded.version, 1)
+        var archiveConsulted = false
         while true {
             let batch = try store.read(stream: stream, from: from, direction: .forwards, limit: 1_000)
             var events = batch[...]
+            // Folding from the start, and the stream does not start at version 1 (or has no
+            // events): its first events may be archived; carry on from the state the store
+            // kept at the boundary (docs/AUDIT.md "Archives").
+            if !checksLast, !archiveConsulted, loaded.version == 0, events.first?.version != 1 {
+                archiveConsulted = true
+                if let archived = try LoadedUser.archived(stream: stream, in: store) {
+                    loaded = archived
+                    changed = true
+                    from = loaded.version + 1
+                    continue
+                }
+                if let first = events.first {
+                    throw EventStoreError.corrupt("stream '\(stream)' starts at version \(first.version), and the store records no archive of its first events")
+                }
+            }
             if checksLast {
                 checksLast = false
                 let first = events.first

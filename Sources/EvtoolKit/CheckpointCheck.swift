@@ -16,14 +16,36 @@ public enum CheckpointCheck {
     /// - Returns: the note for verify's OK line.
     /// - Throws: ``OperationError/invalid(_:)`` naming truncation, a rewrite below the checkpoint or a
     ///   fork, or a forged checkpoint.
-    public static func run(store: any EventStore, checkpoint: Checkpoint, path: String, signature: String) throws -> String {
-        let size = try LogTree.streamedSize(of: store)
+    /// - Parameter archives: after `evtool archive`, every archive's file, oldest first: their
+    ///   events are streamed before the store's (the files are checked by verify).
+    public static func run(store: any EventStore, checkpoint: Checkpoint, path: String, signature: String, archives: [String] = []) throws -> String {
         let described = "checkpoint '\(path)' (\(checkpoint.size) events, \(signature))"
+        var archived: Int64 = 0
+        if let archiving = store as? any ArchivingStore, let latest = try archiving.latestArchive() {
+            guard !archives.isEmpty else {
+                throw OperationError.invalid("the log's first \(latest.events) events are archived: give every archive's file (--archive FILE…) to check \(described) against the log")
+            }
+            archived = latest.events   // the files hold exactly these (verify checks each file's count and SHA-256)
+        }
+        let size = UInt64(archived) + (try LogTree.streamedSize(of: store))
         guard size >= checkpoint.size else {
             throw OperationError.invalid("the log fails \(described): it has \(size) events, fewer than the checkpoint covers: it was truncated or events were removed")
         }
         guard checkpoint.size > 0 else { return "extends \(described)" }
         var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.consistencyRanges(from: checkpoint.size, to: size))]
+        var streamed: Int64 = 0
+        for file in archives where archived > 0 {
+            let reader = try ArchiveFile(path: file)
+            while true {
+                let batch = try reader.next()
+                if batch.isEmpty { break }
+                for event in batch { builders[0].add(leafHash: try LogTree.leafHash(of: event)) }
+                streamed += Int64(batch.count)
+            }
+        }
+        guard streamed == archived else {
+            throw OperationError.invalid("the archive files hold \(streamed) events, and the store records \(archived) archived")
+        }
         try LogTree.feed(&builders, from: store)
         let built = try builders[0].finish()
         do {

@@ -58,7 +58,7 @@ public enum LogAudit {
     /// - Throws: ``OperationError/nothingToDo(_:)`` for a stream with no events,
     ///   ``OperationError/invalid(_:)`` when it fails verification.
     public static func verifyStream(_ stream: String, in store: any EventStore, location: StoreLocation) throws -> VerificationReport {
-        var verifier = try LogVerifier(store: store)
+        var verifier = try LogArchive.verifier(for: store)
         do {
             let report = try verifier.verifyStream(stream)
             guard report.events > 0 else {
@@ -76,10 +76,14 @@ public enum LogAudit {
     /// - Parameter progress: positions verified, after each batch.
     /// - Throws: ``OperationError/nothingToDo(_:)`` for a store with no events and no seals,
     ///   ``OperationError/invalid(_:)`` naming the first problem.
+    /// - Parameter archives: after `evtool archive`, the archive files (every archive's, oldest
+    ///   first): verified with the rest of the log, each against the store's record of it.
+    ///   Without them the log is verified from the latest archive boundary.
     public static func verify(_ store: any EventStore, location: StoreLocation,
                               checkpoint: (checkpoint: Checkpoint, path: String, signature: String)? = nil,
+                              archives: [String] = [],
                               progress: ProgressHandler = { _ in }) throws -> Verification {
-        var verifier = try LogVerifier(store: store)
+        var verifier = archives.isEmpty ? try LogArchive.verifier(for: store) : try LogArchive.verifier(for: store, files: archives)
         do {
             let seals = try (store as? any AuditableEventStore)?.seals() ?? []
             guard try store.headPosition() > 0 || !seals.isEmpty else {
@@ -88,7 +92,7 @@ public enum LogAudit {
             let report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
             // The checkpoint kept outside first (it trusts nothing the store derived), then the
             // store's kept tree and recorded checkpoints.
-            let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: $0.path, signature: $0.signature) }
+            let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: $0.path, signature: $0.signature, archives: archives) }
             try checkKeptTree(store)
             try checkRecordedCheckpoints(store, logSize: UInt64(report.events))
             guard let checkpoint, let consistency else { return Verification(report: report, consistency: nil) }
@@ -148,7 +152,7 @@ public enum LogAudit {
         guard try store.headPosition() > 0 else {
             throw OperationError.nothingToDo("\(location) holds no events: nothing to seal")
         }
-        var verifier = try LogVerifier(store: store)
+        var verifier = try LogArchive.verifier(for: store)
         let report: VerificationReport
         do {
             report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
@@ -183,6 +187,7 @@ public enum LogAudit {
         guard let auditable = store as? any AuditableEventStore else {
             throw OperationError.unsupported("the store \(location) cannot erase users")
         }
+        try LogArchive.refuseRebuild(store, what: "forget")
         let recorded = try UserStream.existing(typed: user, in: store)
         let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: recorded), reason: reason, operatorName: operatorName))
         try Projector(store: store).rebuild()

@@ -14,6 +14,7 @@ public enum ViewMaintenance {
     @discardableResult
     public static func rebuild(_ store: any EventStore & ProjectionStore, names: [String]? = nil, progress: ProgressHandler = { _ in },
                                shouldStop: () -> Bool = { false }) throws -> Int64 {
+        try LogArchive.refuseRebuild(store, what: "rebuild")
         try progress(.started(label: "rebuild", total: try store.headPosition(), unit: "events"))
         let head = try Projector(store: store).rebuild(names) { position, _ in
             try progress(.advanced(position))

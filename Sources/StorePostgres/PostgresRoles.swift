@@ -65,11 +65,13 @@ public enum PostgresRoles {
             -- the owner and computes every hash from the events).
             GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).merkle_extend(integer) TO \(a);
+            -- Archives (written by the owner's evtool archive): the heads and decision states appends and commands carry on from.
+            GRANT SELECT ON \(s).archives, \(s).archived_heads TO \(a);
 
             -- The auditor: reads the log, its audit trail and the views; changes nothing.
             GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals,
                             \(s).projections, \(s).view_documents TO \(r);
-            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(r);
+            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints, \(s).archives, \(s).archived_heads TO \(r);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
             COMMIT;
 

@@ -84,8 +84,12 @@ struct PostgresSchema: Sendable {
     var readBackwardsSQL: String {
         "SELECT \(columns) FROM \(quoted).events WHERE stream_id = $1 AND version <= $2 ORDER BY version DESC LIMIT $3"
     }
+    /// A stream whose events were all archived has its archived head's version (schema 9).
     var versionSQL: String {
-        "SELECT coalesce(max(version), 0)::bigint FROM \(quoted).events WHERE stream_id = $1"
+        """
+        SELECT coalesce((SELECT max(version) FROM \(quoted).events WHERE stream_id = $1), \
+        (SELECT version FROM \(quoted).archived_heads WHERE stream_id = $1), 0)::bigint
+        """
     }
     var headSQL: String {
         "SELECT coalesce(max(position), 0)::bigint FROM \(quoted).events"

@@ -255,8 +255,15 @@ public final class SQLiteEventStore: MultiStreamAppending {
                 throw EventStoreError.corrupt("stream '\(stream)' has a malformed hash at version \(actual)")
             }
             previous = bytes
+            head.reset()
+        } else {
+            head.reset()
+            // A stream whose events were all archived carries on from its archived head.
+            if let archived = try archivedHead(of: stream, connection) {
+                actual = archived.version
+                previous = archived.hash
+            }
         }
-        head.reset()
         guard expectedVersion.isSatisfied(by: actual) else {
             throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
         }
@@ -367,7 +374,8 @@ public final class SQLiteEventStore: MultiStreamAppending {
     public func version(of stream: String) throws -> Int64 {
         try AppendValidation.validateStreamID(stream)
         return try withConnection { connection in
-            try connection.scalarInt("SELECT max(version) FROM events WHERE stream_id = ?1") { try $0.bind(stream, at: 1) } ?? 0
+            // A stream whose events were all archived has its archived head's version.
+            try connection.scalarInt("SELECT coalesce((SELECT max(version) FROM events WHERE stream_id = ?1), (SELECT version FROM archived_heads WHERE stream_id = ?1))") { try $0.bind(stream, at: 1) } ?? 0
         }
     }
 

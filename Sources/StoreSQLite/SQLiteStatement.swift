@@ -38,6 +38,11 @@ final class SQLiteStatement {
         try value.withUTF8 { try bindText(UnsafeRawBufferPointer($0), at: index) }
     }
 
+    /// Binds NULL.
+    func bindNull(at index: Int32) throws {
+        try check(sqlite3_bind_null(handle, index))
+    }
+
     /// Binds UTF-8 bytes as TEXT; SQLite copies them.
     func bindText(_ value: Data, at index: Int32) throws {
         try value.withUnsafeBytes { try bindText($0, at: index) }

@@ -16,7 +16,7 @@ enum Evtool {
         LogCommand.spec,
         OperateCommands.project, OperateCommands.rebuild, OperateCommands.stats,
         TransferCommands.export, TransferCommands.import, TransferCommands.migrate,
-        AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, RolesCommand.spec,
+        AuditCommands.verify, AuditCommands.seal, AuditCommands.forget, ArchiveCommand.spec, RolesCommand.spec,
         KeysCommand.spec, ProofCommands.prove, ProofCommands.checkProof, ReportCommand.spec,
         AppendCommand.spec, ServeCommands.serve, ServeCommands.token,
         VersionCommand.spec, CompletionsCommand.spec, ManCommand.spec,

@@ -19,6 +19,7 @@ struct PostgresMigrationTests {
         "645e8846a6bc3ace248eed776d648bcb933fb67f0c546111caa3e17c805691db",
         "89efe98ca1d02ec7f3f1bb3ad93c5957b49d502fe532a9e4a7272d93e8d1e702",
         "36561fe84b759c6b891e9811842e6753d58a59f02705f45bca5ff5d55c6be9ff",
+        "b0053b39ec50e4461061be0e9afba8b23b2aac3708f57af124ad9e4f76bc5cad",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

@@ -95,7 +95,7 @@ struct AppendOnlyTests {
             """])
         try #require(downgrade.status == 0, "\(downgrade)")
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 7)
+        #expect(try reopened.schemaVersion() == 8)
         // Then an erasure and seals, as on any store of today's version.
         for arguments in [["seal"], ["forget", "--user", "user-1", "--reason", "test", "--by", "tester"], ["seal"]] {
             let result = try Processes.run(Processes.evtool, arguments + ["--store", "sqlite:\(path)"])

@@ -18,7 +18,7 @@ struct SQLiteFileTests {
             "SELECT position, stream_id, version, type, json_extract(data, '$.keyword'), length(recorded_at) FROM events ORDER BY position;"
             + "SELECT value FROM evtool_meta WHERE key = 'schema_version';"])
         #expect(result.status == 0, "\(result.errors)")
-        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n7\n")
+        #expect(result.output == "1|user-1|1|Searched|jazz|27\n2|user-1|2|Favorited||27\n8\n")
     }
 
     @Test("the schema is created once, and reopening leaves it and the events alone")
@@ -28,10 +28,10 @@ struct SQLiteFileTests {
         do {
             let store = try SQLiteEventStore(path: path)
             try store.append(ProposedEvent(type: "T", data: Data("{}".utf8)), to: "s", expectedVersion: .noStream)
-            #expect(try store.schemaVersion() == 7)
+            #expect(try store.schemaVersion() == 8)
         }
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 7)
+        #expect(try reopened.schemaVersion() == 8)
         #expect(try reopened.version(of: "s") == 1)
         let journal = try Processes.run(Processes.sqlite3, [path, "PRAGMA journal_mode;"])
         #expect(journal.output == "wal\n")
@@ -46,7 +46,7 @@ struct SQLiteFileTests {
         #expect(throws: EventStoreError.newerSchema(found: 99, supported: 7)) { try SQLiteEventStore(path: path) }
         #expect(try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version;"]).output == "99\n")
         let error = #expect(throws: EventStoreError.self) { try SQLiteEventStore(path: path) }
-        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 7; upgrade evtool")
+        #expect(error?.description == "the store has schema version 99, but this evtool supports up to 8; upgrade evtool")
     }
 
     @Test("files that are not evtool stores are refused with a clear error")
@@ -150,7 +150,7 @@ struct SQLiteFileTests {
             """])
         #expect(downgrade.status == 0, "\(downgrade.errors)")
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 7)
+        #expect(try reopened.schemaVersion() == 8)
         #expect(try reopened.readAll(after: 0, limit: 10).map(\.hash) == expected)
         try reopened.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-1", expectedVersion: .exactly(2))
     }
@@ -177,7 +177,7 @@ struct SQLiteFileTests {
             """])
         #expect(downgrade.status == 0, "\(downgrade.errors)")
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.schemaVersion() == 7)
+        #expect(try reopened.schemaVersion() == 8)
         #expect(try reopened.documents(of: "favorites", generation: 1, keys: ["user-1", "user-2"])
                 == ["user-1": Data(#"{"items":[1]}"#.utf8), "user-2": Data(#"{"items":[2]}"#.utf8)])
         let shape = try Processes.run(Processes.sqlite3, [path, "SELECT count(rowid) FROM view_documents; SELECT name FROM sqlite_master WHERE tbl_name = 'view_documents' AND type = 'index';"])

@@ -18,6 +18,7 @@ struct SQLiteMigrationTests {
         "fa79ed5462f666ac90e57ceadce0db61d5d4a79737604c3ddb25b78f963d2d93",
         "57bf839fc1b420639b7c0950373c325b6cce6d2f95643b7ac80855cacba7ee53",
         "6d9fcb61c183d30891ad1c11782320dd7056dffddf0cf20c75ee644dd86ec272",
+        "753719f3418a7b8fd6cf388102be3f9217304e8f3f831d041c649e6a03541405",
     ]
     static let pinnedTriggers = "1c7849bd4c8611384d57bd2b604a61beb09c2d123d6b8b529e0353bd6cc5075b"
 
@@ -88,5 +89,47 @@ struct SQLiteMigrationTests {
             VALUES (0, 'forged', 1, 'x', 'T', '{}', '{}', '', '');
             """])
         #expect(refused.status != 0 && refused.errors.contains("a row outside them is refused"), "\(refused)")
+    }
+
+    @Test("a schema-6 file (today's release) upgrades to schema 8 and can archive: the rows below the boundary go, verify carries the heads over, appends continue")
+    func upgradeFromSixThenArchive() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let path = directory.path + "/events.sqlite"
+        try Self.makeFile(path, version: 6)
+        let store = try SQLiteEventStore(path: path)
+        #expect(try store.schemaVersion() == 8)
+        #expect(try store.archives().isEmpty)
+        // Before any archive, DELETE is refused as before.
+        let refused = try Processes.run(Processes.sqlite3, [path, "DELETE FROM events WHERE position = 1;"])
+        #expect(refused.status != 0 && refused.errors.contains("events are append-only"), "\(refused)")
+        var verifier = try LogVerifier(store: store)
+        let report = try verifier.verifyLog()
+        #expect(try KeptTreeCheck.extendAndVerify(store) == 3)
+        // Archive positions 1 and 2 (user-1 v1, user-2 v1, the whole of user-2).
+        var heads = StreamHeads()
+        for event in try store.readAll(after: 0, limit: 2) {
+            heads[event.streamID] = StreamHeads.Head(version: event.version, chainHash: [UInt8](hexadecimal: event.hash)!)
+        }
+        let boundary = ArchiveBoundary(number: 1, position: 3, events: 2, fileEvents: 2, fileSHA256: String(repeating: "0", count: 64), fileName: "a",
+                                       headsSHA256: heads.digest().hexString, treeRoot: try LogTree.root(of: store, size: 2).hexString, archivedAt: "t")
+        #expect(try store.recordArchive(boundary, heads: heads, states: [:]) == 2)
+        #expect(try store.readAll(after: 0, limit: 10).map(\.position) == [3])
+        #expect(try store.version(of: "user-2") == 1)
+        var carried = try LogVerifier(store: store)
+        carried.carryOver(boundary, heads: try store.archivedHeads())
+        #expect(try carried.verifyLog().events == report.events)
+        // user-2, whose events are all archived, continues at version 2 with its chain.
+        try store.append(ProposedEvent(type: "Searched", data: Data("{}".utf8)), to: "user-2", expectedVersion: .exactly(1))
+        var after = try LogVerifier(store: store)
+        after.carryOver(boundary, heads: try store.archivedHeads())
+        #expect(try after.verifyLog().events == 4)
+        #expect(try KeptTreeCheck.extendAndVerify(store) == 4)
+        // A second archive that does not take exactly the rows it names changes nothing.
+        let wrong = ArchiveBoundary(number: 2, position: 4, events: 4, fileEvents: 2, fileSHA256: "", fileName: "b", headsSHA256: "", treeRoot: "", archivedAt: "t")
+        #expect(throws: EventStoreError.self) { try store.recordArchive(wrong, heads: heads, states: [:]) }
+        #expect(try store.archives().count == 1 && store.readAll(after: 0, limit: 10).count == 2)
+        // A row above the boundary still cannot be deleted.
+        let kept = try Processes.run(Processes.sqlite3, [path, "DELETE FROM events WHERE position = 3;"])
+        #expect(kept.status != 0 && kept.errors.contains("events are append-only"), "\(kept)")
     }
 }

@@ -182,7 +182,7 @@ struct AuditTests {
         result = try Self.verify(newer)
         #expect(result.status == 78)
         #expect(result.errors.hasPrefix("Error: the store was written by a newer evtool: it has schema version 99, and this evtool ("))
-        #expect(result.errors.hasSuffix(") supports up to schema version 7; upgrade evtool; nothing was verified\n"))
+        #expect(result.errors.hasSuffix(") supports up to schema version 8; upgrade evtool; nothing was verified\n"))
 
         #expect(try Self.verify(directory.path + "/missing.sqlite").status == 69)
     }

@@ -19,8 +19,8 @@ struct VersionTests {
         #expect(lines.first?.range(of: #"^evtool [0-9]+\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil, "\(lines)")
         #expect(lines.contains { $0.range(of: #"^SQLite +3\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil }, "\(lines)")
         #expect(lines.contains { $0.range(of: #"^libpq +[0-9]+\.[0-9]+"#, options: .regularExpression) != nil }, "\(lines)")
-        #expect(lines.contains("SQLite store      schema version 7"))
-        #expect(lines.contains("PostgreSQL store  schema version 8"))
+        #expect(lines.contains("SQLite store      schema version 8"))
+        #expect(lines.contains("PostgreSQL store  schema version 9"))
         #expect(lines.contains("events            Searched 2, Favorited 1, Unfavorited 1, DetailsViewed 1, metadata 1"))
         #expect(try CLI.bare("--version", "x").status == 64)
     }
@@ -37,7 +37,7 @@ struct VersionTests {
         #expect(try CLI.bare("version").output.contains("SQLite            \(libraries["sqlite"] ?? "?")\n"))
         #expect(libraries["libpq"]?.isEmpty == false)
         let schemas = try #require(object["schemas"] as? [String: Any])
-        #expect(schemas["sqlite"] as? Int == 7 && schemas["postgres"] as? Int == 8)
+        #expect(schemas["sqlite"] as? Int == 8 && schemas["postgres"] as? Int == 9)
         #expect((schemas["events"] as? [String: Int])?["Searched"] == 2)
         let commit = try #require(object["commit"] as? String)
         let git = try Processes.run("/usr/bin/env", ["git", "-C", Self.packageDirectory, "rev-parse", "--verify", "HEAD"])
@@ -60,7 +60,7 @@ struct VersionTests {
         #expect(try cli.run("init").status == 0)
         _ = try Processes.run(Processes.sqlite3, [cli.store, "PRAGMA user_version = 99;"])
         let version = try #require(try CLI.bare("version").output.split(separator: "\n").first?.dropFirst("evtool ".count))
-        let expected = "the store was written by a newer evtool: it has schema version 99, and this evtool (\(version)) supports up to schema version 7; upgrade evtool"
+        let expected = "the store was written by a newer evtool: it has schema version 99, and this evtool (\(version)) supports up to schema version 8; upgrade evtool"
         let read = try cli.run("favorites", "--user", "ada")
         #expect(read.status == 69)
         #expect(read.errors == "Error: \(expected)\n")
@@ -81,7 +81,7 @@ struct VersionTests {
         let version = try #require(try CLI.bare("version").output.split(separator: "\n").first?.dropFirst("evtool ".count))
         let read = try CLI.bare("favorites", "--user", "ada", "--store", store)
         #expect(read.status == 69)
-        #expect(read.errors == "Error: the store was written by a newer evtool: it has schema version 99, and this evtool (\(version)) supports up to schema version 7; upgrade evtool\n")
+        #expect(read.errors == "Error: the store was written by a newer evtool: it has schema version 99, and this evtool (\(version)) supports up to schema version 9; upgrade evtool\n")
         let record = try CLI.bare("unfavorite", "--user", "ada", "--listing", "L1", "--store", store)
         #expect(record.status == 69)
         #expect(record.errors.contains("schema version 99") && record.errors.contains("this evtool (\(version))"))

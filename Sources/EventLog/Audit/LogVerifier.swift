@@ -12,12 +12,17 @@ public struct LogVerifier {
     private let store: any EventStore
     private let audit: (any AuditableEventStore)?
     private let hasher = EventChain.Hasher()
-    private var heads = StreamHeads()
+    var heads = StreamHeads()
     /// Per erased stream (by the id's bytes, as the stores tell streams apart), the `UserErased`
     /// events that cover it: (event id, through position).
     private var coverage: [StreamKey: [(id: UUID, through: Int64)]] = [:]
-    private var events: Int64 = 0
+    var events: Int64 = 0
     private var erased: Int64 = 0
+    /// Where the log starts after an archive (``carryOver(_:heads:)``): the boundary and the
+    /// heads carried over; nil for a log that starts at position 1.
+    var carried: (boundary: ArchiveBoundary, heads: StreamHeads)?
+    /// The archived events to verify before the store's (``verifyArchivesFirst(_:)``).
+    var archivedPrefix: (next: () throws -> [RecordedEvent], end: ArchiveBoundary?, stillInTable: Bool)?
 
     /// Prepares to verify `store`; reads the (few) `UserErased` events first.
     public init(store: any EventStore) throws {
@@ -41,11 +46,47 @@ public struct LogVerifier {
         var nextSeal = 0
         var previousSeal: Seal?
         var cursor: Int64 = 0
+        // After an archive: the heads carried over, then the archived events of files.
+        var linkOnlyBelow: Int64 = 0
+        if let carried {
+            guard carried.heads.digest().hexString == carried.boundary.headsSHA256 else {
+                throw VerificationFailure(.modified, position: carried.boundary.position, stream: nil,
+                                          "the streams' heads the store carried over at archive \(carried.boundary.number) (position \(carried.boundary.position)) differ from those the archive recorded: they were changed")
+            }
+            heads = carried.heads
+            events = carried.boundary.events
+            cursor = carried.boundary.position - 1
+            linkOnlyBelow = cursor
+        }
+        var archivedEvents = events
+        if let prefix = archivedPrefix {
+            if let carried { cursor = carried.boundary.position - 1 }
+            while true {
+                let batch = try prefix.next()
+                guard !batch.isEmpty else { break }
+                let digests = try erasedDigests(for: batch)
+                for event in batch {
+                    guard event.position > cursor else {
+                        throw VerificationFailure(.reordered, position: event.position, stream: event.streamID,
+                                                  "the archived events hold position \(event.position) after position \(cursor): they are out of order or overlap what is archived")
+                    }
+                    while nextSeal < seals.count, seals[nextSeal].position < event.position {
+                        try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
+                        previousSeal = seals[nextSeal]; nextSeal += 1
+                    }
+                    try check(event, erased: digests[event.position])
+                    cursor = event.position
+                }
+                try progress(cursor)
+            }
+            if let end = prefix.end { try checkArchiveEnd(end, lastPosition: cursor) }
+            if !prefix.stillInTable { archivedEvents = events }
+        }
         if let rows = store as? any ChainRowReading {
             // The fast path: another thread copies the next batch's stored bytes into an arena
             // while this one hashes the current batch in place; a row it cannot accept at once
             // (an erased event, or any problem) goes through the ordinary check, which names it.
-            var pending = ArenaPrefetch(store: rows, after: 0, limit: batchSize)
+            var pending = ArenaPrefetch(store: rows, after: cursor, limit: batchSize)
             while true {
                 let arena = try pending.wait()
                 guard let last = arena.rows.last else { break }
@@ -53,7 +94,7 @@ public struct LogVerifier {
                 for index in arena.rows.indices {
                     let position = arena.rows[index].position
                     while nextSeal < seals.count, seals[nextSeal].position < position {
-                        try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
+                        try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
                         previousSeal = seals[nextSeal]; nextSeal += 1
                     }
                     if !arena.withRow(index, { accept($0) }) {
@@ -68,13 +109,13 @@ public struct LogVerifier {
                 if arena.rows.count < batchSize { break }
             }
             while nextSeal < seals.count {
-                try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
+                try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
                 previousSeal = seals[nextSeal]; nextSeal += 1
             }
-            try checkCensus(through: cursor)
+            try checkCensus(through: cursor, archived: archivedEvents)
             return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
         }
-        var pending = Prefetch(store: store, after: 0, limit: batchSize)
+        var pending = Prefetch(store: store, after: cursor, limit: batchSize)
         while true {
             let batch = try pending.wait()
             guard let last = batch.last else { break }
@@ -82,7 +123,7 @@ public struct LogVerifier {
             let digests = try erasedDigests(for: batch)
             for event in batch {
                 while nextSeal < seals.count, seals[nextSeal].position < event.position {
-                    try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
+                    try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
                     previousSeal = seals[nextSeal]; nextSeal += 1
                 }
                 try check(event, erased: digests[event.position])
@@ -92,10 +133,10 @@ public struct LogVerifier {
             if batch.count < batchSize { break }
         }
         while nextSeal < seals.count {
-            try check(seals[nextSeal], after: previousSeal, lastPosition: cursor)
+            try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
             previousSeal = seals[nextSeal]; nextSeal += 1
         }
-        try checkCensus(through: cursor)
+        try checkCensus(through: cursor, archived: archivedEvents)
         return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
     }
 
@@ -105,16 +146,17 @@ public struct LogVerifier {
     /// positions appends cannot produce (below 1), which the position-ordered read never visits.
     /// Rows appended after `position` while verify ran are not counted (their positions are
     /// higher: the read hands out a gap-safe prefix).
-    private func checkCensus(through position: Int64) throws {
+    private func checkCensus(through position: Int64, archived: Int64) throws {
         guard let audit else { return }
         let census = try audit.eventRowCensus(through: position)
         if let lowest = census.lowestPosition, lowest < 1 {
             throw VerificationFailure(.inserted, position: lowest, stream: nil,
                                       "the events table holds a row at position \(lowest); appends only produce positions from 1 up, so it was never part of the log")
         }
-        guard census.rows == events else {
-            throw VerificationFailure(census.rows > events ? .inserted : .deleted, position: position, stream: nil,
-                                      "the events table holds \(census.rows) rows up to position \(position), but \(events) were verified in position order")
+        let kept = events - archived
+        guard census.rows == kept else {
+            throw VerificationFailure(census.rows > kept ? .inserted : .deleted, position: position, stream: nil,
+                                      "the events table holds \(census.rows) rows up to position \(position), but \(kept) were verified in position order")
         }
     }
 
@@ -122,6 +164,10 @@ public struct LogVerifier {
     public mutating func verifyStream(_ stream: String, batchSize: Int = 1_000) throws -> VerificationReport {
         var next: Int64 = 1
         var last: Int64 = 0
+        if let head = carried?.heads[stream] {
+            heads[stream] = head
+            next = head.version + 1
+        }
         while true {
             let batch = try store.read(stream: stream, from: next, direction: .forwards, limit: batchSize)
             guard let final = batch.last else { break }
@@ -260,13 +306,16 @@ public struct LogVerifier {
 
     // MARK: - Seals
 
-    private func check(_ seal: Seal, after previous: Seal?, lastPosition: Int64) throws {
+    private func check(_ seal: Seal, after previous: Seal?, lastPosition: Int64, linkOnly: Bool = false) throws {
         let zeros = String(repeating: "0", count: 64)
         guard seal.number == (previous?.number ?? 0) + 1, seal.previousHash == (previous?.hash ?? zeros),
               seal.recomputedHash == seal.hash else {
             throw VerificationFailure(.modified, position: seal.position, stream: nil,
                                       "seal \(seal.number) was altered (its hash or its link to the seal before it does not match)")
         }
+        // A seal inside an archive whose events are not read: its hash and link only (the archive
+        // check, and `verify --archive`, recompute the rest).
+        if linkOnly { return }
         if events != seal.events || heads.count != Int(seal.streams) {
             let kind: VerificationFailure.Kind = events < seal.events || heads.count < Int(seal.streams) ? .deleted : .inserted
             let truncated = lastPosition < seal.position ? "; the log ends at position \(lastPosition): it was truncated" : ""

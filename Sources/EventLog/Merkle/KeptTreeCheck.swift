@@ -14,13 +14,19 @@ public enum KeptTreeCheck {
     public static func extendAndVerify(_ store: any EventStore) throws -> UInt64? {
         guard let kept = store as? any MerkleTreeStore else { return nil }
         try LogTree.extendKept(store)
-        return try verify(kept)
+        // After an archive the first leaves' events are in the archive files: the leaves stay
+        // (proofs of kept events stay valid) and are checked against the files by the archive.
+        let archived = try (store as? any ArchivingStore)?.latestArchive().map { (leaves: UInt64($0.events), position: $0.position - 1) }
+        return try verify(kept, archived: archived)
     }
 
     /// Checks the kept tree against the store's chain hashes.
     /// - Returns: the number of leaves checked (the kept tree's size).
     /// - Throws: ``KeptTreeFailure`` naming the first subtree that is not the log's.
-    public static func verify(_ store: any MerkleTreeStore, batchSize: Int = 10_000) throws -> UInt64 {
+    /// - Parameter archived: after an archive, the leaves whose events were archived (the
+    ///   first `leaves`, up to `position`): the tiles above them are checked, not their events.
+    public static func verify(_ store: any MerkleTreeStore, batchSize: Int = 10_000,
+                              archived: (leaves: UInt64, position: Int64)? = nil) throws -> UInt64 {
         let size = try store.merkleTreeState().size
         // A level with more nodes than the tree has (a missing one is found by the walks below).
         for (level, count) in try store.merkleLevelCounts().sorted(by: { $0.key < $1.key }) {
@@ -29,7 +35,7 @@ public enum KeptTreeCheck {
             throw KeptTreeFailure(key: MerkleNodeKey(level: level, index: expected),
                                   reason: "is beyond the tree of \(size) leaves (its level has \(count) subtrees, not \(expected)): rows were added")
         }
-        try verifyLeaves(store, size: size, batchSize: batchSize)
+        try verifyLeaves(store, size: size, batchSize: batchSize, archived: archived)
         var level = MerkleTile.height
         while level < 64, size >> UInt64(level) > 0 {
             try verifyLevel(store, level: level, size: size, batchSize: batchSize)
@@ -39,13 +45,15 @@ public enum KeptTreeCheck {
     }
 
     /// The level-0 tiles against the events' chain hashes, in position order.
-    private static func verifyLeaves(_ store: any MerkleTreeStore, size: UInt64, batchSize: Int) throws {
+    private static func verifyLeaves(_ store: any MerkleTreeStore, size: UInt64, batchSize: Int,
+                                     archived: (leaves: UInt64, position: Int64)?) throws {
         let width = UInt64(MerkleTile.width)
         let tileCount = (size + width - 1) / width
-        var cursor: Int64 = 0
+        let start = min(archived?.leaves ?? 0, size)   // the first leaf whose event is kept
+        var cursor: Int64 = archived?.position ?? 0
         var pending: [(position: Int64, hash: String)] = []
         var used = 0
-        var next: UInt64 = 0
+        var next: UInt64 = start / width
         // Reads events until `count` are pending (fewer at the end of the log).
         func fill(_ count: Int) throws {
             if used > batchSize {
@@ -69,19 +77,28 @@ public enum KeptTreeCheck {
                 guard tile.hashes.count == expected else {
                     throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: first + UInt64(min(tile.hashes.count, expected))), reason: "is missing")
                 }
-                try fill(expected + MerkleTile.width)
-                guard pending.count - used >= expected else {
-                    throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: first + UInt64(pending.count - used)),
+                // Leaves of archived events at this tile's start are not checked against events.
+                let skip = Int(start > first ? start - first : 0)
+                let needed = expected - skip
+                guard needed > 0 else {
+                    next += 1
+                    continue
+                }
+                try fill(needed + MerkleTile.width)
+                guard pending.count - used >= needed else {
+                    throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: first + UInt64(skip + pending.count - used)),
                                           reason: "has no event: the log has fewer events than the kept tree (it was truncated or events were removed)")
                 }
-                let events = pending[used..<(used + expected)]
-                for (offset, kept, event) in [(0, tile.firstPosition, events[used]), (expected - 1, tile.lastPosition, events[used + expected - 1])]
-                where kept != event.position {
+                let events = pending[used..<(used + needed)]
+                var ends = [(expected - 1, tile.lastPosition, events[used + needed - 1])]
+                if skip == 0 { ends.insert((0, tile.firstPosition, events[used]), at: 0) }
+                for (offset, kept, event) in ends where kept != event.position {
                     let index = first + UInt64(offset)
                     throw KeptTreeFailure(key: MerkleNodeKey(level: 0, index: index),
                                           reason: "is for position \(kept.map(String.init) ?? "none"), but the \(ordinal(index)) event is at position \(event.position): events were removed, inserted or reordered")
                 }
-                for (offset, event) in events.enumerated() {
+                for (index, event) in events.enumerated() {
+                    let offset = skip + index
                     let key = MerkleNodeKey(level: 0, index: first + UInt64(offset))
                     let leaf = tile.hashes[offset]
                     guard let entry = [UInt8](hexadecimal: event.hash), entry.count == MerkleHash.size, MerkleHash.leaf(entry) == leaf else {
@@ -92,7 +109,7 @@ public enum KeptTreeCheck {
                         throw KeptTreeFailure(key: key, reason: "(position \(event.position)) is not the leaf of that event's chain hash: the event or the leaf was rewritten")
                     }
                 }
-                used += expected
+                used += needed
                 next += 1
             }
         }

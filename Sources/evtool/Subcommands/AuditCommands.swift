@@ -12,9 +12,10 @@ enum AuditCommands {
 
     static let verify = CommandSpec(
         name: "verify", summary: "Re-check every event's hash chain and every seal; report OK or the first problem",
-        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--quiet] [--json] [--store STORE]",
+        usage: "[--stream ID] [--checkpoint FILE [--public-key KEY]] [--archive FILE…] [--quiet] [--json] [--store STORE]",
         options: [
             .init(name: "stream", value: "ID", help: "Verify only this stream's chain (seals, which cover every stream, are not checked)"),
+            .init(name: "archive", value: "FILE", help: "After 'evtool archive': verify the archive files (every archive's, oldest first) and the rest of the log together", repeatable: true),
             .init(name: "checkpoint", value: "FILE", help: "Also prove that the log extends this checkpoint (from 'evtool seal --key')"),
             .init(name: "public-key", value: "KEY", help: "Check the checkpoint's Ed25519 signature with this public key (PEM)"),
             SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
@@ -36,6 +37,11 @@ enum AuditCommands {
             modified, removed, inserted or reordered, seals rewritten with it, or a fork are each
             named (exit 65). With --public-key, a forged or changed checkpoint is refused first.
 
+            After 'evtool archive', the kept log is verified from the archive boundary, with each
+            stream's head there carried over; with --archive (every archive's file, oldest first)
+            the files are verified too, each against the SHA-256 the store recorded, and the log
+            as one from its first event.
+
             Exit codes: 0 the log verifies; 65 it does not (tampered or damaged); 66 the store is
             not an evtool store; 67 the store holds no events and no seals (nothing was verified:
             most likely the wrong store); 69 the store cannot be opened; 78 the store was written
@@ -51,6 +57,9 @@ enum AuditCommands {
             }
             if checkpoint == nil, arguments.value("public-key") != nil {
                 throw CLIError.usage("'--public-key' checks a '--checkpoint'", arguments.command)
+            }
+            if !arguments.all("archive").isEmpty, arguments.value("stream") != nil {
+                throw CLIError.usage("'--archive' verifies the whole log, not one '--stream'", arguments.command)
             }
             if checkpoint != nil, arguments.value("stream") != nil {
                 throw CLIError.usage("'--checkpoint' covers the whole log, not one '--stream'", arguments.command)
@@ -71,7 +80,8 @@ enum AuditCommands {
                 return
             }
             var display = ProgressRenderer(minimumTotal: 100_000)
-            let verified = try LogAudit.verify(store, location: location, checkpoint: checkpoint, progress: { display.render($0, console: &console) })
+            let verified = try LogAudit.verify(store, location: location, checkpoint: checkpoint, archives: arguments.all("archive"),
+                                               progress: { display.render($0, console: &console) })
             if arguments.flag("json") { return try console.output(verifiedJSON(verified.report, checkpoint: verified.consistency)) }
             try console.output(okLine(verified.report) + (verified.consistency.map { "; " + $0 } ?? ""))
         })
