@@ -217,9 +217,9 @@ public enum LogArchive {
         var builder = MerkleFrontier()
         var leafIndex: UInt64 = 0
         while leafIndex < earlier {
-            let rows = try kept.merkleLevel(0, from: leafIndex, limit: Int(min(10_000, earlier - leafIndex)))
+            let rows = try kept.merkleLeafHashes(from: leafIndex, limit: Int(min(10_000, earlier - leafIndex)))
             guard !rows.isEmpty else { throw OperationError.invalid("the kept Merkle tree lacks leaf \(leafIndex) of the archived events: run 'evtool verify'") }
-            for row in rows { builder.append(leafHash: row.hash) }
+            for hash in rows { builder.append(leafHash: hash) }
             leafIndex += UInt64(rows.count)
         }
         var states: [StreamKey: LoadedUser] = [:]
@@ -233,10 +233,10 @@ public enum LogArchive {
             guard last.position < position else {
                 throw OperationError.invalid("the archive file holds position \(last.position), at or after --before \(position)")
             }
-            let leaves = try kept.merkleLevel(0, from: leafIndex, limit: batch.count)
+            let leaves = try kept.merkleLeafHashes(from: leafIndex, limit: batch.count)
             for (offset, event) in batch.enumerated() {
                 let leaf = try LogTree.leafHash(of: event)
-                guard offset < leaves.count, leaves[offset].position == event.position, leaves[offset].hash == leaf else {
+                guard offset < leaves.count, leaves[offset] == leaf else {
                     throw OperationError.invalid("the archive file's event at position \(event.position) is not the kept Merkle tree's leaf \(leafIndex): the file is not the log")
                 }
                 builder.append(leafHash: leaf)

@@ -11,12 +11,6 @@ extension SQLiteStatement {
         guard code == SQLITE_OK else { throw SQLiteError(code: .init(rawValue: code), message: "cannot bind a BLOB", sql: sql, systemErrno: 0) }
     }
 
-    /// Binds NULL.
-    func bindNull(at index: Int32) throws {
-        let code = sqlite3_bind_null(handle, index)
-        guard code == SQLITE_OK else { throw SQLiteError(code: .init(rawValue: code), message: "cannot bind NULL", sql: sql, systemErrno: 0) }
-    }
-
     /// The column's bytes (a BLOB, or a TEXT's bytes), copied.
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))

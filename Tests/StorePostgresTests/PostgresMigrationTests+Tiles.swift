@@ -23,7 +23,7 @@ extension PostgresMigrationTests {
         let before = try MerkleProofBuilder.build(size: 4, leafHashes: oldLeaves).root
 
         let store = try PostgresEventStore(url: url, schema: name)
-        #expect(try TestDatabase.execute("SELECT version FROM \(name).schema_version") == "7")
+        #expect(try TestDatabase.execute("SELECT version FROM \(name).schema_version") == String(PostgresSchema.currentVersion))
         #expect(try TestDatabase.execute("SELECT to_regclass('\(name).merkle_leaves') IS NULL AND to_regclass('\(name).merkle_nodes') IS NULL") == "t")
         #expect(try store.merkleTreeState().size == 0)
         #expect(try KeptTreeCheck.extendAndVerify(store) == 4)

@@ -24,7 +24,7 @@ extension SQLiteMigrationTests {
         try #require(filled.status == 0, "\(filled)")
 
         let store = try SQLiteEventStore(path: path)
-        #expect(try store.schemaVersion() == 7)
+        #expect(try store.schemaVersion() == SQLiteEventStore.schemaVersion)
         let tables = try Processes.run(Processes.sqlite3, [path, "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'merkle%' ORDER BY name)"])
         #expect(tables.output.trimmingCharacters(in: .whitespacesAndNewlines) == "merkle_tiles", "\(tables)")
         #expect(try store.merkleTreeState().size == 0)

@@ -66,3 +66,24 @@ public struct MerkleTreeState: Sendable, Hashable {
         self.position = position
     }
 }
+
+extension MerkleTreeStore {
+    /// The kept leaf hashes from leaf `index` on, at most `limit`, read from the level-0 tiles;
+    /// fewer when the tree ends (or a tile is missing) before.
+    public func merkleLeafHashes(from index: UInt64, limit: Int) throws -> [[UInt8]] {
+        guard limit > 0 else { return [] }
+        let width = UInt64(MerkleTile.width)
+        let firstTile = index / width
+        let tileCount = (index % width + UInt64(limit) + width - 1) / width
+        var leaves: [[UInt8]] = []
+        var expected = firstTile
+        for tile in try merkleTiles(level: 0, from: firstTile, limit: Int(tileCount)) {
+            guard tile.index == expected else { break }
+            expected += 1
+            for (offset, hash) in tile.hashes.enumerated() where leaves.count < limit && tile.index * width + UInt64(offset) >= index {
+                leaves.append(hash)
+            }
+        }
+        return leaves
+    }
+}
