@@ -19,6 +19,7 @@ extension TimeTravel {
         guard let cache, projection.isKeyedByUser, case .position(let position) = point else {
             return try document(projection, key: key, asOf: point, in: store)
         }
+        try refuseArchived(projection, key: key, in: store)
         let stream = UserStream.id(for: key)
         let cacheKey = TimeTravelCache.Key(kind: ViewSnapshots.kind(of: projection), stream: stream)
         if let document = try fromKept(projection, key: key, stream: stream, position: position, in: store, cache: cache, cacheKey: cacheKey) {

@@ -22,17 +22,7 @@ public enum TimeTravel {
                   let event = ViewEvent.decode(recorded), projection.key(for: event) == documentKey else { return }
             projection.evolve(&document, with: event)
         }
-        // After an archive, the log no longer starts at position 1: a view as of a point is
-        // folded from what is kept only when none of the events it needs is archived.
-        if let archiving = store as? any ArchivingStore, let latest = try archiving.latestArchive() {
-            if projection.isKeyedByUser {
-                if let head = try archiving.archivedHead(of: UserStream.id(for: key)) {
-                    throw EventStoreError.invalidInput("the first \(head.version) events of user '\(key)' are archived (below position \(latest.position)): '\(projection.name)' as of a point needs them; read the view now, or the archive file")
-                }
-            } else {
-                throw EventStoreError.invalidInput("the events below position \(latest.position) are archived: '\(projection.name)' as of a point folds the log from its first event and needs them; read the view now, or the archive file")
-            }
-        }
+        try refuseArchived(projection, key: key, in: store)
         if projection.isKeyedByUser {
             // From the nearest view snapshot at or before the position, when one fits (ViewSnapshots).
             if case .position(let limit) = point, let snapshots = store as? any EventStore & SnapshotDocuments {
@@ -58,5 +48,21 @@ public enum TimeTravel {
             }
         }
         return document
+    }
+}
+
+extension TimeTravel {
+    /// After an archive the log no longer starts at position 1: a view as of a point is folded
+    /// from what is kept only when none of the events it needs is archived; otherwise this
+    /// throws ``EventStoreError/invalidInput(_:)`` naming the user (or the view) and the boundary.
+    static func refuseArchived<P: Projection>(_ projection: P, key: String, in store: any EventStore) throws {
+        guard let archiving = store as? any ArchivingStore, let latest = try archiving.latestArchive() else { return }
+        if projection.isKeyedByUser {
+            if let head = try archiving.archivedHead(of: UserStream.id(for: key)) {
+                throw EventStoreError.invalidInput("the first \(head.version) events of user '\(key)' are archived (below position \(latest.position)): '\(projection.name)' as of a point needs them; read the view now, or the archive file")
+            }
+        } else {
+            throw EventStoreError.invalidInput("the events below position \(latest.position) are archived: '\(projection.name)' as of a point folds the log from its first event and needs them; read the view now, or the archive file")
+        }
     }
 }

@@ -43,7 +43,7 @@ struct SQLiteFileTests {
         let path = directory.path + "/events.sqlite"
         _ = try SQLiteEventStore(path: path)
         _ = try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version = 99;"])
-        #expect(throws: EventStoreError.newerSchema(found: 99, supported: 7)) { try SQLiteEventStore(path: path) }
+        #expect(throws: EventStoreError.newerSchema(found: 99, supported: SQLiteEventStore.schemaVersion)) { try SQLiteEventStore(path: path) }
         #expect(try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version;"]).output == "99\n")
         let error = #expect(throws: EventStoreError.self) { try SQLiteEventStore(path: path) }
         #expect(error?.description == "the store has schema version 99, but this evtool supports up to 8; upgrade evtool")
