@@ -2,8 +2,7 @@
 // has shipped never changes (PostgresMigrationTests pins its SHA-256).
 
 extension PostgresMigration {
-    /// Schema version 8 (issue 19; on this branch the step after version 6, numbered after
-    /// the kept tree's version 7 when both are merged): `append_one` in fewer PL/pgSQL steps
+    /// Schema version 8 (issue 19; after the kept tree's tiles, version 7): `append_one` in fewer PL/pgSQL steps
     /// per call (docs/POSTGRES-ORDERING.md, "What an append costs"). The same checks, the same
     /// reservation and the same one statement; the transaction-id check is made once, under
     /// the reservation's lock, and the common case (the stream exists, the expectation holds)
