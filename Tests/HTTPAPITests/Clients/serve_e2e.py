@@ -19,30 +19,15 @@ import uuid
 
 import httpx
 
+import checks
+from checks import TOKENS, auth, check
+
 BASE = os.environ["EVTOOL_BASE"]
-TOKENS = json.loads(os.environ["EVTOOL_TOKENS"])
 PID = int(os.environ["EVTOOL_PID"])
 MAX_BODY = int(os.environ["EVTOOL_MAX_BODY"])
 HOST, PORT = BASE.split("//")[1].split(":")
 PORT = int(PORT)
 RUN = os.environ.get("EVTOOL_RUN") or uuid.uuid4().hex[:8]
-passed = 0
-
-
-def check(condition, what, response=None):
-    global passed
-    if not condition:
-        extra = ""
-        if response is not None:
-            extra = f"\n  got {response.status_code} {dict(response.headers)}\n  {response.text[:500]}"
-        print(f"FAILED: {what}{extra}", flush=True)
-        print(f"{passed} passed, 1 failed", flush=True)
-        sys.exit(1)
-    passed += 1
-
-
-def auth(role):
-    return {"Authorization": f"Bearer {TOKENS[role]}"}
 
 
 client = httpx.Client(base_url=BASE, timeout=20)
@@ -473,4 +458,4 @@ while b"\r\n\r\n" not in answer:
     answer += chunk
 check(answer.startswith(b"HTTP/1.1 201"), f"the request in flight when SIGTERM came is finished: {answer[:80]!r}")
 in_flight.close()
-print(f"{passed} passed, 0 failed", flush=True)
+checks.summary()

@@ -16,27 +16,12 @@ import uuid
 
 import httpx
 
+import checks
+from checks import TOKENS, auth, check
+
 BASE = os.environ["EVTOOL_BASE"]
-TOKENS = json.loads(os.environ["EVTOOL_TOKENS"])
 OUT = os.environ["EVTOOL_OUT"]
 RUN = uuid.uuid4().hex[:8]
-passed = 0
-
-
-def check(condition, what, response=None):
-    global passed
-    if not condition:
-        extra = ""
-        if response is not None:
-            extra = f"\n  got {response.status_code} {dict(response.headers)}\n  {response.text[:800]}"
-        print(f"FAILED: {what}{extra}", flush=True)
-        print(f"{passed} passed, 1 failed", flush=True)
-        sys.exit(1)
-    passed += 1
-
-
-def auth(role):
-    return {"Authorization": f"Bearer {TOKENS[role]}"}
 
 
 def problem(response, status, kind, field=None):
@@ -129,4 +114,4 @@ problem(client.get("/v1/proofs/consistency", params={"from": 5, "to": 9}, header
 print("roles and bad parameters ok", flush=True)
 
 save("ids.json", json.dumps({"first": ids[1], "later": ids[6]}).encode())
-print(f"{passed} passed, 0 failed", flush=True)
+checks.summary()
