@@ -5,14 +5,30 @@ public struct Route: Sendable {
     /// The method, e.g. `PUT`.
     public var method: String
     /// The path template, e.g. `/v1/users/{user}/favorites/{listing}`.
-    public var template: String
+    public var template: String {
+        didSet { segments = Self.split(template) }
+    }
     /// The roles that may call it; nil for an operation open to anyone (health, the OpenAPI document).
     public var roles: Set<Role>?
     /// The OpenAPI operation id, also the route's name in metrics.
     public var name: String
     let handler: @Sendable (API, RouteMatch) throws -> HTTPResponse
 
-    var segments: [String] { template.split(separator: "/").map(String.init) }
+    /// The template's segments, split once (matching runs for every route of every request).
+    private(set) var segments: [String]
+
+    /// A route: `handler` answers a request whose method and path fit.
+    init(method: String, template: String, roles: Set<Role>?, name: String,
+         handler: @escaping @Sendable (API, RouteMatch) throws -> HTTPResponse) {
+        self.method = method
+        self.template = template
+        self.roles = roles
+        self.name = name
+        self.handler = handler
+        self.segments = Self.split(template)
+    }
+
+    private static func split(_ template: String) -> [String] { template.split(separator: "/").map(String.init) }
 
     /// The parameters of a path when it fits this route's template, else nil.
     func parameters(for path: [String]) -> [String: String]? {
