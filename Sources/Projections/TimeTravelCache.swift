@@ -97,7 +97,7 @@ public final class TimeTravelCache: Sendable {
     func keep(_ new: [Entry], for key: Key) {
         guard !new.isEmpty else { return }
         state.withLock { state in
-            var entries = state.entries[key] ?? []
+            var entries = state.entries.removeValue(forKey: key) ?? []   // out of the dictionary: no copy on write
             let before = entries.count
             for entry in new {
                 var low = 0, high = entries.count
