@@ -148,7 +148,7 @@ public enum LogArchive {
     /// - Throws: ``OperationError/unsupported(_:)`` when the store has archives.
     public static func refuseRebuild(_ store: any EventStore, what: String) throws {
         guard let archiving = store as? any ArchivingStore, let latest = try archiving.latestArchive() else { return }
-        throw OperationError.unsupported("the events below position \(latest.position) are archived (\(latest.number) archive\(latest.number == 1 ? "" : "s"), the latest '\(latest.fileName)'), and '\(what)' folds every view from the first event: it would lose them; this evtool cannot \(what) an archived store yet (the views, checkpointed before the archive, stay as they are)")
+        throw OperationError.unsupported("the events below position \(latest.position) are archived (\(latest.number) archive\(latest.number == 1 ? "" : "s"), the latest '\(latest.fileName)'), and '\(what)' folds every view from the first event: it would lose them; \(what == "rebuild" ? "give every archive's file, oldest first: 'evtool rebuild --archive FILE…'" : "this evtool cannot \(what) an archived store yet") (the views, checkpointed before the archive, stay as they are)")
     }
 
     // MARK: - Steps

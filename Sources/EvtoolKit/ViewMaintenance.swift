@@ -7,16 +7,25 @@ import Projections
 public enum ViewMaintenance {
     /// Rebuilds the views `names` (nil: all) from position 0 and swaps each in when complete.
     /// - Parameters:
+    ///   - archives: on a store with archives, every archive's file, oldest first: verified with
+    ///     the kept log (as `verify --archive` does), then folded before it (``ArchiveReplay``).
+    ///     Without them a rebuild of an archived store is refused.
     ///   - progress: positions rebuilt, after each batch.
     ///   - shouldStop: checked after each batch; when true the rebuild stops there.
     /// - Returns: the position the views were rebuilt through.
     /// - Throws: ``OperationError/interrupted(_:)`` when stopped; the store's errors.
     @discardableResult
-    public static func rebuild(_ store: any EventStore & ProjectionStore, names: [String]? = nil, progress: ProgressHandler = { _ in },
-                               shouldStop: () -> Bool = { false }) throws -> Int64 {
-        try LogArchive.refuseRebuild(store, what: "rebuild")
+    public static func rebuild(_ store: any EventStore & ProjectionStore, names: [String]? = nil, archives: [String] = [],
+                               progress: ProgressHandler = { _ in }, shouldStop: () -> Bool = { false }) throws -> Int64 {
+        let source: any EventStore & ProjectionStore
+        if archives.isEmpty {
+            try LogArchive.refuseRebuild(store, what: "rebuild")
+            source = store
+        } else {
+            source = try LogArchive.replay(store, files: archives)
+        }
         try progress(.started(label: "rebuild", total: try store.headPosition(), unit: "events"))
-        let head = try Projector(store: store).rebuild(names) { position, _ in
+        let head = try Projector(store: source).rebuild(names) { position, _ in
             try progress(.advanced(position))
             if shouldStop() {
                 try progress(.finished)

@@ -66,7 +66,10 @@ extension PostgresEventStore: ArchivingStore {
         var committing = false
         do {
             _ = try connection.execute("BEGIN")
-            // One archiver at a time; appends and readers are not blocked.
+            // Detaching a partition waits for every reader and append of the events table and holds
+            // new ones back until commit: a bounded wait, then a clear error and nothing archived.
+            _ = try connection.execute("SET LOCAL lock_timeout = '\(Self.archiveLockTimeout)'")
+            // One archiver at a time; appends and readers are not blocked (until the detach).
             _ = try connection.execute("LOCK TABLE \(schema.quoted).archives IN EXCLUSIVE MODE")
             let last = try connection.query("SELECT coalesce(max(archive), 0)::bigint FROM \(schema.quoted).archives", types: [], binds: PostgresBinds())
             let lastNumber = try last.int64(row: 0, column: 0)
@@ -106,6 +109,9 @@ extension PostgresEventStore: ArchivingStore {
                 INSERT INTO \(schema.quoted).archived_heads (stream_id, version, hash, state)
                 SELECT s, v::bigint, h, nullif(d, '') FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(s, v, h, d)
                 """, types: [PostgresType.textArray, PostgresType.textArray, PostgresType.textArray, PostgresType.textArray], binds: carried)
+            // Schema 10: the partitions wholly below the boundary are detached and dropped; the
+            // rows below it in the partition it falls in are deleted (docs/AUDIT.md "Archives").
+            try dropPartitions(below: boundary.position, on: connection)
             _ = try connection.query("DELETE FROM \(schema.quoted).events WHERE position < $1", types: [PostgresType.int8], binds: below)
             committing = true
             _ = try connection.execute("COMMIT")

@@ -369,8 +369,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         var binds = PostgresBinds()
         binds.append(uuidArray: ids)
         return try withRetry { connection in
-            let result = try connection.query("SELECT \(schema.columns) FROM \(schema.quoted).events WHERE event_id = ANY($1)",
-                                              types: [PostgresType.uuidArray], binds: binds)
+            let result = try connection.query(schema.eventsWithIDsSQL, types: [PostgresType.uuidArray], binds: binds)
             return try (0..<result.rowCount).map { try Self.event(result, row: $0) }
         }
     }

@@ -9,13 +9,15 @@ struct PostgresMigration: Sendable {
     let version: Int
     /// A short name, for messages and docs.
     let name: String
-    /// The SQL text with `{{schema}}` for the quoted schema name and `{{lock_key}}` for the
-    /// schema's advisory-lock key; nothing else is substituted.
+    /// The SQL text with `{{schema}}` for the quoted schema name, `{{schema_name}}` for the
+    /// name itself (a plain lowercase identifier, for names built from it, since version 10)
+    /// and `{{lock_key}}` for the schema's advisory-lock key; nothing else is substituted.
     let template: String
 
     /// The SQL for one schema.
     func sql(schema: PostgresSchema) -> String {
         template.replacingOccurrences(of: "{{schema}}", with: schema.quoted)
+            .replacingOccurrences(of: "{{schema_name}}", with: schema.name)
             .replacingOccurrences(of: "{{lock_key}}", with: String(schema.lockKey))
     }
 }

@@ -66,12 +66,13 @@ public enum PostgresRoles {
             GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).merkle_extend(integer) TO \(a);
             -- Archives (written by the owner's evtool archive): the heads and decision states appends and commands carry on from.
-            GRANT SELECT ON \(s).archives, \(s).archived_heads TO \(a);
+            -- And every event id ever appended (schema 10), read to tell a retried append from a new one.
+            GRANT SELECT ON \(s).archives, \(s).archived_heads, \(s).event_ids TO \(a);
 
             -- The auditor: reads the log, its audit trail and the views; changes nothing.
             GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals,
                             \(s).projections, \(s).view_documents TO \(r);
-            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints, \(s).archives, \(s).archived_heads TO \(r);
+            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints, \(s).archives, \(s).archived_heads, \(s).event_ids TO \(r);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
             COMMIT;
 

@@ -94,8 +94,18 @@ struct PostgresSchema: Sendable {
     var headSQL: String {
         "SELECT coalesce(max(position), 0)::bigint FROM \(quoted).events"
     }
+    /// The ids of `$1` that are in the log, archived ones included (schema 10: `event_ids`,
+    /// every id ever appended, since the partitioned events table has no unique index on it).
     var existingIDsSQL: String {
-        "SELECT event_id FROM \(quoted).events WHERE event_id = ANY($1)"
+        "SELECT event_id FROM \(quoted).event_ids WHERE event_id = ANY($1)"
+    }
+    /// The events with the ids of `$1` that the events table holds (not the archived ones):
+    /// found by position through `event_ids`, so that only their partitions are read.
+    var eventsWithIDsSQL: String {
+        """
+        SELECT \(columns) FROM \(quoted).events \
+        WHERE position = ANY(ARRAY(SELECT i.position FROM \(quoted).event_ids i WHERE i.event_id = ANY($1)))
+        """
     }
 }
 

@@ -20,6 +20,7 @@ struct PostgresMigrationTests {
         "89efe98ca1d02ec7f3f1bb3ad93c5957b49d502fe532a9e4a7272d93e8d1e702",
         "36561fe84b759c6b891e9811842e6753d58a59f02705f45bca5ff5d55c6be9ff",
         "b0053b39ec50e4461061be0e9afba8b23b2aac3708f57af124ad9e4f76bc5cad",
+        "e9652d047d6786598eebbf939bbc1b77256829537cde46c109ad2a587d0052c9",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

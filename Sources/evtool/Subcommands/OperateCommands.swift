@@ -50,11 +50,16 @@ enum OperateCommands {
 
     static let rebuild = CommandSpec(
         name: "rebuild", summary: "Rebuild views from the whole log; readers keep the old ones until the new are complete",
-        usage: "[VIEW…] [--quiet] [--json] [--store STORE]",
+        usage: "[VIEW…] [--archive FILE…] [--quiet] [--json] [--store STORE]",
         arguments: [("VIEW", "Which views (default all): \(viewNames.joined(separator: ", "))")],
-        options: [SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption],
-        discussion: "Ctrl-C stops at a batch boundary; running rebuild again resumes from the last commit of the interrupted rebuild.",
-        examples: ["evtool rebuild", "evtool rebuild favorites recent-searches"],
+        options: [.init(name: "archive", value: "FILE", help: "After 'evtool archive': fold the archive files (every archive's, oldest first, verified with the log first) before the kept log", repeatable: true),
+                  SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption],
+        discussion: """
+            Ctrl-C stops at a batch boundary; running rebuild again resumes from the last commit of the interrupted rebuild.
+            On a store with archives ('evtool archive') a rebuild needs every archive's file (--archive FILE, oldest first):
+            they are verified with the kept log as 'evtool verify --archive' does, then folded before it.
+            """,
+        examples: ["evtool rebuild", "evtool rebuild favorites recent-searches", "evtool rebuild --archive archive-1.jsonl"],
         run: { arguments, console in
             for name in arguments.positional where !viewNames.contains(name) {
                 throw CLIError.usage("no view named '\(name)'; views: \(viewNames.joined(separator: ", "))", arguments.command)
@@ -64,7 +69,8 @@ enum OperateCommands {
             var display = ProgressRenderer()
             Interrupt.install()
             let started = Date()
-            let head = try ViewMaintenance.rebuild(store, names: names, progress: { display.render($0, console: &console) },
+            let head = try ViewMaintenance.rebuild(store, names: names, archives: arguments.all("archive"),
+                                                   progress: { display.render($0, console: &console) },
                                                    shouldStop: { Interrupt.isRequested })
             let seconds = Date().timeIntervalSince(started)
             if arguments.flag("json") {
