@@ -14,7 +14,7 @@ struct PageCacheEnvironmentTests {
                                      ("EVTOOL_SQLITE_MMAP_MIB", "65537", 0)] {
             let bad = try CLI.bare("init", "--store", "sqlite:" + directory.path + "/bad.sqlite", environment: [name: value])
             #expect(bad.status == 64, "\(name)=\(value): \(bad)")
-            #expect(bad.errors == "Error: $\(name) must be a whole number of MiB from \(least) to 65536, not '\(value)'\n", "\(bad)")
+            #expect(bad.errors == "Error: $\(name) must be a whole number of MiB from \(least) to 65536, not '\(value)'\nSee 'evtool --help'.\n", "\(bad)")
             #expect(!FileManager.default.fileExists(atPath: directory.path + "/bad.sqlite"), "nothing made")
         }
     }
