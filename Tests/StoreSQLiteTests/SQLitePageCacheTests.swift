@@ -54,9 +54,9 @@ struct SQLitePageCacheTests {
             // an append's head of the stream
             "SELECT version, hash FROM events WHERE stream_id = ?1 ORDER BY version DESC LIMIT 1":
                 "SEARCH events USING INDEX events_stream_version (stream_id=?)",
-            // a view's document of one key
+            // a view's document of one key (the unique index of schema 4)
             "SELECT document FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3":
-                "SEARCH view_documents USING PRIMARY KEY (projection=? AND generation=? AND key=?)",
+                "SEARCH view_documents USING INDEX view_documents_key (projection=? AND generation=? AND key=?)",
         ]
         for (sql, step) in expected {
             let lines = try plan(sql, in: made.store)
