@@ -4,7 +4,7 @@ import Foundation
 
 /// `evtool-bench`: measures the stores against same-run baselines of the raw libraries.
 enum BenchCommand {
-    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--postgres URL] [--duration S]"
+    static let usage = "[SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--stream-length N] [--compare-cache] [--postgres URL] [--duration S]"
 
     static let options: [BenchArguments.Option] = [
         .init(name: "events", value: "N", help: "Events for batched append and full read (default 1,000,000); for scale, the sizes, e.g. 1000000,10000000 (the default)"),
@@ -16,6 +16,8 @@ enum BenchCommand {
         .init(name: "users", value: "N", help: "Users for the projection benchmarks (default 10,000), in the serve suite's stores and the scale suite (default 100,000)"),
         .init(name: "samples", value: "N", help: "Commands and users sampled per latency in the scale suite (default 2,000)"),
         .init(name: "long-stream", value: "N", help: "Events of the one long stream the scale suite measures (default 100,000; 0: none)"),
+        .init(name: "stream-length", value: "N", help: "Events per user at every size in the scale suite (users: the size over N), so that only the log grows (default: --users users at every size)"),
+        .init(name: "compare-cache", value: nil, help: "In the scale suite, also measure SQLite's reads, rebuild and verify with SQLite's default 2 MiB page cache (and reads with a memory map), in the same run"),
         .init(name: "postgres", value: "URL", help: "The database for the postgres, scale and serve suites (postgres without it: the PG* variables; audit with it also verifies a PostgreSQL store; serve: EVTOOL_BENCH_POSTGRES_URL or a server of its own)"),
         .init(name: "duration", value: "S", help: "Seconds of each wrk run in the serve suite (default 10; 3 with --quick)"),
         .init(name: "help", value: nil, help: "Show this help"),
@@ -121,10 +123,17 @@ enum BenchCommand {
         }
         if suites.contains("scale") {
             let evtool = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("evtool").path
+            var streamLength: Int?
+            if arguments.value("stream-length") != nil { streamLength = try arguments.integer("stream-length", default: 1, in: 1...1_000_000) }
+            if arguments.value("dir") == nil {
+                ScaleBenchmark.Cleanup.register(directory) { try? FileManager.default.removeItem(atPath: directory) }
+            }
             try ScaleBenchmark.run(ScaleBenchmark.Settings(
                 sizes: sizes, users: arguments.value("users") == nil ? 100_000 : users, samples: samples,
                 directory: directory, postgresURL: postgresURL, evtool: evtool,
-                longStream: try arguments.integer("long-stream", default: 100_000, in: 0...10_000_000)), console: &console)
+                longStream: try arguments.integer("long-stream", default: 100_000, in: 0...10_000_000),
+                streamLength: streamLength,
+                compareCache: arguments.flag("compare-cache")), console: &console)
         }
         if suites.contains("postgres") {
             try runPostgres(url: postgresURL ?? "", events: events, single: single, batch: batch, runs: runs, console: &console)

@@ -28,13 +28,23 @@ enum ScaleBenchmark {
         var evtool: String
         /// The events of the one long stream (0: none).
         var longStream: Int
+        /// Events per user at every size (users = size / this), so that each user's stream is
+        /// as long at every size and only the log grows; nil: `users` users at every size.
+        var streamLength: Int? = nil
+        /// Whether to measure reads, rebuild and verify on SQLite with SQLite's default 2 MiB
+        /// page cache as well as with the store's rule, alternately, in the same run.
+        var compareCache = false
+
+        /// The users of a store of `size` events.
+        func userCount(at size: Int) -> Int { streamLength.map { max(size / $0, 1) } ?? users }
     }
 
     static func run(_ settings: Settings, console: inout Console) throws {
         let kinds = ["sqlite"] + (settings.postgresURL == nil ? [] : ["postgres"])
         let pool = try Pool()
         for kind in kinds {
-            BenchCommand.preamble(&console, "scale, \(kind == "sqlite" ? "SQLite" : "PostgreSQL"), sizes \(settings.sizes.map { String($0).groupedThousands }.joined(separator: ", ")) events, \(String(settings.users).groupedThousands) users, \(String(settings.samples).groupedThousands) samples per latency")
+            let who = settings.streamLength.map { "\(String($0).groupedThousands) events per user (users: the size over that)" } ?? "\(String(settings.users).groupedThousands) users"
+            BenchCommand.preamble(&console, "scale, \(kind == "sqlite" ? "SQLite" : "PostgreSQL"), sizes \(settings.sizes.map { String($0).groupedThousands }.joined(separator: ", ")) events, \(who), \(String(settings.samples).groupedThousands) samples per latency")
             var bySize: [(size: Int, figures: Figures)] = []
             for size in settings.sizes {
                 bySize.append((size, try measure(kind: kind, size: size, pool: pool, settings, console: &console)))
@@ -134,6 +144,8 @@ enum ScaleBenchmark {
         var location: String
         /// The PostgreSQL schema (nil for SQLite).
         var schema: String?
+        /// The SQLite file (nil for PostgreSQL).
+        var path: String? = nil
         var remove: () -> Void
     }
 
@@ -141,17 +153,24 @@ enum ScaleBenchmark {
         if kind == "sqlite" {
             let path = settings.directory + "/scale-\(size).sqlite"
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            return Opened(store: try SQLiteEventStore(path: path), location: "sqlite:" + path, schema: nil) {
+            let remove: @Sendable () -> Void = {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+            Cleanup.register(path, remove)
+            return Opened(store: try SQLiteEventStore(path: path), location: "sqlite:" + path, schema: nil, path: path) {
+                remove()
+                Cleanup.unregister(path)
             }
         }
         let url = settings.postgresURL ?? ""
         let schema = "bench_scale_\(getpid())_\(size)"
         try PostgresEventStore.dropSchema(url: url, schema: schema)
+        Cleanup.register(schema) { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
         let store = try PostgresEventStore(url: url, schema: schema)
         let separator = url.contains("?") ? "&" : "?"
         return Opened(store: store, location: url + separator + "schema=" + schema, schema: schema) {
             try? PostgresEventStore.dropSchema(url: url, schema: schema)
+            Cleanup.unregister(schema)
         }
     }
 
@@ -161,7 +180,8 @@ enum ScaleBenchmark {
         let store = opened.store
         var figures: Figures = [:]
         let label = "\(String(size).groupedThousands) events"
-        var versions = [Int64](repeating: 0, count: settings.users)
+        let users = settings.userCount(at: size)
+        var versions = [Int64](repeating: 0, count: users)
         var generator = SplitMix64(seed: 41)
 
         // The build, then a measured batched append of the last tenth (at most 100,000 events).
@@ -180,7 +200,7 @@ enum ScaleBenchmark {
 
         // Users to sample, the same at every size (the same seed).
         var pick = SplitMix64(seed: 99)
-        let sampled = (0..<settings.samples).map { _ in Int.random(in: 0..<settings.users, using: &pick) }
+        let sampled = (0..<settings.samples).map { _ in Int.random(in: 0..<users, using: &pick) }
 
         // One durable command each, through a runner as an app server that just started holds
         // it: its snapshots (made by a first pass over the same users), no cached state.
@@ -201,6 +221,11 @@ enum ScaleBenchmark {
         record(&figures, "command", commands, label: label, what: "durable command through the runner (a search)", console: &console)
 
         // A full rebuild in a child process: time and peak memory.
+        if kind == "sqlite", settings.compareCache {
+            let old = try child(settings.evtool, ["rebuild", "--store", opened.location], environment: Self.defaultCacheEnvironment)
+            console.output("[\(label)] rebuild with SQLite's default 2 MiB page cache: \(String(format: "%.1f", old.seconds)) s, peak memory \(Measurement.mebibytes(old.maxResident))")
+            console.flush()
+        }
         let rebuild = try child(settings.evtool, ["rebuild", "--store", opened.location])
         figures["rebuild"] = rebuild.seconds
         figures["rebuild-memory"] = Double(rebuild.maxResident)
@@ -217,7 +242,7 @@ enum ScaleBenchmark {
             favorites.append(try Measurement.seconds { _ = try projector.document(Views.favorites, key: id) })
             recent.append(try Measurement.seconds { _ = try projector.document(Views.recentSearches, key: id) })
             history.append(try Measurement.seconds {
-                _ = try store.read(stream: UserStream.id(for: id), from: .max, direction: .backwards, limit: 50).map(History.entry(for:))
+                _ = try History.latestEntries(of: id, in: store, limit: 50)
             })
             asOf.append(try Measurement.seconds {
                 _ = try TimeTravel.document(Views.favorites, key: id, asOf: .position(head / 2), in: store)
@@ -227,12 +252,19 @@ enum ScaleBenchmark {
         record(&figures, "recent", recent, label: label, what: "recent searches of one user", console: &console)
         record(&figures, "history", history, label: label, what: "history (last 50) of one user", console: &console)
         record(&figures, "as-of", asOf, label: label, what: "favorites of one user as of the middle of the log", console: &console)
+        if kind == "sqlite", settings.compareCache, let path = opened.path {
+            try comparePageCaches(path: path, users: sampled.map(ActivityGenerator.userID), head: head, label: label, console: &console)
+        }
 
         let verify = try child(settings.evtool, ["verify", "--store", opened.location])
         guard verify.output.hasPrefix("OK: ") else {
             throw CLIError(message: "evtool verify did not say OK: \(verify.output)", code: .failure)
         }
         figures["verify"] = verify.seconds
+        if kind == "sqlite", settings.compareCache {
+            let old = try child(settings.evtool, ["verify", "--store", opened.location], environment: Self.defaultCacheEnvironment)
+            console.output("[\(label)] verify with SQLite's default 2 MiB page cache: \(String(format: "%.1f", old.seconds)) s, peak memory \(Measurement.mebibytes(old.maxResident))")
+        }
         figures["verify-memory"] = Double(verify.maxResident)
         console.output("[\(label)] verify (evtool verify): \(String(format: "%.1f", verify.seconds)) s, peak memory \(Measurement.mebibytes(verify.maxResident))")
 
@@ -277,6 +309,8 @@ enum ScaleBenchmark {
         var events: [(type: String, data: Data)] = []
         /// Metadata with the user id `USER-PLACEHOLDER`, as the runner encodes it.
         var metadata: String
+        /// The metadata's bytes before and after the placeholder.
+        var metadataHead = Data(), metadataTail = Data()
 
         init() throws {
             var generator = ActivityGenerator(users: 1, listings: 20_000, seed: 13)
@@ -293,13 +327,20 @@ enum ScaleBenchmark {
             let time = Date(timeIntervalSince1970: 1_796_000_000)
             metadata = String(decoding: try EventMetadata(userID: "USER-PLACEHOLDER", occurredAt: time, handledAt: time, correlationID: "bench",
                                                           causationID: "bench", source: "app-server-1").encoded(), as: UTF8.self)
+            if let range = metadata.range(of: "USER-PLACEHOLDER") {
+                metadataHead = Data(metadata[..<range.lowerBound].utf8)
+                metadataTail = Data(metadata[range.upperBound...].utf8)
+            }
         }
 
         /// One event drawn at random, with audit metadata for `user`.
         func event(user: String, milliseconds: UInt64, generator: inout SplitMix64) -> ProposedEvent {
             let (type, data) = events[Int(generator.next() % UInt64(events.count))]
-            return ProposedEvent(id: UUID.timeOrdered(milliseconds: milliseconds, using: &generator), type: type, data: data,
-                                 metadata: Data(metadata.replacingOccurrences(of: "USER-PLACEHOLDER", with: user).utf8))
+            // The user id is a stream id (letters, digits, '-', '_', '.', ':'), so it needs no JSON escaping.
+            var bytes = metadataHead
+            bytes.append(contentsOf: user.utf8)
+            bytes.append(metadataTail)
+            return ProposedEvent(id: UUID.timeOrdered(milliseconds: milliseconds, using: &generator), type: type, data: data, metadata: bytes)
         }
     }
 
@@ -380,9 +421,10 @@ enum ScaleBenchmark {
 
     // MARK: - Child processes
 
-    /// Runs `evtool` with `arguments`; its seconds, maximum resident set (bytes) and standard output.
+    /// Runs `evtool` with `arguments` (and `environment` over this process's); its seconds,
+    /// maximum resident set (bytes) and standard output. An interrupt while it runs ends it too.
     /// - Throws: ``CLIError`` when it cannot be started or exits with a failure.
-    static func child(_ path: String, _ arguments: [String]) throws -> (seconds: Double, maxResident: Int, output: String) {
+    static func child(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (seconds: Double, maxResident: Int, output: String) {
         let outputPath = NSTemporaryDirectory() + "evtool-bench-child-\(getpid()).out"
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -392,12 +434,18 @@ enum ScaleBenchmark {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var merged = ProcessInfo.processInfo.environment
+        for (name, value) in environment { merged[name] = value }
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else {
             throw CLIError(message: "cannot run \(path): \(String(cString: strerror(spawned))) (build it first: swift build -c release)", code: .failure)
         }
+        Cleanup.child(pid)
+        defer { Cleanup.child(nil) }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

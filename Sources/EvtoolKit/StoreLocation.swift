@@ -198,6 +198,7 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
         case .sqlite(let path):
             var options = SQLiteEventStore.Options()
             options.createIfMissing = create
+            options.pageCache = try Self.sqlitePageCache(path: path)
             return try SQLiteEventStore(path: path, options: options)
         case .postgres(let url):
             // The store installs (when `create`) or upgrades its schema on open.

@@ -12,7 +12,8 @@ public enum TimeTravel {
     ///   listing id (``Projection/documentKey(_:)`` gives the document's key).
     /// Cost: for views keyed by user as of a position, the nearest snapshot at or before it
     /// (``ViewSnapshots``, when the store keeps them) and at most a thousand of the user's
-    /// events; without one (or as of a time), one read of that user's stream up to the point;
+    /// events; without one, one read of that user's stream up to its version at the position
+    /// (as of a time: up to the time);
     /// for other views one streaming pass over the log up to `point`, in bounded memory.
     public static func document<P: Projection>(_ projection: P, key: String, asOf point: AsOf, in store: any EventStore) throws -> P.Document? {
         var document: P.Document?
@@ -25,13 +26,21 @@ public enum TimeTravel {
         try refuseArchived(projection, key: key, in: store)
         if projection.isKeyedByUser {
             // From the nearest view snapshot at or before the position, when one fits (ViewSnapshots).
-            if case .position(let limit) = point, let snapshots = store as? any EventStore & SnapshotDocuments {
-                let fromSnapshot = try ViewSnapshots.document(projection, key: key, asOf: limit, in: snapshots)
-                if fromSnapshot.found { return fromSnapshot.document }
+            // As of a position, the stream is read only up to its version there (found through
+            // the stream's index), never past it.
+            var through = Int64.max
+            if case .position(let limit) = point {
+                if let snapshots = store as? any EventStore & SnapshotDocuments {
+                    let fromSnapshot = try ViewSnapshots.document(projection, key: key, asOf: limit, in: snapshots)
+                    if fromSnapshot.found { return fromSnapshot.document }
+                    through = fromSnapshot.version
+                } else {
+                    through = try StreamSearch.firstVersion(of: UserStream.id(for: key), afterPosition: limit, in: store) - 1
+                }
             }
             var next: Int64 = 1
-            while true {
-                let batch = try store.read(stream: UserStream.id(for: key), from: next, direction: .forwards, limit: 1_000)
+            while next <= through {
+                let batch = try store.read(stream: UserStream.id(for: key), from: next, direction: .forwards, limit: Int(min(1_000, through - next + 1)))
                 for recorded in batch { apply(recorded) }
                 guard let last = batch.last, batch.count == 1_000 else { break }
                 if case .position(let limit) = point, last.position > limit { break }

@@ -77,11 +77,12 @@ public enum ViewSnapshots {
 
     /// A user-keyed view's document as of a position, from the nearest snapshot that fits at or
     /// before it and the stream's events up to the position; nil when no snapshot is usable
-    /// (the caller then folds the stream from its start).
+    /// (the caller then folds the stream from its start, up to `version`: the stream's
+    /// version at the position, found on the way).
     ///
     /// Cost: about log2(stream length) one-event reads to find the stream's version at the
     /// position, a lookup or two, and a read of at most ``interval`` events.
-    static func document<P: Projection>(_ projection: P, key: String, asOf position: Int64, in store: any EventStore & SnapshotDocuments) throws -> (found: Bool, document: P.Document?) {
+    static func document<P: Projection>(_ projection: P, key: String, asOf position: Int64, in store: any EventStore & SnapshotDocuments) throws -> (found: Bool, document: P.Document?, version: Int64) {
         let stream = UserStream.id(for: key)
         let last = try StreamSearch.firstVersion(of: stream, afterPosition: position, in: store) - 1
         var slot = last / interval * interval
@@ -98,11 +99,11 @@ public enum ViewSnapshots {
                     for recorded in batch where recorded.position <= position { fold.apply(recorded, ViewEvent.decode(recorded)) }
                     next = end.version + 1
                 }
-                return (true, fold.document)
+                return (true, fold.document, last)
             }
             slot -= interval
         }
-        return (false, nil)
+        return (false, nil, last)
     }
 
     // MARK: - The snapshot document

@@ -30,6 +30,9 @@ public final class SQLiteEventStore: MultiStreamAppending {
         public var busyTimeoutMilliseconds: Int32 = 10_000
         /// Whether to create the file when it does not exist (true by default).
         public var createIfMissing = true
+        /// The connection's page cache and memory map; nil (the default): ``PageCache/rule(forFileBytes:)``
+        /// for the file's size when it is opened.
+        public var pageCache: PageCache?
 
         /// Default options: durable, 10 s busy timeout, create when missing.
         public init() {}
@@ -57,6 +60,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
             if path != ":memory:" { try Self.checkLocation(path, createIfMissing: options.createIfMissing) }
             connection = try SQLiteConnection(path: path, create: options.createIfMissing)
             sqlite3_busy_timeout(connection.handle, options.busyTimeoutMilliseconds)
+            try Self.applyPageCache(options.pageCache ?? .rule(forFileBytes: Self.fileBytes(path)), connection)
             try Self.prepare(connection, path: path, options: options)
         } catch let error as SQLiteError {
             throw Self.storeError(error, path: path)

@@ -30,7 +30,7 @@ struct BenchCommandTests {
         #expect(long.output.hasPrefix("OVERVIEW: Measure append and read speed"))
         #expect(long.output.contains("\nUSAGE: evtool-bench [SUITE…] "))
         #expect(long.output.contains("sqlite, commands, projections, audit, postgres, serve, scale"))
-        for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--samples N", "--long-stream N", "--postgres URL", "--duration S"] {
+        for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--samples N", "--long-stream N", "--stream-length N", "--compare-cache", "--postgres URL", "--duration S"] {
             #expect(long.output.contains("\n  \(option) "), "help lacks \(option)")
         }
         #expect(long.output.contains("\nEXIT CODES:\n"))
@@ -39,7 +39,7 @@ struct BenchCommandTests {
 
     @Test("usage errors: one Error line, the usage line, a pointer to help, exit 64, nothing on stdout")
     func usageErrors() throws {
-        let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--postgres URL] [--duration S]\nSee 'evtool-bench --help'.\n"
+        let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--stream-length N] [--compare-cache] [--postgres URL] [--duration S]\nSee 'evtool-bench --help'.\n"
         let cases: [([String], String)] = [
             (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, postgres, serve, scale\n"),
             (["sqlite", "--events", "1000,2000"], "Error: option '--events' takes several sizes only for the scale suite\n"),
@@ -113,7 +113,7 @@ struct BenchCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try Processes.run(Self.bench, ["scale", "--events", "2000,4000", "--users", "50", "--samples", "20", "--long-stream", "2500",
-                                                    "--dir", directory.path, "--postgres", url])
+                                                    "--compare-cache", "--dir", directory.path, "--postgres", url])
         #expect(result.status == 0, "\(result)")
         #expect(Self.onlyDebugWarnings(result.errors), "\(result)")
         let lines = result.output.split(separator: "\n").map(String.init)
@@ -135,6 +135,16 @@ struct BenchCommandTests {
                 #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(size): \(pattern)\n\(result.output)")
             }
         }
+        for size in ["2,000", "4,000"] {   // --compare-cache: SQLite alone
+            for pattern in [#"rebuild with SQLite's default 2 MiB page cache: [0-9.]+ s, peak memory [0-9.]+ MiB"#,
+                            #"verify with SQLite's default 2 MiB page cache: [0-9.]+ s, peak memory [0-9.]+ MiB"#,
+                            #"reads with SQLite's default 2 MiB page cache: p50 favorites [0-9.]+ ms, history \(last 50\) [0-9.]+ ms, as-of [0-9.]+ ms"#,
+                            #"reads with the rule's 8.0 MiB page cache: p50 favorites [0-9.]+ ms, history \(last 50\) [0-9.]+ ms, as-of [0-9.]+ ms"#,
+                            #"reads with SQLite's default page cache and a 2 GiB memory map: p50 favorites [0-9.]+ ms, history \(last 50\) [0-9.]+ ms, as-of [0-9.]+ ms"#] {
+                let regex = try Regex("\\[\(size) events\\] " + pattern)
+                #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 1, "\(size): \(pattern)\n\(result.output)")
+            }
+        }
         #expect(lines.filter { $0 == "ratios 4,000 / 2,000 events (for the append rate: the smaller size's over the larger's)" }.count == 2)
         #expect(lines.filter { $0.wholeMatch(of: /\[[0-9,]+ events\] events indexes: .*events_pkey [0-9.]+ MiB.*/) != nil }.count == 2, "PostgreSQL's index sizes at each size")
         for figure in ["command-p50", "command-p99", "favorites-p99", "recent-p99", "history-p99", "as-of-p99", "append", "rebuild", "verify"] {
@@ -150,6 +160,36 @@ struct BenchCommandTests {
         let schemas = try Processes.run(Processes.psql, [url, "-X", "-q", "-A", "-t", "-c",
                                                          "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bench_scale_%'"])
         #expect(schemas.output == "0\n", "the PostgreSQL schemas are dropped: \(schemas)")
+    }
+
+    @Test("--stream-length holds each user's stream to the same length at every size")
+    func scaleStreamLength() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try Processes.run(Self.bench, ["scale", "--events", "2000,4000", "--stream-length", "40", "--samples", "10", "--long-stream", "0",
+                                                    "--dir", directory.path])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("evtool-bench: scale, SQLite, sizes 2,000, 4,000 events, 40 events per user (users: the size over that), 10 samples per latency"), "\(result)")
+        #expect(lines.contains { $0.hasPrefix("history-p50 ") }, "\(result)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the SQLite stores are removed")
+    }
+
+    @Test("an interrupted scale run removes its stores and exits 128 + the signal", arguments: [SIGINT, SIGTERM])
+    func scaleInterrupted(_ signal: Int32) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let running = try Processes.start(Self.bench, ["scale", "--events", "5000000", "--long-stream", "0", "--dir", directory.path])
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, running.isRunning, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty ?? true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(running.isRunning, "still building 5,000,000 events")
+        running.send(signal)
+        let result = try running.finish()
+        #expect(result.status == 128 + signal && !result.wasSignaled, "\(result)")
+        #expect(result.errors.contains("evtool-bench: interrupted; removing the scale suite's 1 store(s)"), "\(result)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the SQLite store is removed")
     }
 
     @Test("a short postgres run against the test server prints its figures")
