@@ -152,9 +152,9 @@ enum ScaleBenchmark {
     static func open(kind: String, size: Int, _ settings: Settings) throws -> Opened {
         if kind == "sqlite" {
             let path = settings.directory + "/scale-\(size).sqlite"
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             let remove: @Sendable () -> Void = {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             Cleanup.register(path, remove)
             return Opened(store: try SQLiteEventStore(path: path), location: "sqlite:" + path, schema: nil, path: path) {
