@@ -121,21 +121,21 @@ struct ViewMemoryReadsTests {
     @Test("memory reads equal store reads byte for byte: writes here and through another server, erasures through either", arguments: Kind.allCases)
     func sameBytes(kind: Kind) throws {
         try withServers(kind) { servers in
-            let users = (0..<24).map { "u\($0)" }
-            let listings = (0..<6).map { "L\($0)" }
+            let users = (0..<10).map { "u\($0)" }
+            let listings = (0..<4).map { "L\($0)" }
             let targets = Self.targets(users: users, listings: listings)
             var generator = SplitMix(seed: 14)
             Self.expectSame(servers, targets, "empty store")
-            for round in 0..<4 {
+            for round in 0..<3 {
                 // Writes through this server are in its next reads at once (read-your-writes).
-                for _ in 0..<40 { Self.write(servers.memory, user: users[Int(generator.next() % 24)], listings: listings, generator: &generator) }
+                for _ in 0..<15 { Self.write(servers.memory, user: users[Int(generator.next() % 10)], listings: listings, generator: &generator) }
                 Self.expectSame(servers, targets, "round \(round), after writes through this server")
                 // Another server's writes reach this one through its follower.
-                for _ in 0..<20 { Self.write(servers.plain, user: users[Int(generator.next() % 24)], listings: listings, generator: &generator) }
+                for _ in 0..<8 { Self.write(servers.plain, user: users[Int(generator.next() % 10)], listings: listings, generator: &generator) }
                 Self.expectSameSoon(servers, targets, "round \(round), after writes through another server")
             }
             let statistics = servers.memory.application.viewMemory.statistics
-            #expect(statistics.hits > targets.count * 4 && statistics.count > 0, "reads came from memory: \(statistics)")
+            #expect(statistics.hits > targets.count * 3 && statistics.count > 0, "reads came from memory: \(statistics)")
 
             // An erasure through this server drops what memory held at once.
             let before = Self.get(servers.memory, "/v1/users/u1/favorites")
@@ -155,9 +155,9 @@ struct ViewMemoryReadsTests {
 
     @Test("a small bound holds, and answers stay those of the store", arguments: Kind.allCases)
     func smallBound(kind: Kind) throws {
-        let capacity = 16_384
+        let capacity = 8_192
         try withServers(kind, capacity: capacity) { servers in
-            let users = (0..<60).map { "b\($0)" }
+            let users = (0..<30).map { "b\($0)" }
             let listings = (0..<4).map { "L\($0)" }
             var generator = SplitMix(seed: 7)
             for user in users {
@@ -165,7 +165,7 @@ struct ViewMemoryReadsTests {
             }
             let targets = Self.targets(users: users, listings: listings)
             for _ in 0..<2 {
-                Self.expectSame(servers, targets, "with a 16 KiB bound")
+                Self.expectSame(servers, targets, "with an 8 KiB bound")
                 #expect(servers.memory.application.viewMemory.statistics.bytes <= capacity)
             }
             let statistics = servers.memory.application.viewMemory.statistics
@@ -177,27 +177,34 @@ struct ViewMemoryReadsTests {
     func readYourWrites(kind: Kind) throws {
         try withServers(kind) { servers in
             let api = servers.memory
-            let writers = 4, rounds = 25
+            let writers = 3, rounds = 8
             final class Shared: Sendable {
                 let stop = Atomic<Bool>(false)
                 let failures = Mutex<[String]>([])
             }
             let shared = Shared()
             let group = DispatchGroup()
-            // Readers keep filling the memory with every writer's users while they write.
-            for reader in 0..<3 {
-                DispatchQueue.global().async(group: group) {
+            // Readers keep filling the memory with every writer's users while they write. Each
+            // on a thread of its own: the global dispatch queue runs only as many work items at
+            // once as there are cores, and the readers loop until the writers are done.
+            for reader in 0..<2 {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
                     var index = reader
                     while !shared.stop.load(ordering: .relaxed) {
                         _ = Self.get(api, "/v1/users/w\(index % writers)/favorites")
                         _ = Self.get(api, "/v1/users/w\(index % writers)/listings/L\(index % rounds)")
                         index += 1
+                        Thread.sleep(forTimeInterval: 0.002)   // room for the writers on a loaded machine
                     }
                 }
             }
             let writing = DispatchGroup()
             for writer in 0..<writers {
-                DispatchQueue.global().async(group: writing) {
+                writing.enter()
+                Thread.detachNewThread {
+                    defer { writing.leave() }
                     for round in 0..<rounds {
                         let user = "w\(writer)", listing = "L\(round)"
                         let put = api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/\(user)/favorites/\(listing)", headers: Self.json, body: Self.summary("s\(round)")))
