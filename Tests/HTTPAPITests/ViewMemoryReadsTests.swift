@@ -138,6 +138,8 @@ struct ViewMemoryReadsTests {
             #expect(statistics.hits > targets.count * 3 && statistics.count > 0, "reads came from memory: \(statistics)")
 
             // An erasure through this server drops what memory held at once.
+            let favorite = HTTPRequest(method: "PUT", target: "/v1/users/u1/favorites/L-kept", headers: Self.json, body: Self.summary("kept"))
+            #expect(servers.memory.respond(to: favorite).status == 201)
             let before = Self.get(servers.memory, "/v1/users/u1/favorites")
             let erase = HTTPRequest(method: "POST", target: "/v1/admin/users/u1/forget", headers: Self.json, body: Array(#"{"reason":"ticket 14"}"#.utf8))
             #expect(servers.memory.respond(to: erase).status == 200)
