@@ -136,6 +136,8 @@ struct ServeBenchmark {
     final class Server {
         let process: Process
         let port: Int
+        /// An auditor token of the server (for `/metrics`).
+        var auditorToken = ""
         init(process: Process, port: Int) { self.process = process; self.port = port }
 
         /// SIGTERM, then waits for the exit.
@@ -152,6 +154,8 @@ struct ServeBenchmark {
         let made = try Self.run(evtool, ["token", "create", "--role", "app", "--tokens", tokens, "--name", "bench"])
         guard made.status == 0 else { throw CLIError(message: "evtool token create failed: \(made.errors)", code: .failure) }
         let token = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let auditor = try Self.run(evtool, ["token", "create", "--role", "auditor", "--tokens", tokens, "--name", "bench-metrics"])
+        guard auditor.status == 0 else { throw CLIError(message: "evtool token create failed: \(auditor.errors)", code: .failure) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: evtool)
         process.arguments = ["serve", "--tokens", tokens, "--listen", "127.0.0.1:0", "--threads", String(Self.serverThreads), "--store", store] + extra
@@ -178,7 +182,9 @@ struct ServeBenchmark {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw CLIError(message: "evtool serve did not start: \(text)\(log.suffix(800))", code: .failure)
         }
-        return (Server(process: process, port: port), token)
+        let server = Server(process: process, port: port)
+        server.auditorToken = auditor.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (server, token)
     }
 
     /// Runs `wrk` with a script of scripts/ (or, with none, GETs `path`) against the server,

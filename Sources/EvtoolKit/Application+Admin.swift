@@ -19,6 +19,7 @@ extension Application {
                 throw ApplicationError.invalid(field: "views", message: "no view named '\(name)'; views: \(projector.names.joined(separator: ", "))")
             }
             let head = try projector.rebuild(names)
+            viewMemory.clear()
             let statuses = try projector.statuses()
             var views: [RebuildResult.View] = []
             for name in names ?? projector.names {
@@ -93,6 +94,7 @@ extension Application {
             let outcome = try auditable.erase(Erasure.Request(stream: stream, reason: reason, operatorName: operatorName))
             runner.forgetCachedState(of: stream)
             let head = try projector.rebuild()
+            viewMemory.clear()
             var compacted: Bool?
             if let file = store as? SQLiteEventStore { compacted = try file.compact() }
             return ErasureResult(user: user, outcome: outcome, rebuiltThrough: head, compacted: compacted)

@@ -30,6 +30,11 @@ public final class Application: Sendable {
     /// (``TimeTravel/document(_:key:asOf:in:cache:)``).
     public let timeTravel = TimeTravelCache()
 
+    /// Current view answers kept in memory (`evtool serve --view-memory`); off until a
+    /// ``ViewMemoryFollower`` starts it. Each write this application records touches it
+    /// before it is acknowledged (see ``ViewMemory``).
+    public let viewMemory = ViewMemory()
+
     /// Makes the application over an opened store.
     /// - Parameter groupCommit: commit concurrent writes of different users together (see
     ///   ``GroupCommitStore``); needs a store that appends several streams in one transaction.
@@ -127,9 +132,13 @@ public final class Application: Sendable {
         do {
             switch try runner.handle(command, context: context, requiredVersion: requiredVersion) {
             case let .recorded(ids, version, positions):
+                touchViewMemory(command, user: user, through: positions.upperBound)
                 return RecordResult(user: user, type: type, eventIDs: ids, positions: positions, streamVersion: version, unchanged: nil, isReplay: false)
             case .unchanged(.alreadyRecorded(let requestID)):
-                if let first = try firstOutcome(user: user, requestID: requestID, command: command) { return first }
+                if let first = try firstOutcome(user: user, requestID: requestID, command: command) {
+                    if let positions = first.positions { touchViewMemory(command, user: user, through: positions.upperBound) }
+                    return first
+                }
                 return RecordResult(user: user, type: type, eventIDs: [], positions: nil, streamVersion: try store.version(of: UserStream.id(for: user)),
                                     unchanged: .alreadyRecorded(requestID: requestID), isReplay: true)
             case .unchanged(let reason):

@@ -11,30 +11,48 @@ extension API {
 
     /// A user's view document (`{"items":[…]}`, empty when the user has none), with the
     /// stream version as its ETag; `as-of` computes it as it was then, from the log.
+    /// A current read is answered from the server's view memory when it holds it
+    /// (``Application/currentViewAnswer(_:user:)``), with the same bytes and ETag.
     func userView<P: Projection>(_ projection: P, _ match: RouteMatch) throws -> HTTPResponse {
-        let view = try application.view(projection, user: match.parameter("user"), asOf: try asOf(match))
-        let body = view.document.map { Array($0.jsonData) } ?? Array(#"{"items":[]}"#.utf8)
-        return .json(200, body, headers: [("ETag", ETag.text(view.streamVersion))])
+        let user = match.parameter("user")
+        if let asOf = try asOf(match) {
+            let view = try application.view(projection, user: user, asOf: asOf)
+            let body = view.document.map { Array($0.jsonData) } ?? Self.emptyView
+            return .json(200, body, headers: [("ETag", ETag.text(view.streamVersion))])
+        }
+        let answer = try application.currentViewAnswer(projection, user: user)
+        return .json(200, answer.bytes ?? Self.emptyView, headers: [("ETag", ETag.text(answer.version))])
     }
+
+    /// The body of a view with no document for the user.
+    static let emptyView = Array(#"{"items":[]}"#.utf8)
 
     func listingDetails(_ match: RouteMatch) throws -> HTTPResponse {
         let listing = match.parameter("listing")
-        guard let document = try application.details(listing: listing, asOf: try asOf(match)) else {
+        let bytes: [UInt8]?
+        if let asOf = try asOf(match) {
+            bytes = try application.details(listing: listing, asOf: asOf).map { Array($0.jsonData) }
+        } else {
+            bytes = try application.currentDetailsAnswer(listing: listing).bytes
+        }
+        guard let bytes else {
             throw Problem(.notFound, "no cached details for listing '\(listing)': no user has opened it yet")
         }
-        return .json(200, Array(document.jsonData))
+        return .json(200, bytes)
     }
 
     func userListing(_ match: RouteMatch) throws -> HTTPResponse {
-        let page = try application.listing(match.parameter("listing"), for: match.parameter("user"))
-        var writer = ResponseWriter()
-        writer.beginObject()
-        writer.key("listingID"); writer.string(page.listingID)
-        writer.key("favorite"); writer.bool(page.isFavorite)
-        writer.key("details")
-        if let details = page.details { writer.raw(details.jsonData) } else { writer.null() }
-        writer.endObject()
-        return .json(200, writer.bytes, headers: [("ETag", ETag.text(page.streamVersion))])
+        let answer = try application.currentListingAnswer(match.parameter("listing"), for: match.parameter("user")) { page in
+            var writer = ResponseWriter()
+            writer.beginObject()
+            writer.key("listingID"); writer.string(page.listingID)
+            writer.key("favorite"); writer.bool(page.isFavorite)
+            writer.key("details")
+            if let details = page.details { writer.raw(details.jsonData) } else { writer.null() }
+            writer.endObject()
+            return writer.bytes
+        }
+        return .json(200, answer.bytes ?? [], headers: [("ETag", ETag.text(answer.version))])
     }
 
     func history(_ match: RouteMatch) throws -> HTTPResponse {

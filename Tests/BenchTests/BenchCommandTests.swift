@@ -218,7 +218,7 @@ struct BenchCommandTests {
         let load = /\s+[0-9,]+ (req|reads)\/s  p50 [0-9]+\.[0-9]{2} ms  p99 [0-9]+\.[0-9]{2} ms  \([0-9,]+ requests, 0 failed\)/
         for label in ["sqlite", "postgres"] {
             #expect(lines.contains { $0.hasPrefix("\(label): preloaded 300 users (600 events), views caught up, in ") }, "\(label): \(result)")
-            for what in ["in-process read (EvtoolKit, 8 threads)", "serve GET /healthz (no store, no token)", "serve reads: GET favorites of a user",
+            for what in ["in-process read (EvtoolKit, 8 threads)", "serve GET /healthz (no store, no token)", "serve reads, first (filling the view memory)", "serve reads: GET favorites of a user",
                          "serve reads, 8 connections", "serve reads, 16 connections", "serve writes: PUT favorite"] {
                 let prefix = "\(label) \(what)"
                 #expect(lines.contains { $0.hasPrefix(prefix) && $0.dropFirst(prefix.count).wholeMatch(of: load) != nil }, "\(prefix): \(result)")
@@ -228,6 +228,8 @@ struct BenchCommandTests {
             let p99 = try Regex("\(label) serve reads p99 [0-9]+\\.[0-9]{2} ms at 64 connections: (< 5 ms ok|≥ 5 ms MISSED \\(target < 5 ms\\)|MISSED \\([0-9]+ requests failed\\)); [0-9]+\\.[0-9]{2} ms at 8; [0-9]+\\.[0-9]{2} ms at 16")
             let little = try Regex("\(label) serve reads: 64 connections at p99 < 5 ms need ≥ 12,800 req/s \\(Little's law\\); measured [0-9,]+")
             #expect(lines.contains { $0.wholeMatch(of: little) != nil }, "\(result)")
+            let memory = try Regex("\(label) serve view memory: [0-9,]+ reads from memory, [0-9,]+ from the store \\([0-9]+\\.[0-9]% from memory\\), [0-9]+\\.[0-9] MiB held")
+            #expect(lines.contains { $0.wholeMatch(of: memory) != nil }, "\(result)")
             #expect(lines.filter { $0.wholeMatch(of: raw) != nil }.count == 2, "the raw baseline before and after: \(result)")
             #expect(lines.contains { $0.wholeMatch(of: raw) != nil }, "\(result)")
             #expect(lines.contains { $0.wholeMatch(of: perProcess) != nil }, "\(result)")

@@ -21,6 +21,8 @@ enum ServeCommands {
     static let writeThreads = TypedOption.integer("write-threads", help: "Threads that run write requests off the connection threads, and so the most writes one group commit takes (default 64; 0: on the connection threads)",
                                                   in: 0...1_024, default: defaults.writeThreads)
     static let heartbeat = TypedOption.integer("heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)", in: 1...3_600, default: 15)
+    static let viewMemory = TypedOption.integer("view-memory", value: "BYTES", help: "Memory for current views kept to answer reads without the store (default 134217728; 0: off)",
+                                                in: 0...(1 << 40), default: ViewMemory.defaultCapacityBytes)
     static let logFormat = TypedOption.choice("log-format", ["text", "json"], help: "One line per request on standard error, as text (default) or JSON", default: "text")
     static let role = TypedOption<Role>(
         name: "role", value: "ROLE", help: "app (record, read views), auditor (read everything, write nothing) or admin (everything)",
@@ -40,7 +42,7 @@ enum ServeCommands {
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
             .init(name: "no-auth", value: nil, help: "Accept every request as admin: for local development only"),
             threads.declaration, maxBody.declaration, maxHeaderBytes.declaration, maxConnections.declaration, timeout.declaration,
-            shutdownGrace.declaration, groupCommit.declaration, writeThreads.declaration, heartbeat.declaration, logFormat.declaration,
+            shutdownGrace.declaration, groupCommit.declaration, writeThreads.declaration, heartbeat.declaration, viewMemory.declaration, logFormat.declaration,
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
@@ -112,8 +114,10 @@ enum ServeCommands {
             _ = try arguments.value(SharedOptions.readStore)   // checked when parsed; resolved again with the schema
             let readLocation = try ReadStore.resolve(arguments.value("read-store"), for: location, schema: arguments.value("schema"))
             // A connection for each thread that may use the store at once: the connection
-            // threads (reads), the write threads' loads, the group commit, the tree follower.
-            let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 2)
+            // threads (reads), the write threads' loads, the group commit, the tree follower,
+            // the view memory's follower.
+            let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 3)
+            let memoryBytes = try arguments.required(viewMemory)
             // A long-lived server decides a cached user's command without reading the stream
             // first (its append at the cached version is the check), for up to 200,000 users.
             // SQLite has one writer; PostgreSQL commits transactions in parallel, so up to 8
@@ -133,6 +137,14 @@ enum ServeCommands {
                 application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
                                           concurrentCommits: concurrentCommits)
             }
+            // Current views kept in memory, fed by this server's writes and by the log (docs/HTTP.md, Read).
+            var memoryFollower: ViewMemoryFollower?
+            if memoryBytes > 0 {
+                memoryFollower = try ViewMemoryFollower(store: store, memory: application.viewMemory, capacityBytes: memoryBytes) { line in
+                    FileHandle.standardError.write(Data("serve: \(line)\n".utf8))
+                }
+            }
+            defer { memoryFollower?.stop() }
             var limits = API.Limits()
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.required(heartbeat))

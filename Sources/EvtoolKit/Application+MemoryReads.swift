@@ -1,0 +1,97 @@
+import Commands
+import EventLog
+import Foundation
+import Projections
+
+/// Current reads through ``Application/viewMemory``: answered from memory when it holds the
+/// answer (no store round trip), else read from the store as ``Application/view(_:user:asOf:)``
+/// reads it and filed for the next read. With the memory off they read exactly as
+/// ``Application/view(_:user:asOf:)`` and ``Application/details(listing:asOf:)`` do.
+extension Application {
+    /// A user view's current document as its JSON bytes (nil: the user has none in this view)
+    /// and the user's stream version (the ETag), read-your-writes.
+    /// - Throws: ``ApplicationError/invalid(field:message:)`` for a malformed user id; the
+    ///   store's failures.
+    public func currentViewAnswer<P: Projection>(_ projection: P, user: String) throws(ApplicationError) -> ViewMemory.Answer {
+        do {
+            try Rules.checkIdentifier(user, field: "user id")
+            let stream = UserStream.id(for: user)
+            return try remembered(projection.name + "\u{1}" + stream, tags: [ViewMemory.streamTag(stream)]) { head in
+                // The version first: a write that expects it decides on no less than the document shows.
+                let version = try store.version(of: stream)
+                let document = try currentDocument(projection, key: user, atLeast: head)
+                return ViewMemory.Answer(bytes: document.map { Array($0.jsonData) }, version: version)
+            }
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// A listing's cached details as their JSON bytes (nil: nobody opened it yet), version 0.
+    /// - Throws: ``ApplicationError/invalid(field:message:)`` for a malformed listing id; the
+    ///   store's failures.
+    public func currentDetailsAnswer(listing: String) throws(ApplicationError) -> ViewMemory.Answer {
+        do {
+            try Rules.checkIdentifier(listing, field: "listing id")
+            return try remembered(Views.cachedDetails.name + "\u{1}" + listing, tags: [ViewMemory.listingTag(ViewKey.listing(listing))]) { head in
+                let document = try currentDocument(Views.cachedDetails, key: listing, atLeast: head)
+                return ViewMemory.Answer(bytes: document.map { Array($0.jsonData) }, version: 0)
+            }
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// A listing's details page as the user sees it (``listing(_:for:)``), as the bytes
+    /// `encode` makes of it, with the user's stream version.
+    /// - Throws: ``ApplicationError/invalid(field:message:)`` for a malformed user or listing
+    ///   id; the store's failures.
+    public func currentListingAnswer(_ listing: String, for user: String, encode: (UserListing) -> [UInt8]) throws(ApplicationError) -> ViewMemory.Answer {
+        do {
+            try Rules.checkIdentifier(user, field: "user id")
+            try Rules.checkIdentifier(listing, field: "listing id")
+            let stream = UserStream.id(for: user)
+            let key = "listing-page\u{1}" + stream + "\u{1}" + listing
+            return try remembered(key, tags: [ViewMemory.streamTag(stream), ViewMemory.listingTag(ViewKey.listing(listing))]) { head in
+                let version = try store.version(of: stream)
+                let favorites = try currentDocument(Views.favorites, key: user, atLeast: head)
+                let details = try currentDocument(Views.cachedDetails, key: listing, atLeast: head)
+                let isFavorite = favorites?.items.contains { $0.listingID == listing } ?? false
+                let page = UserListing(listingID: listing, details: details, isFavorite: isFavorite, streamVersion: version)
+                return ViewMemory.Answer(bytes: encode(page), version: version)
+            }
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
+    /// The answer kept for `key`, else `read`'s, filed under `tags`. `read` gets the head it
+    /// must read at least (read from the store first), or nil with the memory off (it then
+    /// reads the head itself, as reads always did).
+    func remembered(_ key: String, tags: [String], read: (_ head: Int64?) throws -> ViewMemory.Answer) throws -> ViewMemory.Answer {
+        if let answer = viewMemory.lookup(key) { return answer }
+        guard let ticket = viewMemory.ticket() else { return try read(nil) }
+        let head = try store.headPosition()
+        let answer = try read(head)
+        viewMemory.fill(key, answer, validThrough: head, tags: tags, ticket: ticket)
+        return answer
+    }
+
+    /// A view's current document for `key`, reflecting the log through `position` at least
+    /// (nil: the head now), as ``currentDocument(_:key:)`` reads it.
+    func currentDocument<P: Projection>(_ projection: P, key: String, atLeast position: Int64?) throws -> P.Document? {
+        // A read store finds the head itself (never below `position`, read before).
+        if let replicaReads { return try replicaReads.document(projection, key: key).0 }
+        return try projector.document(projection, key: key, atLeast: position)
+    }
+
+    /// Touches what a recorded command may change, before it is acknowledged.
+    func touchViewMemory(_ command: UserCommand, user: String, through position: Int64) {
+        // The runner records under the id in NFC; a read names the stream as typed: touch both.
+        var tags = [ViewMemory.streamTag(UserStream.id(for: user))]
+        let recorded = Identifier.nfc(user)
+        if !recorded.utf8.elementsEqual(user.utf8) { tags.append(ViewMemory.streamTag(UserStream.id(for: recorded))) }
+        if case let .viewDetails(listingID, _) = command { tags.append(ViewMemory.listingTag(ViewKey.listing(listingID))) }
+        viewMemory.touch(tags, at: position)
+    }
+}
