@@ -20,6 +20,8 @@ struct PostgresMigrationTests {
         "89efe98ca1d02ec7f3f1bb3ad93c5957b49d502fe532a9e4a7272d93e8d1e702",
         "36561fe84b759c6b891e9811842e6753d58a59f02705f45bca5ff5d55c6be9ff",
         "b0053b39ec50e4461061be0e9afba8b23b2aac3708f57af124ad9e4f76bc5cad",
+        "920187c202d737f17d34ae20df47f45eafe3ced9d41d3d53d74c186c741f9ae7",
+        "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
