@@ -47,5 +47,31 @@ extension AuditBenchmark {
         let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
         console.output("Merkle tree follower (merkle_extend) after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / events * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / events * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
         console.output("inclusion proof at \(String(rows.count).groupedThousands) events from the kept tree: \(String(format: "%.2f ms", Measurement.median(proofSeconds) * 1e3))")
+        try oneEventPathPostgres(url: url, rows: rows, bench: &bench, console: &console)
+    }
+
+    /// The one-event path on PostgreSQL: each event appended alone (`append_one`, its own
+    /// commit), `merkle_extend` run after each, alternating, on one schema; and what the
+    /// follower wrote (rows and bytes of the tiles table). Appends write nothing of the tree.
+    static func oneEventPathPostgres(url: String, rows: [BenchRow], bench: inout PostgresBenchmark, console: inout Console) throws {
+        let count = min(rows.count, 1_000)
+        guard count > 0 else { return }
+        let schema = try bench.freshSchema("one_event")
+        defer { bench.drop(schema) }
+        let store = try PostgresEventStore(url: url, schema: schema)
+        var (append, follow) = (0.0, 0.0)
+        var versions: [String: Int64] = [:]
+        for row in rows.prefix(count) {
+            let version = versions[row.stream] ?? 0
+            append += try Measurement.seconds { try store.append(row.event, to: row.stream, expectedVersion: .exactly(version)) }
+            versions[row.stream] = version + 1
+            follow += try Measurement.seconds { _ = try store.extendMerkleTree(limit: LogTree.extensionBatch) }
+        }
+        let size = try store.merkleTreeState().size
+        guard size == UInt64(count) else {
+            throw CLIError(message: "benchmark tree has \(size) leaves, expected \(count)", code: .failure)
+        }
+        let tiles = try bench.tileTotals(schema: schema)
+        console.output("one-event appends (\(count), each its own commit), merkle_extend after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event), one upsert of the open tile per extension; appends themselves: 0 extra writes")
     }
 }

@@ -444,6 +444,11 @@ extension PostgresError {
                 // A hot standby (or a server with default_transaction_read_only on).
                 return .unavailable("\(server ?? "the server") is read-only (a hot standby, or default_transaction_read_only is on): it takes no appends and no view updates; write to the primary (a multi-host URL with target_session_attrs=read-write finds it) (SQLSTATE 25006)")
             }
+            if sqlState?.rawValue == "XX001" {
+                // data_corrupted: raised by the store's own functions (a chain hash the kept
+                // tree cannot cover, a kept tile missing) and by the server on a damaged page.
+                return .corrupt("\(message) (SQLSTATE XX001)")
+            }
             if sqlState?.rawValue == "42P01" || sqlState?.rawValue == "42883" {
                 return .corrupt("\(message) (SQLSTATE \(sqlState?.rawValue ?? "")); was the schema dropped?")
             }

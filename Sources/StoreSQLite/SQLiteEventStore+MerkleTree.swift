@@ -1,3 +1,4 @@
+import CSQLite
 import EventLog
 import Foundation
 
@@ -25,23 +26,45 @@ extension SQLiteEventStore: MerkleTreeStore {
     /// the next one redoes, never events, which their own commits made durable).
     public func extendMerkleTree(limit: Int) throws -> (state: MerkleTreeState, added: Int) {
         try withConnection { connection in
-            // Nothing to add is the common case: found without the write lock.
-            let current = try connection.transaction("DEFERRED") { () throws -> (MerkleTreeState, Int64) in
-                (try Self.treeState(connection), try connection.scalarInt("SELECT max(position) FROM events") ?? 0)
-            }
-            if current.1 <= current.0.position || limit <= 0 { return (current.0, 0) }
+            // Nothing to add is the common case: found without the write lock, in one statement
+            // (its own read transaction).
+            let check = try connection.statement(
+                "SELECT (SELECT max(position) FROM events), (SELECT last_position FROM merkle_tiles WHERE level = 0 ORDER BY idx DESC LIMIT 1)")
+            let (head, covered) = try { () throws -> (Int64, Int64) in
+                defer { check.reset() }
+                guard try check.step() else { return (0, 0) }
+                return (check.isNull(0) ? 0 : check.int64(0), check.isNull(1) ? 0 : check.int64(1))
+            }()
+            if head <= covered || limit <= 0 { return (try Self.treeState(connection), 0) }
+            // Every statement of an extension is prepared once per connection (BEGIN, COMMIT and
+            // the pragmas too): at one extension per small append, preparing them cost more
+            // than the tree's own writes.
             let synchronous = try connection.scalarInt("PRAGMA synchronous") ?? 2
-            guard synchronous > 1 else { return try connection.transaction { try Self.extend(connection, limit: limit) } }
-            try connection.execute("PRAGMA synchronous=NORMAL")
+            guard synchronous > 1 else { return try Self.preparedTransaction(connection) { try Self.extend(connection, limit: limit) } }
+            try connection.statement("PRAGMA synchronous=NORMAL").run()
             let result: (state: MerkleTreeState, added: Int)
             do {
-                result = try connection.transaction { try Self.extend(connection, limit: limit) }
+                result = try Self.preparedTransaction(connection) { try Self.extend(connection, limit: limit) }
             } catch {
-                try connection.execute("PRAGMA synchronous=\(synchronous)")
+                try connection.statement("PRAGMA synchronous=\(synchronous)").run()
                 throw error
             }
-            try connection.execute("PRAGMA synchronous=\(synchronous)")
+            try connection.statement("PRAGMA synchronous=\(synchronous)").run()
             return result
+        }
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) through prepared statements;
+    /// commits when it returns and rolls back when it throws, rethrowing the first error.
+    private static func preparedTransaction<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
+        try connection.statement("BEGIN IMMEDIATE").run()
+        do {
+            let result = try body()
+            try connection.statement("COMMIT").run()
+            return result
+        } catch {
+            if sqlite3_get_autocommit(connection.handle) == 0 { _ = sqlite3_exec(connection.handle, "ROLLBACK", nil, nil, nil) }
+            throw error
         }
     }
 
@@ -58,50 +81,34 @@ extension SQLiteEventStore: MerkleTreeStore {
         try select.bind(Int64(limit), at: 2)
         var added = 0
         var last = state.position
-        var entry = [UInt8](repeating: 0, count: MerkleHash.size)
-        while try select.step() {
-            let position = select.int64(0)
-            guard Self.decodeHex(select.textBytes(1), into: &entry) else {
-                select.reset()
-                throw EventStoreError.corrupt("the event at position \(position) has no valid chain hash: the Merkle tree cannot cover it (run 'evtool verify')")
+        // Each chain hash is decoded in place (the row's text, no copy) into one buffer and
+        // hashed from there into the open tile: no allocation per event.
+        try withUnsafeTemporaryAllocation(byteCount: MerkleHash.size, alignment: 8) { entry in
+            defer { select.reset() }
+            while try select.step() {
+                let position = select.int64(0)
+                guard HexDecoding.decode(UnsafeRawBufferPointer(select.textBytes(1)), into: entry) else {
+                    throw EventStoreError.corrupt("the event at position \(position) has no valid chain hash: the Merkle tree cannot cover it (run 'evtool verify')")
+                }
+                growth.add(entry: UnsafeRawPointer(entry.baseAddress!), position: position)
+                added += 1
+                last = position
             }
-            growth.add(leafHash: MerkleHash.leaf(entry), position: position)
-            added += 1
-            last = position
         }
-        select.reset()
         guard added > 0 else { return (state, 0) }
         let upsert = try connection.statement("""
             INSERT INTO merkle_tiles (level, idx, hashes, first_position, last_position) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (level, idx) DO UPDATE SET hashes = excluded.hashes, last_position = excluded.last_position
             """)
-        for tile in growth.tiles {
-            try upsert.bind(Int64(tile.level), at: 1)
-            try upsert.bind(Int64(bitPattern: tile.index), at: 2)
-            try upsert.bindBlob(tile.hashes.flatMap { $0 }, at: 3)
-            if let first = tile.firstPosition { try upsert.bind(first, at: 4) } else { try upsert.bindNull(at: 4) }
-            if let final = tile.lastPosition { try upsert.bind(final, at: 5) } else { try upsert.bindNull(at: 5) }
+        try growth.forEachTile { level, index, first, final, hashes in
+            try upsert.bind(Int64(level), at: 1)
+            try upsert.bind(Int64(bitPattern: index), at: 2)
+            try upsert.bindBlob(hashes, at: 3)
+            if let first { try upsert.bind(first, at: 4) } else { try upsert.bindNull(at: 4) }
+            if let final { try upsert.bind(final, at: 5) } else { try upsert.bindNull(at: 5) }
             try upsert.run()
         }
         return (MerkleTreeState(size: growth.size, position: last), added)
-    }
-
-    /// Decodes 64 lowercase or uppercase hex digits into `bytes` (32 of them).
-    static func decodeHex(_ text: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) -> Bool {
-        guard text.count == 2 * bytes.count else { return false }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: c - 48
-            case 97...102: c - 87
-            case 65...70: c - 55
-            default: nil
-            }
-        }
-        for index in 0..<bytes.count {
-            guard let high = nibble(text[2 * index]), let low = nibble(text[2 * index + 1]) else { return false }
-            bytes[index] = high << 4 | low
-        }
-        return true
     }
 
     public func merkleTiles(_ keys: Set<MerkleNodeKey>) throws -> [MerkleNodeKey: MerkleTile] {

@@ -21,6 +21,7 @@ struct PostgresMigrationTests {
         "36561fe84b759c6b891e9811842e6753d58a59f02705f45bca5ff5d55c6be9ff",
         "b0053b39ec50e4461061be0e9afba8b23b2aac3708f57af124ad9e4f76bc5cad",
         "e9652d047d6786598eebbf939bbc1b77256829537cde46c109ad2a587d0052c9",
+        "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

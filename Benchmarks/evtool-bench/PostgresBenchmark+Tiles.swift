@@ -1,0 +1,20 @@
+import CLibPQ
+import Foundation
+
+extension PostgresBenchmark {
+    /// The rows of a store schema's kept Merkle tree and the bytes of their hashes, read with libpq.
+    func tileTotals(schema: String) throws -> (rows: Int64, bytes: Int64) {
+        guard let connection = PQconnectdb(url) else { throw CLIError(message: "benchmark: cannot connect to count the tiles", code: .failure) }
+        defer { PQfinish(connection) }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw CLIError(message: "benchmark: cannot connect to count the tiles: \(String(cString: PQerrorMessage(connection)))", code: .failure)
+        }
+        let result = PQexec(connection, "SELECT count(*), coalesce(sum(length(hashes)), 0) FROM \(schema).merkle_tiles")
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1,
+              let rows = Int64(String(cString: PQgetvalue(result, 0, 0))), let bytes = Int64(String(cString: PQgetvalue(result, 0, 1))) else {
+            throw CLIError(message: "benchmark: cannot count the tiles: \(String(cString: PQerrorMessage(connection)))", code: .failure)
+        }
+        return (rows, bytes)
+    }
+}
