@@ -15,7 +15,10 @@ public final class Projector: @unchecked Sendable {
     /// Events read per batch while catching up.
     public let batchSize: Int
     /// Seconds between commits of a generation that is being built (it is invisible to
-    /// readers, so committing rarely costs nothing but the work redone after a crash).
+    /// readers, so committing rarely costs nothing but the work redone after a crash; a
+    /// rebuild stopped through its progress handler commits what it applied first). Each such
+    /// commit rewrites every document changed since the one before, which the final commit
+    /// writes again: 60 s by default, so that a rebuild of a few million events commits once.
     public let rebuildCommitInterval: TimeInterval
     private let lock = NSLock()
     private var workers: [String: any AnyProjectionWorker] = [:]
@@ -31,7 +34,7 @@ public final class Projector: @unchecked Sendable {
 
     /// Makes a projector for `projections` (by default every view of the domain).
     public init(store: any EventStore & ProjectionStore, projections: [any Projection] = Views.all,
-                batchSize: Int = 1_000, rebuildCommitInterval: TimeInterval = 5) {
+                batchSize: Int = 1_000, rebuildCommitInterval: TimeInterval = 60) {
         self.store = store
         self.batchSize = batchSize
         self.rebuildCommitInterval = rebuildCommitInterval
@@ -184,7 +187,14 @@ public final class Projector: @unchecked Sendable {
                 nextBuildingCommit = Date().addingTimeInterval(max(rebuildCommitInterval, 4 * took))
             }
             if let prefetcher { prefetcher.recycle(consume batch) }
-            try progress(cursor, max(head, cursor))
+            do {
+                try progress(cursor, max(head, cursor))
+            } catch {
+                // Stopped at a batch boundary (Ctrl-C): the generations being built keep what
+                // was applied, so the next rebuild resumes from here, not from the last commit.
+                for worker in selected where !worker.status.isActive { try worker.commit(activate: false) }
+                throw error
+            }
         }
     }
 
