@@ -40,7 +40,8 @@ struct ServeBenchmark {
         /// Milliseconds.
         var p50: Double
         var p99: Double
-        /// Responses that were not 2xx, and socket errors.
+        /// Responses that were not 2xx (not 201, for scripts/serve-favorite.lua's writes), and
+        /// socket errors.
         var failures: Int
     }
 
@@ -207,6 +208,8 @@ struct ServeBenchmark {
     /// Requests, requests/s, p50, p99 and failures from `wrk --latency`'s report.
     static func parseWrk(_ text: String) throws -> Load {
         var load = Load(requests: 0, perSecond: 0, p50: .nan, p99: .nan, failures: 0)
+        var notCreated: Int?   // scripts/serve-favorite.lua's count of answers that were not 201
+        var socketErrors = 0
         for raw in text.split(separator: "\n") {
             let fields = raw.split(separator: " ", omittingEmptySubsequences: true)
             guard let first = fields.first else { continue }
@@ -219,11 +222,14 @@ struct ServeBenchmark {
                 if raw.hasPrefix("  Non-2xx or 3xx responses:"), let count = fields.last.flatMap({ Int($0) }) { load.failures += count }
                 if raw.hasPrefix("  Socket errors:") {
                     for field in fields where Int(field.trimmingCharacters(in: CharacterSet(charactersIn: ","))) != nil {
-                        load.failures += Int(field.trimmingCharacters(in: CharacterSet(charactersIn: ","))) ?? 0
+                        socketErrors += Int(field.trimmingCharacters(in: CharacterSet(charactersIn: ","))) ?? 0
                     }
                 }
+                if raw.hasPrefix("answers other than 201 Created: ") { notCreated = fields.last.flatMap { Int($0) } }
             }
         }
+        // A write answered 200 (nothing changed) is no new favorite: it fails the write run.
+        load.failures = socketErrors + (notCreated ?? load.failures)
         guard load.requests > 0, !load.p50.isNaN, !load.p99.isNaN else {
             throw CLIError(message: "could not read wrk's report:\n\(text)", code: .failure)
         }

@@ -77,10 +77,7 @@ public final class CommandRunner: Sendable {
         let context = try context.normalized()
         let user = context.userID
         let stream = UserStream.id(for: user)
-        let commandID = context.requestID.map { RequestIdentity.commandID(user: user, requestID: $0) } ?? UUID.timeOrdered()
-        func eventID(_ index: Int) -> UUID {
-            context.requestID.map { RequestIdentity.eventID(user: user, requestID: $0, index: index) } ?? UUID.timeOrdered()
-        }
+        let commandID = Self.commandID(context)
         var proposed: [ProposedEvent] = []
         var proposedFor: [DomainEvent] = []
         var trustsSnapshot = true
@@ -117,16 +114,7 @@ public final class CommandRunner: Sendable {
                 break deciding
             }
             if events != proposedFor {   // encode once; again only if a reload changed the decision
-                let metadata = try EventMetadata(
-                    userID: user, occurredAt: context.occurredAt, handledAt: clock(),
-                    correlationID: context.correlationID ?? commandID.lowercaseString,
-                    causationID: context.causationID ?? commandID.lowercaseString,
-                    source: context.source, requestID: context.requestID
-                ).encoded()
-                proposed = try events.enumerated().map { index, event in
-                    let (type, data) = try event.encode()
-                    return ProposedEvent(id: eventID(index), type: type, data: data, metadata: metadata)
-                }
+                proposed = try propose(events, context: context, commandID: commandID)
                 proposedFor = events
             }
             do {
@@ -163,9 +151,31 @@ public final class CommandRunner: Sendable {
         throw CommandError.conflict(user: user, attempts: maximumAttempts)
     }
 
+    /// The id of the command in `context` (normalized): stable for a request id, else new.
+    static func commandID(_ context: CommandContext) -> UUID {
+        context.requestID.map { RequestIdentity.commandID(user: context.userID, requestID: $0) } ?? UUID.timeOrdered()
+    }
+
+    /// The events a decision records, encoded with their metadata; a request id makes their
+    /// ids stable (``RequestIdentity``).
+    func propose(_ events: [DomainEvent], context: CommandContext, commandID: UUID) throws -> [ProposedEvent] {
+        let user = context.userID
+        let metadata = try EventMetadata(
+            userID: user, occurredAt: context.occurredAt, handledAt: clock(),
+            correlationID: context.correlationID ?? commandID.lowercaseString,
+            causationID: context.causationID ?? commandID.lowercaseString,
+            source: context.source, requestID: context.requestID
+        ).encoded()
+        return try events.enumerated().map { index, event in
+            let (type, data) = try event.encode()
+            let id = context.requestID.map { RequestIdentity.eventID(user: user, requestID: $0, index: index) } ?? UUID.timeOrdered()
+            return ProposedEvent(id: id, type: type, data: data, metadata: metadata)
+        }
+    }
+
     /// The cached state a command may be decided on without a read (``decidesOnCachedState``),
     /// unless a snapshot is due (the load that saves it reads the stream).
-    private func cachedForDeciding(stream: String) -> LoadedUser? {
+    func cachedForDeciding(stream: String) -> LoadedUser? {
         guard decidesOnCachedState, let cached = cache?.loaded(stream: stream) else { return nil }
         if snapshots != nil, cached.version - cached.snapshotVersion >= snapshotInterval { return nil }
         return cached
@@ -179,7 +189,7 @@ public final class CommandRunner: Sendable {
         try load(stream: UserStream.id(for: Rules.identifier(user, field: "user id")))
     }
 
-    private func load(stream: String, trustsSnapshot: Bool = true) throws -> LoadedUser {
+    func load(stream: String, trustsSnapshot: Bool = true) throws -> LoadedUser {
         var loaded: LoadedUser
         if let cached = cache?.loaded(stream: stream) {
             loaded = cached

@@ -10,8 +10,17 @@ import Foundation
 /// outcome: an append whose check fails, or whose event id is a duplicate, is taken out and
 /// gets its own error while the rest are committed without it; when the shared commit fails in
 /// a way that names no single append, each is committed on its own instead.
-public final class GroupCommitStore: EventStore, @unchecked Sendable {
-    // @unchecked: `queue`, `committing`, `streamsInFlight`, each `Pending` and the counters are used only under `condition`.
+///
+/// Commits run on a few threads of the store's own (at most ``maximumConcurrentCommits`` + 1,
+/// started when appends arrive and ended after half a second without any): one more than may
+/// commit at once, so that one answers the appends it committed while another commits the
+/// next group. An append waits as a continuation (``append(_:to:expectedVersion:completion:)``)
+/// or, through the synchronous ``append(_:to:expectedVersion:)``, on its own semaphore: only
+/// the appends a commit carried are woken when it ends.
+public final class GroupCommitStore: EventStore, AsynchronousAppending, @unchecked Sendable {
+    // @unchecked: `queue`, `committing`, `streamsInFlight`, the thread counts and the counters
+    // are used only under `condition`; a `Pending`'s result is written by the one thread that
+    // commits it, before its completion is called.
     /// The store the events go to.
     public let base: any MultiStreamAppending
     /// The most appends one transaction takes.
@@ -25,14 +34,29 @@ public final class GroupCommitStore: EventStore, @unchecked Sendable {
     /// The streams of the transactions committing now: a stream's next append waits for them,
     /// so that its version check is against the stream as they leave it.
     private var streamsInFlight = Set<String>()
+    /// Committing threads alive, and those of them waiting for work.
+    private var committers = 0
+    private var idleCommitters = 0
     private var commitCount = 0
     private var appendCount = 0
+    /// How long a committing thread with nothing to do waits before it ends.
+    static let idleSeconds = 0.5
 
     private final class Pending {
         let part: StreamAppend
+        let completion: @Sendable (Result<AppendResult, any Error>) -> Void
         var result: Result<AppendResult, any Error>?
-        var taken = false
-        init(_ part: StreamAppend) { self.part = part }
+        init(_ part: StreamAppend, _ completion: @escaping @Sendable (Result<AppendResult, any Error>) -> Void) {
+            self.part = part
+            self.completion = completion
+        }
+    }
+
+    /// Where a synchronous append's outcome is handed to the thread waiting for it.
+    private final class Outcome: @unchecked Sendable {
+        // @unchecked: written before `done` is signalled, read after it was waited for.
+        var result: Result<AppendResult, any Error>?
+        let done = DispatchSemaphore(value: 0)
     }
 
     /// Wraps a store that appends several streams in one transaction.
@@ -53,47 +77,99 @@ public final class GroupCommitStore: EventStore, @unchecked Sendable {
     }
 
     /// Appends `events` in the next group commit with the appends of other threads; returns when it is durable.
+    /// Never call it from a completion of ``append(_:to:expectedVersion:completion:)``.
     public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        let pending = Pending(StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events))
+        let outcome = Outcome()
+        submit(Pending(StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events)) { result in
+            outcome.result = result
+            outcome.done.signal()
+        })
+        outcome.done.wait()
+        guard let result = outcome.result else { throw EventStoreError.corrupt("a group commit ended without the append's outcome") }
+        return try result.get()
+    }
+
+    /// Appends `events` in the next group commit and calls `completion` on the committing
+    /// thread once it is durable, or failed (see ``AsynchronousAppending``).
+    public func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion,
+                       completion: @escaping @Sendable (Result<AppendResult, any Error>) -> Void) {
+        submit(Pending(StreamAppend(stream: stream, expectedVersion: expectedVersion, events: events), completion))
+    }
+
+    private func submit(_ pending: Pending) {
         condition.lock()
         queue.append(pending)
-        while true {
-            if let result = pending.result {
-                condition.unlock()
-                return try result.get()
-            }
-            if !pending.taken, committing < maximumConcurrentCommits {
-                // Lead: take what is queued (one append per stream, none of a stream another
-                // transaction is committing, so each check is against the stream as the earlier
-                // commits left it) and commit it.
-                var batch: [Pending] = []
-                var streams = Set<String>()
-                var rest: [Pending] = []
-                for candidate in queue {
-                    if batch.count < maximumBatch, !streamsInFlight.contains(candidate.part.stream), streams.insert(candidate.part.stream).inserted {
-                        candidate.taken = true
-                        batch.append(candidate)
-                    } else {
-                        rest.append(candidate)
-                    }
-                }
-                if !batch.isEmpty {
-                    queue = rest
-                    committing += 1
-                    streamsInFlight.formUnion(streams)
-                    condition.unlock()
-                    let commits = commit(batch)
-                    condition.lock()
-                    commitCount += commits
-                    appendCount += batch.count
-                    committing -= 1
-                    streamsInFlight.subtract(streams)
-                    condition.broadcast()
-                    continue
-                }
-            }
-            condition.wait()
+        wakeCommitter()
+        condition.unlock()
+    }
+
+    /// Wakes a waiting committing thread, or starts one when none waits and fewer than
+    /// ``maximumConcurrentCommits`` + 1 run. Called under `condition`.
+    private func wakeCommitter() {
+        if idleCommitters > 0 {
+            condition.signal()
+        } else if committers < maximumConcurrentCommits + 1 {
+            committers += 1
+            let thread = Thread { [self] in commitLoop() }
+            thread.name = "evtool-commit"
+            thread.start()
         }
+    }
+
+    /// A committing thread: takes what is queued (one append per stream, none of a stream
+    /// another transaction is committing, so each check is against the stream as the earlier
+    /// commits left it), commits it, lets another thread take the next group, then answers
+    /// the appends it committed; ends when there was nothing to do for ``idleSeconds``.
+    private func commitLoop() {
+        condition.lock()
+        while true {
+            if committing < maximumConcurrentCommits, let taken = takeBatch() {
+                let (batch, streams) = taken
+                committing += 1
+                condition.unlock()
+                let transactions = commit(batch)
+                condition.lock()
+                committing -= 1
+                commitCount += transactions
+                appendCount += batch.count
+                streamsInFlight.subtract(streams)
+                if !queue.isEmpty { wakeCommitter() }
+                condition.unlock()
+                for pending in batch {
+                    pending.completion(pending.result ?? .failure(EventStoreError.corrupt("a group commit ended without the append's outcome")))
+                }
+                condition.lock()
+                continue
+            }
+            idleCommitters += 1
+            let woken = condition.wait(until: Date(timeIntervalSinceNow: Self.idleSeconds))
+            idleCommitters -= 1
+            if !woken, queue.isEmpty {
+                committers -= 1
+                condition.unlock()
+                return
+            }
+        }
+    }
+
+    /// The next group and its streams, taken out of the queue; nil when nothing can go now.
+    /// Called under `condition`.
+    private func takeBatch() -> ([Pending], Set<String>)? {
+        guard !queue.isEmpty else { return nil }
+        var batch: [Pending] = []
+        var streams = Set<String>()
+        var rest: [Pending] = []
+        for candidate in queue {
+            if batch.count < maximumBatch, !streamsInFlight.contains(candidate.part.stream), streams.insert(candidate.part.stream).inserted {
+                batch.append(candidate)
+            } else {
+                rest.append(candidate)
+            }
+        }
+        guard !batch.isEmpty else { return nil }
+        queue = rest
+        streamsInFlight.formUnion(streams)
+        return (batch, streams)
     }
 
     /// Commits `batch`, setting each one's result; returns the transactions it took.

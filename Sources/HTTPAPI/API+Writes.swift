@@ -5,13 +5,11 @@ import Foundation
 
 extension API {
     func recordSearch(_ match: RouteMatch) throws -> HTTPResponse {
-        let body = try RequestBodies.decode(RequestBodies.Search.self, from: match.request, what: "search")
-        return try record(.search(try body.searched()), match)
+        try record(try searchCommand(match), match)
     }
 
     func addFavorite(_ match: RouteMatch) throws -> HTTPResponse {
-        let summary = try RequestBodies.decode(ListingSummary.self, from: match.request, what: "summary")
-        return try record(.favorite(listingID: match.parameter("listing"), summary: summary), match)
+        try record(try favoriteCommand(match), match)
     }
 
     func removeFavorite(_ match: RouteMatch) throws -> HTTPResponse {
@@ -19,13 +17,56 @@ extension API {
     }
 
     func recordView(_ match: RouteMatch) throws -> HTTPResponse {
+        try record(try viewCommand(match), match)
+    }
+
+    func searchCommand(_ match: RouteMatch) throws -> UserCommand {
+        let body = try RequestBodies.decode(RequestBodies.Search.self, from: match.request, what: "search")
+        return .search(try body.searched())
+    }
+
+    func favoriteCommand(_ match: RouteMatch) throws -> UserCommand {
+        let summary = try RequestBodies.decode(ListingSummary.self, from: match.request, what: "summary")
+        return .favorite(listingID: match.parameter("listing"), summary: summary)
+    }
+
+    func viewCommand(_ match: RouteMatch) throws -> UserCommand {
         let details = try RequestBodies.decode(ListingDetails.self, from: match.request, what: "details")
-        return try record(.viewDetails(listingID: details.listingID, details: details), match)
+        return .viewDetails(listingID: details.listingID, details: details)
+    }
+
+    /// The user command a recording route's request asks for (its body decoded); nil for a
+    /// route that records no user action.
+    func command(route name: String, _ match: RouteMatch) throws -> UserCommand? {
+        switch name {
+        case "recordSearch": return try searchCommand(match)
+        case "addFavorite": return try favoriteCommand(match)
+        case "removeFavorite": return .unfavorite(listingID: match.parameter("listing"))
+        case "recordView": return try viewCommand(match)
+        default: return nil
+        }
     }
 
     /// Records a command for the path's user: `Idempotency-Key` is its request id, `If-Match`
     /// the version it must be appended at; 201 when events were recorded, 200 when nothing changed.
     func record(_ command: UserCommand, _ match: RouteMatch) throws -> HTTPResponse {
+        let write = try prepare(command, match)
+        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), user: write.user)
+    }
+
+    /// The version a write must be appended at: its `If-Match` version, or for `If-Match: *`
+    /// the stream's version now (read; 412 when the user has no events); nil without `If-Match`.
+    func requiredVersion(_ write: PreparedWrite) throws -> Int64? {
+        guard write.ifMatchesAny else { return write.requiredVersion }
+        try Rules.checkIdentifier(write.user, field: "user id")
+        let version = try application.streamVersion(user: write.user)
+        guard version > 0 else { throw Problem(.preconditionFailed, "If-Match '*' but the user has no events yet", headers: [("ETag", ETag.text(0))]) }
+        return version
+    }
+
+    /// A write's context from its headers, and the version `If-Match` names (`*` is resolved
+    /// by ``requiredVersion(_:)``, which reads the stream).
+    func prepare(_ command: UserCommand, _ match: RouteMatch) throws -> PreparedWrite {
         let request = match.request
         let user = match.parameter("user")
         var occurredAt = Timestamp.now()
@@ -38,18 +79,19 @@ extension API {
         let context = CommandContext(userID: user, source: request.header("x-source") ?? "evtool-http", occurredAt: occurredAt,
                                      requestID: request.header("idempotency-key"), correlationID: request.header("x-correlation-id"))
         var required: Int64?
+        var any = false
         if let ifMatch = request.header("if-match") {
             switch ETag.precondition(ifMatch: ifMatch) {
             case .version(let version): required = version
             case .never: throw Problem(.preconditionFailed, "If-Match '\(ifMatch)' names no version of this user's events (send the ETag of a read, e.g. \"3\")")
-            case .exists:
-                try Rules.checkIdentifier(user, field: "user id")
-                let version = try application.streamVersion(user: user)
-                guard version > 0 else { throw Problem(.preconditionFailed, "If-Match '*' but the user has no events yet", headers: [("ETag", ETag.text(0))]) }
-                required = version
+            case .exists: any = true
             }
         }
-        let result = try application.record(command, context: context, requiredVersion: required)
+        return PreparedWrite(command: command, context: context, requiredVersion: required, ifMatchesAny: any, user: user)
+    }
+
+    /// The answer to a recorded (201) or unchanged (200) action.
+    func recordedResponse(_ result: RecordResult, user: String) -> HTTPResponse {
         if result.isRecorded { metrics.count(result.isReplay ? .idempotentReplay : .append) }
         var writer = ResponseWriter()
         writer.beginObject()

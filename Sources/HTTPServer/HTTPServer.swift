@@ -26,8 +26,10 @@ public final class HTTPServer: @unchecked Sendable {
     private let wakerStopped = Atomic<Bool>(false)
     private let wakerDone = DispatchSemaphore(value: 0)
     private let requestCounter = Atomic<Int>(0)
-    /// Where write requests run (nil: on the connection threads).
+    /// Where write requests that must wait run (nil: every write on the connection threads).
     private let writePool: WorkerPool?
+    /// Writes whose connections are suspended until they are answered.
+    private let writesInFlight = Atomic<Int>(0)
 
     /// Makes a server; ``start()`` binds it.
     public init(api: API, configuration: ServerConfiguration) {
@@ -128,9 +130,9 @@ public final class HTTPServer: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let left = inFlight.load(ordering: .acquiring)
-        // A write still running holds its connection suspended, and every suspended connection
-        // must be resumed before the daemon stops: wait for the writes themselves to end.
-        while let writePool, writePool.outstanding > 0 { Thread.sleep(forTimeInterval: 0.01) }
+        // A write not yet answered holds its connection suspended, and every suspended
+        // connection must be resumed before the daemon stops: wait for the writes to end.
+        while writesInFlight.load(ordering: .acquiring) > 0 { Thread.sleep(forTimeInterval: 0.01) }
         // Every parked connection must be resumed before the daemon stops (libmicrohttpd's rule):
         // the streams are stopped, so the waker resumes each and ends.
         wakerStopped.store(true, ordering: .releasing)
@@ -189,22 +191,60 @@ public final class HTTPServer: @unchecked Sendable {
         let request = HTTPRequest(method: method, path: url, query: queryPairs(connection), headers: headers, body: state.body)
         state.body = []
         if let writePool, Self.writeMethods.contains(method) {
-            // Off the connection thread: suspend the connection, answer on the pool, resume.
-            let write = PendingWrite(connection: connection, requestID: headers["x-request-id"])
-            state.write = write
-            MHD_suspend_connection(connection)
-            let api = self.api
-            writePool.submit {
-                write.response = api.respond(to: request)
-                MHD_resume_connection(write.connection)
-            }
-            return .YES
+            return startWrite(connection, state: state, method: method, url: url, request: request, requestID: headers["x-request-id"], pool: writePool)
         }
         return answer(connection, state: state, method: method, url: url, api.respond(to: request), requestID: headers["x-request-id"])
     }
 
-    /// The methods whose requests run on the write pool.
+    /// The methods whose requests are writes (see ``startWrite(_:state:method:url:request:requestID:pool:)``).
     static let writeMethods: Set<String> = ["POST", "PUT", "DELETE", "PATCH"]
+
+    /// A write: routed and decoded here; then its connection is suspended and the write waits
+    /// for its group commit as a continuation (the committing thread answers it and resumes
+    /// the connection), holding no thread. A cached user's action starts on this thread; one
+    /// that must read the user's stream first starts on the write pool, whose thread is free
+    /// again once the append is queued; what cannot wait as a continuation (an admin
+    /// operation, a lost race, `If-Match: *`) is answered on the write pool, waiting there.
+    private func startWrite(_ connection: OpaquePointer, state: RequestState, method: String, url: String, request: HTTPRequest,
+                            requestID: String?, pool: WorkerPool) -> MHD_Result {
+        let preparation = api.prepareWrite(request)
+        if case .answered(let response) = preparation {
+            return answer(connection, state: state, method: method, url: url, response, requestID: requestID)
+        }
+        let write = PendingWrite(connection: connection, requestID: requestID)
+        state.write = write
+        MHD_suspend_connection(connection)
+        writesInFlight.add(1, ordering: .acquiringAndReleasing)
+        let finish: @Sendable (HTTPResponse) -> Void = { [self] response in
+            write.response = response
+            MHD_resume_connection(write.connection)
+            writesInFlight.subtract(1, ordering: .acquiringAndReleasing)
+        }
+        let api = self.api
+        switch preparation {
+        case .answered:
+            break
+        case .other:
+            pool.submit { finish(api.respond(to: request)) }
+        case .write(let prepared):
+            let committed: @Sendable (HTTPResponse?) -> Void = { response in
+                if let response { finish(response) } else { pool.submit { finish(api.finish(prepared)) } }
+            }
+            switch api.start(prepared, mayRead: false, completion: committed) {
+            case .started: break
+            case .answered(let response): finish(response)
+            case .declined:
+                pool.submit {
+                    switch api.start(prepared, mayRead: true, completion: committed) {
+                    case .started: break
+                    case .answered(let response): finish(response)
+                    case .declined: finish(api.finish(prepared))
+                    }
+                }
+            }
+        }
+        return .YES
+    }
 
     fileprivate func completed(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
         guard let context, let raw = context.pointee else { return }
@@ -253,7 +293,7 @@ public final class HTTPServer: @unchecked Sendable {
         if configuration.jsonLog {
             line = RequestLog.jsonLine(method: RequestLog.printable(method), path: shownPath, status: status, milliseconds: milliseconds, requestID: requestID)
         } else {
-            line = "\(RequestLog.printable(method)) \(shownPath) \(status) \(String(format: "%.1f", milliseconds))ms \(requestID)\n"
+            line = "\(RequestLog.printable(method)) \(shownPath) \(status) \(RequestLog.tenths(milliseconds))ms \(requestID)\n"
         }
         RequestLog.write(line)
     }

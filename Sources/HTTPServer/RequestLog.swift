@@ -8,6 +8,8 @@ public enum RequestLog {
     /// The text with control characters and non-ASCII bytes shown as `%HH`, so a hostile path
     /// cannot forge log lines or drive a terminal.
     static func printable(_ text: String) -> String {
+        // Most paths are plain: kept as they are, without a copy.
+        if text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return text }
         var out = ""
         for byte in text.utf8 {
             if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: " ") {
@@ -31,6 +33,13 @@ public enum RequestLog {
                 offset += written
             }
         }
+    }
+
+    /// Milliseconds with one decimal, as `%.1f` prints them (without Foundation's formatter,
+    /// which the log of every request paid for).
+    static func tenths(_ milliseconds: Double) -> String {
+        let tenths = Int((max(0, milliseconds) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// The line as JSON (`--log-format json`).

@@ -9,9 +9,10 @@ public struct ServerConfiguration: Sendable {
     public var port: UInt16 = 8080
     /// Threads in the pool that serves connections (default 4).
     public var threads = 4
-    /// Threads that run write requests (POST, PUT, DELETE) off the connection threads (default
-    /// 64): a write waiting for its commit then holds no connection thread, and concurrent
-    /// writes can share a group commit. 0 runs writes on the connection threads.
+    /// Threads for the write requests (POST, PUT, DELETE) that must wait (default 64): those
+    /// that read the user's stream before they are decided, admin operations, retries after a
+    /// lost race. A write waiting for its group commit holds no thread at all (the committing
+    /// thread answers it). 0 runs every write on the connection threads, each waiting there.
     public var writeThreads = 64
     /// The most connections open at once (default 1,000; more are refused at accept).
     public var connectionLimit = 1_000

@@ -1,8 +1,9 @@
 import Foundation
 
-/// A fixed set of threads that run jobs in the order they were submitted: the server runs
-/// write requests here, off libmicrohttpd's connection threads, so a write that waits for its
-/// group commit holds neither a connection thread nor the reads queued behind it there.
+/// A fixed set of threads that run jobs in the order they were submitted: the server runs the
+/// write requests that must wait here (a read of the user's stream before the decision, an
+/// admin operation, a retry), off libmicrohttpd's connection threads, so they hold neither a
+/// connection thread nor the reads queued behind it there.
 final class WorkerPool: @unchecked Sendable {
     // @unchecked: `jobs`, `running` and `idleWorkers` are used only under `condition`.
     private let condition = NSCondition()

@@ -18,7 +18,7 @@ enum ServeCommands {
                                              in: 1...86_400, default: defaults.connectionTimeoutSeconds)
     static let shutdownGrace = TypedOption.integer("shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)", in: 0...3_600, default: 10)
     static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default on)", default: "on")
-    static let writeThreads = TypedOption.integer("write-threads", help: "Threads that run write requests off the connection threads, and so the most writes one group commit takes (default 64; 0: on the connection threads)",
+    static let writeThreads = TypedOption.integer("write-threads", help: "Threads for writes that must wait: those that read the user's stream first, admin operations, retries (default 64; 0: every write on the connection threads)",
                                                   in: 0...1_024, default: defaults.writeThreads)
     static let heartbeat = TypedOption.integer("heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)", in: 1...3_600, default: 15)
     static let viewMemory = TypedOption.integer("view-memory", value: "BYTES", help: "Memory for current views kept to answer reads without the store (default 134217728; 0: off)",
@@ -114,9 +114,9 @@ enum ServeCommands {
             _ = try arguments.value(SharedOptions.readStore)   // checked when parsed; resolved again with the schema
             let readLocation = try ReadStore.resolve(arguments.value("read-store"), for: location, schema: arguments.value("schema"))
             // A connection for each thread that may use the store at once: the connection
-            // threads (reads), the write threads' loads, the group commit, the tree follower,
-            // the view memory's follower.
-            let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 3)
+            // threads (reads), the write threads' loads, the group commits (up to 8 at once on
+            // PostgreSQL), the tree follower, the view memory's follower.
+            let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 8 + 3)
             let memoryBytes = try arguments.required(viewMemory)
             // A long-lived server decides a cached user's command without reading the stream
             // first (its append at the cached version is the check), for up to 200,000 users.

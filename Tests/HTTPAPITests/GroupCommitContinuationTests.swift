@@ -1,0 +1,139 @@
+import Commands
+import EventLog
+import EvtoolKit
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Group commit's continuations on a real SQLite file and a real PostgreSQL schema: a write
+/// that waits for its commit holds no thread, is answered by the committing thread only once
+/// it is durable, and a command started that way keeps every guarantee of the runner.
+struct GroupCommitContinuationTests {
+    /// A store whose multi-stream commits wait until the test opens the gate; it can also fail
+    /// the next commit with an error of the test's choosing, writing nothing.
+    final class GatedStore: MultiStreamAppending, @unchecked Sendable {
+        let base: any MultiStreamAppending
+        let gate = DispatchSemaphore(value: 0)
+        let gated = Atomic<Bool>(true)
+        let failNext = Mutex<EventStoreError?>(nil)
+        init(_ base: any MultiStreamAppending) { self.base = base }
+        func open() { gated.store(false, ordering: .releasing); gate.signal() }
+        func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+            if gated.load(ordering: .acquiring) { gate.wait() }
+            if let error = failNext.withLock({ error in defer { error = nil }; return error }) { throw error }
+            return try base.append(parts)
+        }
+        func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
+            try base.append(events, to: stream, expectedVersion: expectedVersion)
+        }
+        func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
+            try base.read(stream: stream, from: version, direction: direction, limit: limit)
+        }
+        func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
+        func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int { try base.scanAll(after: position, limit: limit, body) }
+        func events(withIDs ids: [UUID]) throws -> [RecordedEvent] { try base.events(withIDs: ids) }
+        func headPosition() throws -> Int64 { try base.headPosition() }
+        func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
+        func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool { try base.waitForEvents(after: position, timeout: timeout) }
+    }
+
+    /// Where a completion hands its value to the test thread.
+    final class Handed<T: Sendable>: @unchecked Sendable {
+        // @unchecked: written once before `done` is signalled, read after it was waited for.
+        var value: T?
+        var readBack: Result<[RecordedEvent], any Error>?
+        let done = DispatchSemaphore(value: 0)
+        let called = Atomic<Bool>(false)
+        func hand(_ value: T) {
+            self.value = value
+            called.store(true, ordering: .releasing)
+            done.signal()
+        }
+        func wait() throws -> T {
+            guard done.wait(timeout: .now() + 30) == .success, let value else { throw EventStoreError.unavailable("no completion within 30 s") }
+            return value
+        }
+    }
+
+    static let summary = ListingSummary(name: "Hamilton", venue: "Pantages Theatre", localDateTime: "2026-12-05 19:30:00", category: "Arts & Theatre")
+    static func context(_ user: String, requestID: String? = nil) -> CommandContext {
+        CommandContext(userID: user, source: "test-server", occurredAt: Date(), requestID: requestID)
+    }
+
+    @Test(arguments: GroupCommitTests.Kind.allCases)
+    func anAsynchronousAppendIsAnsweredOnlyOnceDurable(kind: GroupCommitTests.Kind) throws {
+        let file = try kind.make()
+        defer { file.cleanup() }
+        let gated = GatedStore(file.store)
+        let grouped = GroupCommitStore(base: gated)
+        let handed = Handed<Result<AppendResult, any Error>>()
+        let base = file.store
+        grouped.append([GroupCommitTests.event()], to: "user-a", expectedVersion: .noStream) { result in
+            handed.readBack = Result { try base.read(stream: "user-a", from: 1, direction: .forwards, limit: 10) }
+            handed.hand(result)
+        }
+        // The call came back while the commit is held at the gate: the caller waits for nothing.
+        Thread.sleep(forTimeInterval: 0.2)
+        let answeredEarly = handed.called.load(ordering: .acquiring)
+        #expect(!answeredEarly, "no answer before the commit")
+        #expect(try file.store.version(of: "user-a") == 0)
+        gated.open()
+        let result = try handed.wait()
+        #expect(try result.get().streamVersion == 1)
+        #expect(try handed.readBack?.get().count == 1, "when the completion ran, the event was committed and readable")
+    }
+
+    @Test(arguments: GroupCommitTests.Kind.allCases)
+    func aStartedCommandKeepsTheRunnersGuarantees(kind: GroupCommitTests.Kind) throws {
+        let file = try kind.make()
+        defer { file.cleanup() }
+        let gated = GatedStore(file.store)
+        gated.open()
+        let runner = CommandRunner(store: GroupCommitStore(base: gated), decidesOnCachedState: true)
+        let other = CommandRunner(store: file.store)   // another app server
+        func start(_ command: UserCommand, _ context: CommandContext, mayRead: Bool = false) throws -> StartedOutcome? {
+            let handed = Handed<StartedOutcome>()
+            guard try runner.start(command, context: context, mayRead: mayRead, completion: { handed.hand($0) }) else { return nil }
+            return try handed.wait()
+        }
+        func recordedVersion(_ outcome: StartedOutcome?) -> Int64? {
+            if case .finished(.success(.recorded(_, let version, _))) = outcome { return version }
+            return nil
+        }
+        let user = "started", stream = UserStream.id(for: user)
+
+        // Not cached, and this thread may not read: not started. May read: started and recorded.
+        #expect(try start(.favorite(listingID: "A", summary: Self.summary), Self.context(user)) == nil)
+        #expect(recordedVersion(try start(.favorite(listingID: "A", summary: Self.summary), Self.context(user), mayRead: true)) == 1)
+        // Cached now: started without a read, recorded.
+        #expect(recordedVersion(try start(.favorite(listingID: "B", summary: Self.summary), Self.context(user))) == 2)
+        // A decision to record nothing is left to handle (it is checked on the stream).
+        #expect(try start(.favorite(listingID: "B", summary: Self.summary), Self.context(user)) == nil)
+
+        // Another server removes A: the cached state is stale. Removing A here is appended at
+        // the cached version, refused, nothing written: handle decides again on the stream.
+        #expect(try other.handle(.unfavorite(listingID: "A"), context: Self.context(user)).isRecorded)
+        guard case .handleAgain = try #require(try start(.unfavorite(listingID: "A"), Self.context(user))) else {
+            Issue.record("a lost race must come back to be handled again"); return
+        }
+        #expect(try file.store.version(of: stream) == 3, "nothing was written by the lost race")
+        #expect(try runner.handle(.unfavorite(listingID: "A"), context: Self.context(user)) == .unchanged(.notFavorite(listingID: "A")))
+
+        // A broken rule is thrown at once.
+        #expect(throws: CommandError.self) { try start(.favorite(listingID: "", summary: Self.summary), Self.context(user)) }
+
+        // A lost outcome: without a request id it is answered as lost (never decided twice);
+        // with one, it is handled again (its stable ids make the retry safe).
+        gated.failNext.withLock { $0 = .outcomeUnknown("the connection was lost at commit") }
+        guard case .finished(.failure(EventStoreError.outcomeUnknown)) = try #require(try start(.favorite(listingID: "C", summary: Self.summary), Self.context(user))) else {
+            Issue.record("a lost outcome without a request id must be answered as such"); return
+        }
+        gated.failNext.withLock { $0 = .outcomeUnknown("the connection was lost at commit") }
+        guard case .handleAgain = try #require(try start(.favorite(listingID: "C", summary: Self.summary), Self.context(user, requestID: "r-1"))) else {
+            Issue.record("a lost outcome with a request id must be handled again"); return
+        }
+        #expect(try runner.handle(.favorite(listingID: "C", summary: Self.summary), context: Self.context(user, requestID: "r-1")).isRecorded)
+        #expect(try file.store.read(stream: stream, from: 1, direction: .forwards, limit: 100).map(\.type) == ["Favorited", "Favorited", "Unfavorited", "Favorited"])
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// scripts/serve-favorite.lua, the write load of `evtool-bench serve` and of the profiles in
+/// docs/HTTP.md, run by wrk against a real `evtool serve`: it must PUT new favorites in every
+/// run, also in a run after another on the same store (a warm-up, a second profile).
+@Suite(.serialized)
+struct ServeFavoriteScriptTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("two wrk runs of serve-favorite.lua on one server: every PUT is a new favorite (201), none answered 200 unchanged")
+    func everyRunRecordsNewFavorites() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let port = try FreePort.find()
+        let log = directory.path + "/serve.log"
+        // The request log goes to a file: a pipe nobody reads would stall the server.
+        let server = try Processes.start("/bin/sh", ["-c", #"exec "$0" "$@" 2>"$EVTOOL_LOG""#, Processes.evtool,
+                                                     "serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--threads", "2",
+                                                     "--store", "sqlite:\(directory.path)/serve.sqlite"],
+                                         environment: ["EVTOOL_LOG": log])
+        try FreePort.waitUntilListening(port, process: server)
+        var created = 0
+        for run in 1...2 {
+            let result = try Processes.run("/usr/bin/wrk", ["-t2", "-c8", "-d1s", "-s", Self.root.appendingPathComponent("scripts/serve-favorite.lua").path,
+                                                            "http://127.0.0.1:\(port)"], environment: ["EVTOOL_USERS": "20"])
+            #expect(result.status == 0, "run \(run): \(result)")
+            #expect(result.output.contains("\nanswers other than 201 Created: 0\n"), "run \(run): \(result.output)")
+            created += result.output.split(separator: "\n").first { $0.contains(" requests in ") }
+                .flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        }
+        server.send(SIGTERM)
+        let ended = try server.finish()
+        #expect(ended.status == 0, "\(ended)")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("PUT /v1/users/u") }
+        #expect(created > 0 && lines.count >= created, "every answered PUT is logged: \(lines.count) lines, \(created) requests")
+        let unchanged = lines.filter { $0.split(separator: " ").dropFirst(2).first != "201" }
+        #expect(unchanged.isEmpty, "\(unchanged.count) PUTs were not answered 201, e.g. \(unchanged.prefix(3))")
+    }
+}
