@@ -31,6 +31,9 @@ extension Application {
             return try runner.start(command, context: context, requiredVersion: requiredVersion, mayRead: mayRead) { outcome in
                 switch outcome {
                 case .finished(.success(.recorded(let ids, let version, let positions))):
+                    // Before the answer, as record does: a read after it must not be answered
+                    // from a memory filled before this write.
+                    self.touchViewMemory(command, user: user, through: positions.upperBound)
                     completion(.finished(.success(RecordResult(user: user, type: type, eventIDs: ids, positions: positions, streamVersion: version,
                                                                unchanged: nil, isReplay: false))))
                 case .finished(.success(.unchanged)), .handleAgain:
