@@ -134,6 +134,8 @@ enum ScaleBenchmark {
         line("a command in a long-running process (median of 200)", inPower, inFresh, digits: 6)
         line("favorites as of a position in a long-running process (median of 200)", inPowerAsOf, inFreshAsOf, digits: 6)
         line("the same without the time-travel cache (median of 200)", uncachedPowerAsOf, uncachedFreshAsOf, digits: 6)
+        console.output("[\(label)] the time-travel cache then: \(timeTravel.count) states, \(String(format: "%.1f", Double(timeTravel.bytes) / 1_048_576)) MiB (bound \(timeTravel.byteLimit >> 20) MiB)")
+        console.flush()
     }
 
     // MARK: - One store of one size

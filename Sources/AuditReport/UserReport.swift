@@ -141,7 +141,7 @@ public struct UserReport: Sendable {
                 report.countsByType[recorded.type, default: 0] += 1
                 let day = HTML.dayNumber(recorded.recordedAt)
                 if let open = currentDay, day != open {
-                    report.closeDays(through: day - 1, from: open, count: favorites?.items.count ?? 0)
+                    report.closeDays(through: day - 1, from: open, count: favorites?.count ?? 0)
                 }
                 currentDay = day
                 guard erasure == nil, let event = ViewEvent.decode(recorded) else { continue }
@@ -171,7 +171,7 @@ public struct UserReport: Sendable {
             guard let last = batch.last, batch.count == 1_000 else { break }
             next = last.version + 1
         }
-        if let open = currentDay { report.closeDays(through: open, from: open, count: favorites?.items.count ?? 0) }
+        if let open = currentDay { report.closeDays(through: open, from: open, count: favorites?.count ?? 0) }
         report.favorites = favorites
         report.recentSearches = recent
         report.recentlyViewed = viewed

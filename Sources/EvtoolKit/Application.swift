@@ -27,7 +27,8 @@ public final class Application: Sendable {
 
     /// Users' views at past versions of their streams, kept while this process runs, so that
     /// repeated `as-of` reads of a user with a long stream fold a few events
-    /// (``TimeTravel/document(_:key:asOf:in:cache:)``).
+    /// (``TimeTravel/document(_:key:asOf:in:cache:)``); at most 64 MiB (estimated) unless its
+    /// ``TimeTravelCache/byteLimit`` is set.
     public let timeTravel = TimeTravelCache()
 
     /// Current view answers kept in memory (`evtool serve --view-memory`); off until a
@@ -229,7 +230,7 @@ public final class Application: Sendable {
     public func listing(_ listing: String, for user: String) throws(ApplicationError) -> UserListing {
         let favorites = try view(Views.favorites, user: user)
         let details = try details(listing: listing)
-        let isFavorite = favorites.document?.items.contains { $0.listingID == listing } ?? false
+        let isFavorite = favorites.document?.contains(listing: listing) ?? false
         return UserListing(listingID: listing, details: details, isFavorite: isFavorite, streamVersion: favorites.streamVersion)
     }
 

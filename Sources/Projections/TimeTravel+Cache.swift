@@ -40,7 +40,7 @@ extension TimeTravel {
                 if let ends, try candidate.start(from: snapshots, stream: stream, slot: slot, endingWith: ends) {
                     fold = candidate
                     next = slot + 1
-                    kept.append(TimeTravelCache.Entry(after: ends, document: TimeTravelCache.Held(document: fold.document)))
+                    kept.append(TimeTravelCache.Entry(after: ends, holding: fold.document))
                     break
                 }
                 slot -= ViewSnapshots.interval
@@ -54,7 +54,7 @@ extension TimeTravel {
             next = end.version + 1
         }
         if let ended, kept.last?.version != ended.version {
-            kept.append(TimeTravelCache.Entry(after: ended, document: TimeTravelCache.Held(document: fold.document)))
+            kept.append(TimeTravelCache.Entry(after: ended, holding: fold.document))
         }
         cache.keep(kept, for: cacheKey)
         return fold.document
@@ -94,7 +94,7 @@ extension TimeTravel {
         }
         guard pastPosition else { return nil }
         if let ended, ended.version != entry.version, kept.last?.version != ended.version {
-            kept.append(TimeTravelCache.Entry(after: ended, document: TimeTravelCache.Held(document: fold.document)))
+            kept.append(TimeTravelCache.Entry(after: ended, holding: fold.document))
         }
         cache.keep(kept, for: cacheKey)
         return TimeTravelCache.Held(document: fold.document)
@@ -109,7 +109,7 @@ extension TimeTravel {
             fold.apply(recorded, ViewEvent.decode(recorded))
             ended = recorded
             if recorded.version % step == 0 {
-                kept.append(TimeTravelCache.Entry(after: recorded, document: TimeTravelCache.Held(document: fold.document)))
+                kept.append(TimeTravelCache.Entry(after: recorded, holding: fold.document))
             }
         }
         return false

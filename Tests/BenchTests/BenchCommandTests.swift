@@ -156,6 +156,8 @@ struct BenchCommandTests {
             let regex = try Regex("\\[one user with 2,500 events\\] \(NSRegularExpression.escapedPattern(for: what)): [0-9.]+ s, a new user [0-9.]+ s, ratio [0-9.]+  ≤ 2 (ok|MISSED)")
             #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(what)\n\(result.output)")
         }
+        #expect(lines.filter { $0.wholeMatch(of: /\[one user with 2,500 events\] the time-travel cache then: [1-9][0-9]* states, [0-9]+\.[0-9] MiB \(bound 64 MiB\)/) != nil }.count == 2,
+                "the time-travel cache's states and bytes\n\(result.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the SQLite stores are removed")
         let schemas = try Processes.run(Processes.psql, [url, "-X", "-q", "-A", "-t", "-c",
                                                          "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bench_scale_%'"])
