@@ -3,6 +3,7 @@ import EventLog
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Snapshots: the first command for a user with a long stream reads only the events since the last snapshot")
 struct SnapshotTests {
@@ -62,24 +63,4 @@ struct SnapshotTests {
         #expect(read.loaded.state == loaded.state)
         #expect(read.favorites == ["a", "b"])
     }
-}
-
-/// Passes everything through and counts the events read from streams.
-final class CountingStore: EventStore {
-    let base: any EventStore
-    let eventsRead = Mutex(0)
-
-    init(base: any EventStore) { self.base = base }
-
-    func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        try base.append(events, to: stream, expectedVersion: expectedVersion)
-    }
-    func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
-        let events = try base.read(stream: stream, from: version, direction: direction, limit: limit)
-        eventsRead.withLock { $0 += events.count }
-        return events
-    }
-    func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
-    func headPosition() throws -> Int64 { try base.headPosition() }
-    func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
 }

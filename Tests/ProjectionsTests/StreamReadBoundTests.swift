@@ -6,24 +6,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Passes the log through without snapshots and counts the events read from streams.
-final class CountingStreamStore: EventStore {
-    let base: any EventStore
-    let eventsRead = Mutex(0)
-    init(_ base: any EventStore) { self.base = base }
-    func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-        try base.append(events, to: stream, expectedVersion: expectedVersion)
-    }
-    func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
-        let events = try base.read(stream: stream, from: version, direction: direction, limit: limit)
-        eventsRead.withLock { $0 += events.count }
-        return events
-    }
-    func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
-    func headPosition() throws -> Int64 { try base.headPosition() }
-    func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
-}
-
 @Suite("Reads of one user that do not grow with the stream: as-of up to the position, the latest history from the end")
 struct StreamReadBoundTests {
     static let kinds = ["sqlite", "postgres"]
@@ -53,7 +35,7 @@ struct StreamReadBoundTests {
             }
             for position in positions {
                 let version = all.filter { $0.position <= position }.count
-                let withSnapshots = CountingSnapshotStore(store), plain = CountingStreamStore(store)
+                let withSnapshots = CountingSnapshotStore(store), plain = CountingStore(base: store)
                 let stores: [(String, any EventStore, () -> Int)] = [
                     ("with snapshots", withSnapshots, { withSnapshots.eventsRead.withLock { $0 } }),
                     ("without", plain, { plain.eventsRead.withLock { $0 } }),
@@ -83,14 +65,14 @@ struct StreamReadBoundTests {
             let all = try History.entries(of: "ada", in: store)
             #expect(all.count == 2_400)
 
-            let counting = CountingStreamStore(store)
+            let counting = CountingStore(base: store)
             let latest = try History.latestEntries(of: "ada", in: counting, limit: 50)
             #expect(latest == Array(all.suffix(50).reversed()))
             #expect(counting.eventsRead.withLock { $0 } == 50, "one read of 50 from the end, not the stream")
 
             // As of a position: found through the index, read backwards from there.
             let middle = all[1_199].position
-            let asOf = CountingStreamStore(store)
+            let asOf = CountingStore(base: store)
             let before = try History.latestEntries(of: "ada", in: asOf, limit: 50, filter: History.Filter(asOf: .position(middle)))
             #expect(before == Array(all.filter { $0.position <= middle }.suffix(50).reversed()))
             #expect(asOf.eventsRead.withLock { $0 } <= 50 + 14, "the search and 50 events")

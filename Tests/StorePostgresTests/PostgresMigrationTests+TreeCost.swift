@@ -33,7 +33,10 @@ extension PostgresMigrationTests {
         for (stream, count) in [("user-1", 7), ("user-2", 30), ("user-1", 3), ("user-3", 260)] {
             try Self.appendThroughSQL(name, stream: stream, count: count)
         }
-        try TestDatabase.execute(try PostgresRoles.sql(schema: name, owner: owner, app: app, auditor: auditor))
+        // Today's roles script, without the table schema 10 added (the upgrade grants on it).
+        let roles = try PostgresRoles.sql(schema: name, owner: owner, app: app, auditor: auditor)
+            .replacingOccurrences(of: #", [^,;\s]*\.event_ids"#, with: "", options: .regularExpression)
+        try TestDatabase.execute(roles)
         // Schema 9's follower, with its regular expression per row, builds the first 37 leaves.
         let signature = "\(schema.quoted).merkle_extend(integer)"
         let source = "SELECT prosrc LIKE '%!~ ''^[0-9a-f]{64}$''%' FROM pg_proc WHERE oid = '\(signature)'::regprocedure"
