@@ -4,14 +4,12 @@ extension SQLiteEventStore {
     /// How much of the file a connection keeps in memory: SQLite's page cache and its
     /// memory-mapped window (`PRAGMA cache_size`, `PRAGMA mmap_size`), per connection.
     ///
-    /// The rule (``rule(forFileBytes:)``): a page cache of an eighth of the file when it is
-    /// opened, at least 8 MiB and at most 256 MiB, and no memory map. SQLite's own default is a
-    /// 2 MiB cache whatever the file's size; the indexes that every append and every point read
-    /// walk (`events_stream_version`, `events_event_id`, the views' primary key) are about a
-    /// tenth of the file, so a cache of an eighth keeps their inner pages and most of their
-    /// leaves in the process. The cache is filled only as pages are read, so a short command
-    /// that reads a few pages pays nothing for it. `$EVTOOL_SQLITE_CACHE_MIB` and
-    /// `$EVTOOL_SQLITE_MMAP_MIB` (read by `evtool` when it opens a store) set either by hand.
+    /// The rule (``rule(forFileBytes:)``): a page cache of 8 MiB, whatever the file's size, and
+    /// no memory map. SQLite's own default is a 2 MiB cache. A cache of an eighth of the file
+    /// (up to 256 MiB) was measured against it on a 1.2 GiB store (docs/SCALE.md): the same
+    /// point-read p50s, since the OS page cache holds the file, and a rebuild's peak memory up
+    /// by a third (it reads every page), so the cache stays small. `$EVTOOL_SQLITE_CACHE_MIB`
+    /// and `$EVTOOL_SQLITE_MMAP_MIB` (read by `evtool` when it opens a store) set either by hand.
     public struct PageCache: Sendable, Hashable {
         /// The page cache's bound, in bytes (SQLite's `cache_size` in KiB, negated).
         public var cacheBytes: Int
@@ -27,9 +25,9 @@ extension SQLiteEventStore {
         /// SQLite's own defaults (a 2,000 KiB cache, no memory map): what stores used before.
         public static let sqliteDefault = PageCache(cacheBytes: 2_000 * 1_024)
 
-        /// The rule for a file of `bytes`: an eighth of it, between 8 MiB and 256 MiB.
+        /// The rule for a file of `bytes`: 8 MiB, whatever its size (see the type's comment).
         public static func rule(forFileBytes bytes: Int) -> PageCache {
-            PageCache(cacheBytes: min(max(bytes / 8, 8 << 20), 256 << 20))
+            PageCache(cacheBytes: 8 << 20)
         }
     }
 

@@ -6,12 +6,12 @@ import Testing
 
 @Suite("SQLite: the page cache is sized by the file, and one user's reads are index range reads")
 struct SQLitePageCacheTests {
-    @Test("the rule: an eighth of the file, between 8 MiB and 256 MiB")
+    @Test("the rule: 8 MiB whatever the file's size")
     func rule() {
         #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 0) == .init(cacheBytes: 8 << 20))
-        #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 100 << 20) == .init(cacheBytes: 12_800 << 10))
-        #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 1 << 30) == .init(cacheBytes: 128 << 20))
-        #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 12 << 30) == .init(cacheBytes: 256 << 20))
+        #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 100 << 20) == .init(cacheBytes: 8 << 20))
+        #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 1 << 30) == .init(cacheBytes: 8 << 20))
+        #expect(SQLiteEventStore.PageCache.rule(forFileBytes: 12 << 30) == .init(cacheBytes: 8 << 20))
         #expect(SQLiteEventStore.PageCache.sqliteDefault == .init(cacheBytes: 2_000 << 10))
     }
 
