@@ -12,10 +12,8 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from chromium import chromium
 
 MEASURE = r"""
 const done = arguments[arguments.length - 1];
@@ -34,19 +32,9 @@ if (document.readyState === 'complete') finish(); else addEventListener('load', 
 def main():
     page = os.path.abspath(sys.argv[1])
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("EVTOOL_TEST_CHROMIUM", "/usr/bin/chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1600", "--no-first-run", "--disable-extensions",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--user-data-dir=" + tempfile.mkdtemp(prefix="evtool-chromium-")]:
-        options.add_argument(argument)
-    options.page_load_strategy = "none"
-    service = Service(os.environ.get("EVTOOL_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_script_timeout(120)
-    results = []
-    try:
+    with chromium(lambda options: setattr(options, "page_load_strategy", "none")) as driver:
+        driver.set_script_timeout(120)
+        results = []
         for run in range(runs):
             driver.switch_to.new_window("tab")
             driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "timeTicks"})
@@ -64,8 +52,6 @@ def main():
                   f"all tasks {result['TaskDuration']:.2f} s; {result['nodes']:,} elements", flush=True)
             driver.close()
             driver.switch_to.window(driver.window_handles[0])
-    finally:
-        driver.quit()
     median = lambda key: statistics.median(r[key] for r in results)
     print(json.dumps({
         "page": page, "bytes": os.path.getsize(page), "runs": runs, "elements": results[-1]["nodes"],

@@ -10,11 +10,9 @@ the browser's performance log saw, the console, and whether an injected handler 
 import json
 import os
 import sys
-import tempfile
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from chromium import chromium
 
 EXTRACT = r"""
 const text = e => e ? e.textContent : null;
@@ -74,17 +72,7 @@ return {
 def main():
     page, screenshot = sys.argv[1], os.path.abspath(sys.argv[2])
     url = page if page.startswith("http://") else "file://" + os.path.abspath(page)
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("EVTOOL_TEST_CHROMIUM", "/usr/bin/chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1600", "--no-first-run", "--disable-extensions",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--user-data-dir=" + tempfile.mkdtemp(prefix="evtool-chromium-")]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    service = Service(os.environ.get("EVTOOL_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    try:
+    with chromium(lambda options: options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})) as driver:
         driver.get_log("performance")  # drop what the blank first tab loaded
         if url.startswith("http://") and os.environ.get("EVTOOL_TEST_BEARER"):
             driver.execute_cdp_cmd("Network.enable", {})
@@ -105,8 +93,6 @@ def main():
         height = driver.execute_script("return Math.min(document.documentElement.scrollHeight, 6000)")
         driver.set_window_size(1280, max(800, height))
         driver.save_screenshot(screenshot)
-    finally:
-        driver.quit()
     json.dump(result, sys.stdout)
 
 
