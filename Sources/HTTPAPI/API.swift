@@ -115,10 +115,10 @@ public final class API: Sendable {
             throw Problem(.unauthorized, "send 'Authorization: Bearer TOKEN' (make a token with 'evtool token create')", headers: challenge)
         }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard parts.count == 2, HTTPText.equalsIgnoringCase(parts[0], "bearer") else {
             throw Problem(.unauthorized, "the Authorization header must be 'Bearer TOKEN'", headers: challenge)
         }
-        guard let role = tokens.role(of: parts[1].trimmingCharacters(in: .whitespaces)) else {
+        guard let role = tokens.role(of: String(HTTPText.trimmed(parts[1]))) else {
             throw Problem(.unauthorized, "the bearer token is not one this server accepts", headers: challenge)
         }
         return role

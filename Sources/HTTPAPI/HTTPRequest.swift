@@ -19,7 +19,9 @@ public struct HTTPRequest: Sendable {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
+        // The server hands them over lowercased already: kept as they are then.
+        self.headers = headers.keys.allSatisfy({ HTTPText.lowercased($0) == $0 }) ? headers
+            : Dictionary(headers.map { (HTTPText.lowercased($0.key), $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
         self.body = body
     }
 
@@ -39,5 +41,5 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A header's value by name (any case).
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[HTTPText.lowercased(name)] }
 }

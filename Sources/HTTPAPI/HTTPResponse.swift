@@ -26,7 +26,8 @@ public struct HTTPResponse: Sendable {
 
     /// The first value of a header by name (any case).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        let name = HTTPText.lowercased(name)
+        return headers.first { HTTPText.lowercased($0.name) == name }?.value
     }
 
     /// The body as text (for tests and logs of errors).

@@ -37,7 +37,7 @@ enum RequestBodies {
     /// - Throws: 415 for another media type, 400 for text that is not JSON, 422 naming the
     ///   member that is missing or of the wrong type.
     static func decode<T: Decodable>(_: T.Type, from request: HTTPRequest, what: String) throws(Problem) -> T {
-        let type = request.header("content-type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = request.header("content-type")?.split(separator: ";").first.map { HTTPText.lowercased(String(HTTPText.trimmed($0))) }
         guard type == "application/json" else {
             throw Problem(.unsupportedMediaType, "the \(what) must be sent as 'Content-Type: application/json'" + (type.map { ", not '\($0)'" } ?? ""))
         }

@@ -57,7 +57,8 @@ public struct TokenFile: Sendable {
     /// The role of `token`, or nil when it is not one of the file's. Every stored digest is
     /// compared in full whatever matches, so the time taken does not tell which bytes matched.
     public func role(of token: String) -> Role? {
-        let digest = SHA256Hasher.digest(Data(token.utf8))
+        var token = token
+        let digest = token.withUTF8 { SHA256Hasher.digest(UnsafeRawBufferPointer($0)) }
         var found: Role?
         for entry in entries {
             var difference: UInt8 = 0

@@ -185,7 +185,7 @@ public final class HTTPServer: @unchecked Sendable {
         if state.tooLarge { return answer(connection, state: state, method: method, url: url, tooLarge(nil)) }
         var headers: [String: String] = [:]
         forEachValue(connection, .HEADER_KIND) { name, value in
-            let key = name.lowercased()
+            let key = HTTPText.lowercased(name)
             headers[key] = headers[key].map { $0 + ", " + value } ?? value
         }
         let request = HTTPRequest(method: method, path: url, query: queryPairs(connection), headers: headers, body: state.body)
