@@ -103,7 +103,7 @@ struct AdminRoutesTests {
             let forgot = api.respond(to: request("POST", "/v1/admin/users/ada/forget", token: admin, body: Array(#"{"reason":"GDPR ticket 9"}"#.utf8)))
             #expect(forgot.status == 200, "\(forgot.text)")
             let erasure = try object(forgot)
-            #expect(erasure["erasedEvents"] as? Int == 2 && erasure["operator"] as? String == "ops-admin" && erasure["position"] as? Int == 4, "\(forgot.text)")
+            #expect(erasure["erasedEvents"] as? Int == 2 && erasure["operator"] as? String == "ops-admin" && erasure["position"] as? Int == 5, "\(forgot.text)")
             #expect((erasure["compacted"] is NSNull) == (kind == .postgres), "\(forgot.text)")
             let favorites = api.respond(to: request("GET", "/v1/users/ada/favorites", token: tokens[.app]))
             #expect(favorites.text == #"{"items":[]}"#, "the erased user's views are empty at once: \(favorites.text)")

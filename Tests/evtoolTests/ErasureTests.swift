@@ -30,7 +30,7 @@ struct ErasureTests {
 
         result = try cli.run("forget", "--user", "ada", "--reason", "GDPR request #1", "--by", "alice")
         #expect(result.status == 0, "\(result)")
-        #expect(result.output.hasPrefix("erased 3 events of user 'ada' (recorded as UserErased at position 5); views rebuilt; file rewritten and WAL emptied"), "\(result)")
+        #expect(result.output.hasPrefix("erased 3 events of user 'ada' (recorded as UserErased at position 6); views rebuilt; file rewritten and WAL emptied"), "\(result)")
 
         // Views, history and export.
         var seen = ""
@@ -59,7 +59,7 @@ struct ErasureTests {
         // The log still verifies, seal included; forging a tombstone elsewhere does not.
         result = try cli.run("verify")
         #expect(result.status == 0, "\(result)")
-        #expect(result.output == "OK: 5 events in 3 streams, 1 seal verified (3 erased, accepted by their kept digests)\n")
+        #expect(result.output == "OK: 6 events in 3 streams, 1 seal verified (3 erased, accepted by their kept digests)\n")
         let forged = try Processes.run(Processes.sqlite3, [path, """
             DROP TRIGGER events_append_only_update;
             UPDATE events SET data = '{"erased":true}', metadata = '{"erased":true}' WHERE stream_id = 'bob';
