@@ -165,7 +165,7 @@ public struct UserReport: Sendable {
                     report.searches.append(SearchRow(
                         position: recorded.position, recordedAt: recorded.recordedAt, keyword: search.keyword, category: search.category.rawValue,
                         distance: "\(History.formatDistance(search.distance)) \(search.units.rawValue)", location: place, results: search.resultCount))
-                case .detailsViewed: break
+                case .detailsViewed, .erased: break
                 }
             }
             guard let last = batch.last, batch.count == 1_000 else { break }
