@@ -136,7 +136,9 @@ public struct UserReport: Sendable {
                     if case .position = asOf { break reading }
                     continue
                 }
+                // A tombstone the erasure covers, or the erasure's marker (appended just before its `UserErased` event).
                 let erasure = erasures.first { recorded.position <= $0.throughPosition && recorded.data == Erasure.tombstone }
+                    ?? (Erasure.isMarker(recorded) ? erasures.first { $0.position == recorded.position + 1 } : nil)
                 report.rows.append(Row(entry: History.entry(for: recorded), erasure: erasure))
                 report.countsByType[recorded.type, default: 0] += 1
                 let day = HTML.dayNumber(recorded.recordedAt)
