@@ -187,6 +187,9 @@ extension PostgresEventStore: AuditableEventStore {
             committing = true
             _ = try connection.execute("COMMIT")
             pool.giveBack(lease)
+            // Followers (other servers' view memories) are woken as by any append, not at
+            // their next poll: until they read the marker they may still answer with what was erased.
+            notifier?.announce(position)
             return Erasure.Outcome(erasedEvents: kept, throughPosition: through, eventID: record.id, position: position,
                                    streamVersion: versions.first ?? last + 1)
         } catch let error as PostgresError {
