@@ -82,7 +82,8 @@ public struct StoreOverview: Sendable {
                 overview.events += 1
                 let day = HTML.dayNumber(event.recordedAt)
                 perDay[day, default: Array(repeating: 0, count: chartedTypes.count + 1)][typeIndex[event.type] ?? chartedTypes.count] += 1
-                guard !event.streamID.hasPrefix("$") else { return }
+                // An erasure's marker is no action of the user's.
+                guard !event.streamID.hasPrefix("$"), event.type != Erasure.markerType else { return }
                 let user = UserStream.userID(ofStream: event.streamID)
                 activePerDay[day, default: []].insert(user)
                 if let seen = firstDayOfUser[user] {

@@ -136,7 +136,9 @@ public struct UserReport: Sendable {
                     if case .position = asOf { break reading }
                     continue
                 }
+                // A tombstone the erasure covers, or the erasure's marker (appended just before its `UserErased` event).
                 let erasure = erasures.first { recorded.position <= $0.throughPosition && recorded.data == Erasure.tombstone }
+                    ?? (Erasure.isMarker(recorded) ? erasures.first { $0.position == recorded.position + 1 } : nil)
                 report.rows.append(Row(entry: History.entry(for: recorded), erasure: erasure))
                 report.countsByType[recorded.type, default: 0] += 1
                 let day = HTML.dayNumber(recorded.recordedAt)
@@ -165,7 +167,7 @@ public struct UserReport: Sendable {
                     report.searches.append(SearchRow(
                         position: recorded.position, recordedAt: recorded.recordedAt, keyword: search.keyword, category: search.category.rawValue,
                         distance: "\(History.formatDistance(search.distance)) \(search.units.rawValue)", location: place, results: search.resultCount))
-                case .detailsViewed: break
+                case .detailsViewed, .erased: break
                 }
             }
             guard let last = batch.last, batch.count == 1_000 else { break }

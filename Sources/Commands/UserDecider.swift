@@ -74,6 +74,9 @@ public enum UserDecider {
     ///   erased past is not known: a favorite that was erased is no favorite any more, so
     ///   favoriting it again records a new `Favorited` and unfavoriting it records nothing, as
     ///   the favorites view (a fold that skips tombstones too) shows;
+    /// - an erasure's marker (``Erasure/markerType`` with the marker's data): the state becomes the initial one, as
+    ///   folding the tombstones before it gives (so a state folded before the erasure and
+    ///   carried past its marker forgets what was erased too);
     /// - types this release does not know (written with `evtool append` or imported): they are
     ///   taken not to be about favorites. A later release that adds a type changing favorites
     ///   must be deployed before it is written.
@@ -85,6 +88,9 @@ public enum UserDecider {
         case Favorited.typeName, Unfavorited.typeName:
             if Erasure.isTombstone(recorded) { return state }
             return evolve(state, try DomainEvent.decode(recorded))
+        case Erasure.markerType:
+            // The data's shape alone, as the views test it (``Erasure/markerThroughVersion(_:)``).
+            return Erasure.markerThroughVersion(recorded.data) != nil ? initialState : state
         default:
             return state
         }

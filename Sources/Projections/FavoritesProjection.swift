@@ -78,7 +78,7 @@ public struct FavoritesProjection: Projection {
 
     public func key(for event: ViewEvent) -> String? {
         switch event.action {
-        case .favorited, .unfavorited: return event.userKey
+        case .favorited, .unfavorited, .erased: return event.userKey
         default: return nil
         }
     }
@@ -92,6 +92,8 @@ public struct FavoritesProjection: Projection {
         case .unfavorited(let listing):
             document?.list.remove(listing: listing)
             if document?.list.isEmpty == true { document = nil }
+        case .erased:
+            document = nil
         default:
             break
         }

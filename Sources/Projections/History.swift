@@ -126,6 +126,8 @@ public enum History {
             return "unfavorited \(listingID)"
         case .detailsViewed(let listingID, let name, _):
             return "viewed details of \"\(name)\" (\(listingID))"
+        case .erased(let through):
+            return through == 1 ? "erased: event 1 of this user was erased" : "erased: events 1 to \(through) of this user were erased"
         }
     }
 

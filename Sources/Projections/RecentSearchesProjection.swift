@@ -117,11 +117,14 @@ public struct RecentSearchesProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .searched = event.action { return event.userKey }
-        return nil
+        switch event.action {
+        case .searched, .erased: return event.userKey
+        default: return nil
+        }
     }
 
     public func evolve(_ document: inout Document?, with event: ViewEvent) {
+        if case .erased = event.action { document = nil; return }
         guard case .searched(let search) = event.action else { return }
         let identity = search.identity
         if document == nil { document = Document(items: []) }

@@ -45,11 +45,14 @@ public struct RecentlyViewedProjection: Projection {
     public init() {}
 
     public func key(for event: ViewEvent) -> String? {
-        if case .detailsViewed = event.action { return event.userKey }
-        return nil
+        switch event.action {
+        case .detailsViewed, .erased: return event.userKey
+        default: return nil
+        }
     }
 
     public func evolve(_ document: inout Document?, with event: ViewEvent) {
+        if case .erased = event.action { document = nil; return }
         guard case let .detailsViewed(listing, name, _) = event.action else { return }
         if document == nil { document = Document(items: []) }
         document!.items.insertFirst(Item(listingID: listing, name: name, viewedAt: event.recordedAt),

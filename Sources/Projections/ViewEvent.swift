@@ -16,6 +16,10 @@ public struct ViewEvent: Sendable {
         /// The details are kept as the exact JSON the user saw (the cached details view
         /// serves them again without decoding them).
         case detailsViewed(listingID: String, name: String, details: Data)
+        /// The marker an erasure left in the user's stream (``Erasure/markerType``): every
+        /// event of the stream through `throughVersion` was erased, so each view keyed by the
+        /// user forgets what it kept of them at once, as a rebuild from the tombstones does.
+        case erased(throughVersion: Int64)
     }
 
     /// A search as the views see it: what was asked and how many results came back (the
@@ -151,6 +155,8 @@ public struct ViewEvent: Sendable {
                   let nameRange = JSONScan.member("name", of: raw, in: info),
                   let name = JSONScan.string(raw, nameRange) else { return nil }
             return .detailsViewed(listingID: listing, name: name, details: Data(UnsafeRawBufferPointer(rebasing: raw[details])))
+        case Erasure.markerType:
+            return Erasure.markerThroughVersion(raw).map { .erased(throughVersion: $0) }
         default:
             return nil
         }

@@ -79,21 +79,39 @@ extension PostgresEventStore: AuditableEventStore {
         }
     }
 
-    /// Erases in one transaction: counts the user's events, appends the `UserErased` event
-    /// (the append function runs first in the transaction, before it has a transaction id, as
-    /// it requires), keeps the digests and replaces the payloads it covers, then commits. A
-    /// failure at any step (a role without the privilege, a lost connection) leaves nothing:
-    /// no `UserErased` event without the erasure it records, no erasure without its record.
+    /// Erases in one transaction: counts the user's events and finds the stream's version,
+    /// appends the user's marker at the next version and the `UserErased` event (one call of
+    /// the append function, which runs first in the transaction, before it has a transaction
+    /// id, as it requires; it locks the user's stream until the commit), keeps the digests and
+    /// replaces the payloads it covers, then commits. A failure at any step (a role without the
+    /// privilege, a lost connection) leaves nothing: no `UserErased` event without the erasure
+    /// it records, no erasure without its record. When the user's stream grew between the count
+    /// and the append (the marker's exact version check fails), or the append function asks for
+    /// a retry, the transaction is rolled back and the erasure is tried again from the count.
     public func erase(_ request: Erasure.Request) throws -> Erasure.Outcome {
         try AppendValidation.validateStreamID(request.stream)
         guard request.stream != Erasure.stream else { throw EventStoreError.invalidInput("the erasure log itself cannot be erased") }
-        let tombstone = String(decoding: Erasure.tombstone, as: UTF8.self)
         let lease: ConnectionPool.Lease
         do {
             lease = try pool.take()
         } catch let error as PostgresError {
             throw error.storeError(appending: false)
         }
+        for _ in 1..<Self.appendAttempts {
+            if let outcome = try eraseOnce(request, lease: lease) { return outcome }
+        }
+        guard let outcome = try eraseOnce(request, lease: lease, lastAttempt: true) else {
+            throw EventStoreError.corrupt("the erasure of stream '\(request.stream)' kept losing races with appends to it")
+        }
+        return outcome
+    }
+
+    /// One try of ``erase(_:)`` on the lease's connection: the outcome, or nil (rolled back,
+    /// nothing written, the lease still held) when the user's stream moved on meanwhile or the
+    /// append function asked for a retry. On every error the lease is given back or dropped.
+    private func eraseOnce(_ request: Erasure.Request, lease: ConnectionPool.Lease, lastAttempt: Bool = false) throws -> Erasure.Outcome? {
+        let tombstone = String(decoding: Erasure.tombstone, as: UTF8.self)
+        let notMarker = "NOT \(Erasure.markerCondition(typeParameter: "$5"))"
         let connection = lease.connection
         var committing = false
         do {
@@ -101,48 +119,79 @@ extension PostgresEventStore: AuditableEventStore {
             var count = PostgresBinds()
             count.append(text: request.stream)
             count.append(text: tombstone)
+            count.append(text: Erasure.markerType)
             let counted = try connection.query("""
-                SELECT coalesce(max(position), 0)::bigint,
-                       count(*) FILTER (WHERE NOT (data::text = $2 AND metadata::text = $2))
+                SELECT coalesce(max(position), 0)::bigint, coalesce(max(version), 0)::bigint,
+                       count(*) FILTER (WHERE NOT (data::text = $2 AND metadata::text = $2)
+                                          AND NOT \(Erasure.markerCondition(typeParameter: "$3")))
                 FROM \(schema.quoted).events WHERE stream_id = $1
-                """, types: [PostgresType.text, PostgresType.text], binds: count)
-            let through = try counted.int64(row: 0, column: 0), pending = try counted.int64(row: 0, column: 1)
+                """, types: [PostgresType.text, PostgresType.text, PostgresType.text], binds: count)
+            let through = try counted.int64(row: 0, column: 0), last = try counted.int64(row: 0, column: 1)
+            let pending = try counted.int64(row: 0, column: 2)
             guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
             let record = ProposedEvent(type: Erasure.eventType,
                                        data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
-            let appended = try connection.query(
-                schema.appendSQL, types: PostgresSchema.appendTypes,
-                binds: Self.appendBinds([StreamAppend(stream: Erasure.stream, expectedVersion: .any, events: [record])], events: [record]))
-            guard appended.rowCount == 1, try appended.int32(row: 0, column: 0) == 0 else {
-                throw EventStoreError.corrupt("the append function refused the UserErased event")
+            // The marker moves the stream's version on, so that an append decided on the stream
+            // before the erasure fails its version check (Erasure+Marker.swift); its exact
+            // expected version is also what makes the count above the stream's whole content.
+            let marker = Erasure.marker(erasureEventID: record.id, throughVersion: last)
+            let parts = [StreamAppend(stream: request.stream, expectedVersion: .exactly(last), events: [marker]),
+                         StreamAppend(stream: Erasure.stream, expectedVersion: .any, events: [record])]
+            let appended: PostgresResult
+            do {
+                appended = try connection.query(schema.appendSQL, types: PostgresSchema.appendTypes,
+                                                binds: Self.appendBinds(parts, events: [marker, record]))
+            } catch let error as PostgresError where error.sqlState == .appendRetry && !lastAttempt {
+                try rollBack(connection)
+                return nil
             }
-            let position = try appended.int64(row: 0, column: 4)
+            guard appended.rowCount == 1 else { throw EventStoreError.corrupt("the append function returned \(appended.rowCount) rows") }
+            guard try appended.int32(row: 0, column: 0) == 0 else {
+                // The user's stream moved on since the count (an append committed meanwhile).
+                let actual = appended.isNull(row: 0, column: 2) ? 0 : try appended.int64(row: 0, column: 2)
+                try rollBack(connection)
+                if lastAttempt { throw EventStoreError.wrongExpectedVersion(stream: request.stream, expected: .exactly(last), actual: actual) }
+                return nil
+            }
+            let position = try appended.int64(row: 0, column: 4) + 1
+            let versions = try appended.int64Array(row: 0, column: 3)
             var erase = PostgresBinds()
             erase.append(text: request.stream)
             erase.append(int8: through)
             erase.append(text: record.id.lowercaseString)
             erase.append(text: tombstone)
+            erase.append(text: Erasure.markerType)
+            let types = [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text, PostgresType.text]
             let kept = try connection.query("""
                 INSERT INTO \(schema.quoted).erasures (event_id, position, data_sha256, metadata_sha256, erased_at, erasure_event_id)
                 SELECT event_id, position, encode(sha256(convert_to(data::text, 'UTF8')), 'hex'),
                        encode(sha256(convert_to(metadata::text, 'UTF8')), 'hex'), now(), $3::uuid
                 FROM \(schema.quoted).events
-                WHERE stream_id = $1 AND position <= $2 AND NOT (data::text = $4 AND metadata::text = $4)
+                WHERE stream_id = $1 AND position <= $2 AND NOT (data::text = $4 AND metadata::text = $4) AND \(notMarker)
                 ON CONFLICT (event_id) DO NOTHING
                 RETURNING position
-                """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase).rowCount
+                """, types: types, binds: erase).rowCount
+            var blank = PostgresBinds()
+            blank.append(text: request.stream)
+            blank.append(int8: through)
+            blank.append(text: record.id.lowercaseString)
+            blank.append(text: tombstone)
             _ = try connection.query("""
                 UPDATE \(schema.quoted).events SET data = $4::json, metadata = $4::json
                 WHERE position IN (SELECT position FROM \(schema.quoted).erasures WHERE erasure_event_id = $3::uuid)
                   AND stream_id = $1 AND position <= $2
-                """, types: [PostgresType.text, PostgresType.int8, PostgresType.text, PostgresType.text], binds: erase)
+                """, types: Array(types.prefix(4)), binds: blank)
             var stream = PostgresBinds()   // the stream's snapshots hold what was erased
             stream.append(text: request.stream)
             _ = try connection.query(deleteSnapshotsSQL, types: [PostgresType.text], binds: stream)
             committing = true
             _ = try connection.execute("COMMIT")
             pool.giveBack(lease)
-            return Erasure.Outcome(erasedEvents: kept, throughPosition: through, eventID: record.id, position: position)
+            // Followers (other servers' view memories) are woken as by any append, not at
+            // their next poll: until they read the marker they may still answer with what was erased.
+            notifier?.announce(position)
+            return Erasure.Outcome(erasedEvents: kept, throughPosition: through, eventID: record.id, position: position,
+                                   streamVersion: versions.first ?? last + 1)
         } catch let error as PostgresError {
             if error.kind == .connectionLost {
                 if committing { throw EventStoreError.outcomeUnknown("the connection to \(connection.server) was lost while the erasure committed: \(error.message)") }
@@ -170,5 +219,12 @@ extension PostgresEventStore: AuditableEventStore {
             } catch _ {}
             throw error
         }
+    }
+
+    /// Rolls back a try of the erasure that is to be repeated, releasing the append's
+    /// reservation lock in case it is held; the connection stays leased.
+    private func rollBack(_ connection: PostgresConnection) throws {
+        _ = try connection.execute("ROLLBACK")
+        _ = try connection.execute("SELECT pg_advisory_unlock_all()")
     }
 }

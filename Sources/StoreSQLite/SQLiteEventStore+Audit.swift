@@ -82,20 +82,29 @@ extension SQLiteEventStore: AuditableEventStore {
         return try withConnection { connection in
             try connection.transaction {
                 // The user's events, read under the write lock: nothing can be appended meanwhile.
-                let select = try connection.statement("SELECT position, event_id, data, metadata FROM events WHERE stream_id = ?1 ORDER BY version")
+                let select = try connection.statement(
+                    "SELECT position, event_id, data, metadata, version, type FROM events WHERE stream_id = ?1 ORDER BY version")
                 try select.bind(request.stream, at: 1)
-                var rows: [(position: Int64, id: String, data: Data, metadata: Data)] = []
+                var rows: [(position: Int64, id: String, data: Data, metadata: Data, version: Int64, type: String)] = []
                 while try select.step() {
-                    rows.append((select.int64(0), select.string(1), select.data(2), select.data(3)))
+                    rows.append((select.int64(0), select.string(1), select.data(2), select.data(3), select.int64(4), select.string(5)))
                 }
                 select.reset()
-                guard let through = rows.map(\.position).max() else {
+                guard let through = rows.map(\.position).max(), let last = rows.last?.version else {
                     throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase")
                 }
-                let pending = rows.filter { !($0.data == Erasure.tombstone && $0.metadata == Erasure.tombstone) }
+                // Tombstones are erased already; an earlier erasure's marker holds nothing to erase.
+                let pending = rows.filter {
+                    !Erasure.isTombstone(data: $0.data, metadata: $0.metadata) && !Erasure.isMarker(type: $0.type, data: $0.data, metadata: $0.metadata)
+                }
                 let record = ProposedEvent(type: Erasure.eventType,
                                            data: Erasure.eventData(request, erasedEvents: pending.count, throughPosition: through))
                 let now = Timestamp.format(Date())
+                // The marker moves the stream's version on, so that an append decided on the
+                // stream before the erasure fails its version check (Erasure+Marker.swift).
+                let marked = try Self.insert(StreamAppend(stream: request.stream, expectedVersion: .exactly(last),
+                                                          events: [Erasure.marker(erasureEventID: record.id, throughVersion: last)]),
+                                             now: now, hasher: EventChain.Hasher(), connection)
                 let appended = try Self.insert(StreamAppend(stream: Erasure.stream, expectedVersion: .any, events: [record]),
                                                now: now, hasher: EventChain.Hasher(), connection)
                 let keep = try connection.statement("""
@@ -117,7 +126,7 @@ extension SQLiteEventStore: AuditableEventStore {
                 }
                 try Self.deleteSnapshots(stream: request.stream, connection)   // they hold what was erased
                 return Erasure.Outcome(erasedEvents: pending.count, throughPosition: through, eventID: record.id,
-                                       position: appended.positions.lowerBound)
+                                       position: appended.positions.lowerBound, streamVersion: marked.streamVersion)
             }
         }
     }

@@ -103,7 +103,7 @@ struct AdminRoutesTests {
             let forgot = api.respond(to: request("POST", "/v1/admin/users/ada/forget", token: admin, body: Array(#"{"reason":"GDPR ticket 9"}"#.utf8)))
             #expect(forgot.status == 200, "\(forgot.text)")
             let erasure = try object(forgot)
-            #expect(erasure["erasedEvents"] as? Int == 2 && erasure["operator"] as? String == "ops-admin" && erasure["position"] as? Int == 4, "\(forgot.text)")
+            #expect(erasure["erasedEvents"] as? Int == 2 && erasure["operator"] as? String == "ops-admin" && erasure["position"] as? Int == 5, "\(forgot.text)")
             #expect((erasure["compacted"] is NSNull) == (kind == .postgres), "\(forgot.text)")
             let favorites = api.respond(to: request("GET", "/v1/users/ada/favorites", token: tokens[.app]))
             #expect(favorites.text == #"{"items":[]}"#, "the erased user's views are empty at once: \(favorites.text)")
@@ -117,7 +117,7 @@ struct AdminRoutesTests {
             #expect(lines.contains { $0.hasPrefix("audit: ") && $0.hasSuffix(" admin 'ops-admin' rebuild favorites: rebuilt favorites (2 documents) through position 3\n") }, "\(lines)")
             #expect(lines.contains { $0.contains(" admin 'ops-admin' rebuild favourites: refused 422 no view named 'favourites'") }, "\(lines)")
             #expect(lines.contains { $0.contains(" admin 'ops-admin' seal: sealed: seal 1 at position 3 (3 events in 2 streams) ") && $0.hasSuffix(", checkpoint signed\n") }, "\(lines)")
-            #expect(lines.contains { $0.hasSuffix(" admin 'ops-admin' forget user 'ada' by 'ops-admin': erased 2 events (UserErased at position 4); views rebuilt through 4\n") }, "\(lines)")
+            #expect(lines.contains { $0.hasSuffix(" admin 'ops-admin' forget user 'ada' by 'ops-admin': erased 2 events (UserErased at position 5); views rebuilt through 5\n") }, "\(lines)")
             #expect(lines.contains { $0.contains(" forget user 'nobody' by 'ops-admin': refused 404 user 'nobody' has no events to erase") }, "\(lines)")
             #expect(!lines.contains { $0.contains("GDPR") }, "the reason is in the log, not in the audit lines")
         }

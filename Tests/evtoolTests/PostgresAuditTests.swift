@@ -136,13 +136,15 @@ struct PostgresAuditTests {
     func erasure() throws {
         let log = try Self.makeLog(); defer { log.cleanup() }
         let outcome = try log.store.erase(Erasure.Request(stream: "user-1", reason: "GDPR #2", operatorName: "alice"))
-        #expect(outcome.erasedEvents == 4 && outcome.throughPosition == 9 && outcome.position == 10)
+        #expect(outcome.erasedEvents == 4 && outcome.throughPosition == 9 && outcome.position == 11 && outcome.streamVersion == 5)   // the marker at 10
         let dump = try Self.psql(log.url, "SELECT data::text || metadata::text FROM \(log.schema).events")
         #expect(!dump.output.contains("user-1-") && dump.output.contains("user-2-1"), "\(dump.output)")
-        #expect(try log.store.read(stream: "user-1").allSatisfy { $0.data == Erasure.tombstone && $0.metadata == Erasure.tombstone })
+        let erased = try log.store.read(stream: "user-1")
+        #expect(erased.dropLast().allSatisfy { $0.data == Erasure.tombstone && $0.metadata == Erasure.tombstone } && erased.count == 5)
+        #expect(erased.last.map(Erasure.isMarker) == true && erased.last.map { Erasure.markerThroughVersion($0.data) } == 4)
         var verifier = try LogVerifier(store: log.store)
         let report = try verifier.verifyLog()
-        #expect(report.events == 10 && report.erasedEvents == 4)
+        #expect(report.events == 11 && report.erasedEvents == 4)
         // Erasing again erases nothing more and still verifies.
         #expect(try log.store.erase(Erasure.Request(stream: "user-1", reason: "again", operatorName: "alice")).erasedEvents == 0)
         // The trigger allows only the erasure update; a tombstone without digests is refused.
@@ -255,9 +257,9 @@ struct PostgresAuditTests {
         result = try evtool("seal")
         #expect(result.status == 0 && result.output.hasPrefix("sealed: seal 1 at position 9 (9 events in 3 streams) "), "\(result)")
         result = try evtool("forget", "--user", "user-2", "--reason", "GDPR #3", "--by", "alice")
-        #expect(result.status == 0 && result.output.hasPrefix("erased 3 events of user 'user-2' (recorded as UserErased at position 10); views rebuilt"), "\(result)")
+        #expect(result.status == 0 && result.output.hasPrefix("erased 3 events of user 'user-2' (recorded as UserErased at position 11); views rebuilt"), "\(result)")
         result = try evtool("verify")
-        #expect(result.output == "OK: 10 events in 4 streams, 1 seal verified (3 erased, accepted by their kept digests)\n", "\(result)")
+        #expect(result.output == "OK: 11 events in 4 streams, 1 seal verified (3 erased, accepted by their kept digests)\n", "\(result)")
         try Self.tamper(log, #"UPDATE \#(log.schema).events SET data = '{"keyword":"forged"}' WHERE position = 4;"#)
         result = try evtool("verify")
         #expect(result.status == 65)

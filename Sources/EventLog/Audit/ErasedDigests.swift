@@ -72,13 +72,17 @@ public enum Erasure {
         public var eventID: UUID
         /// The `UserErased` event's position (its id is ``eventID``).
         public var position: Int64
+        /// The user's stream version after the erasure: its marker's (``Erasure/markerType``);
+        /// 0 when not known.
+        public var streamVersion: Int64
 
         /// Makes an outcome.
-        public init(erasedEvents: Int, throughPosition: Int64, eventID: UUID, position: Int64) {
+        public init(erasedEvents: Int, throughPosition: Int64, eventID: UUID, position: Int64, streamVersion: Int64 = 0) {
             self.erasedEvents = erasedEvents
             self.throughPosition = throughPosition
             self.eventID = eventID
             self.position = position
+            self.streamVersion = streamVersion
         }
     }
 
