@@ -106,7 +106,9 @@ extension PostgresEventStore: AuditableEventStore {
                        count(*) FILTER (WHERE NOT (data::text = $2 AND metadata::text = $2))
                 FROM \(schema.quoted).events WHERE stream_id = $1
                 """, types: [PostgresType.text, PostgresType.text], binds: count)
-            let through = try counted.int64(row: 0, column: 0), pending = try counted.int64(row: 0, column: 1)
+            var through = try counted.int64(row: 0, column: 0)
+            let pending = try counted.int64(row: 0, column: 1)
+            if through == 0 { through = try archivedThrough(stream: request.stream, connection) ?? 0 }
             guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
             let record = ProposedEvent(type: Erasure.eventType,
                                        data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
@@ -139,6 +141,7 @@ extension PostgresEventStore: AuditableEventStore {
             var stream = PostgresBinds()   // the stream's snapshots hold what was erased
             stream.append(text: request.stream)
             _ = try connection.query(deleteSnapshotsSQL, types: [PostgresType.text], binds: stream)
+            if let state = request.archivedState { try replaceArchivedState(state, stream: request.stream, connection) }
             committing = true
             _ = try connection.execute("COMMIT")
             pool.giveBack(lease)

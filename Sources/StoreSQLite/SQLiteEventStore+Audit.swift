@@ -89,7 +89,7 @@ extension SQLiteEventStore: AuditableEventStore {
                     rows.append((select.int64(0), select.string(1), select.data(2), select.data(3)))
                 }
                 select.reset()
-                guard let through = rows.map(\.position).max() else {
+                guard let through = try rows.map(\.position).max() ?? Self.archivedThrough(stream: request.stream, connection) else {
                     throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase")
                 }
                 let pending = rows.filter { !($0.data == Erasure.tombstone && $0.metadata == Erasure.tombstone) }
@@ -116,6 +116,7 @@ extension SQLiteEventStore: AuditableEventStore {
                     try blank.run()
                 }
                 try Self.deleteSnapshots(stream: request.stream, connection)   // they hold what was erased
+                if let state = request.archivedState { try Self.replaceArchivedState(state, stream: request.stream, connection) }
                 return Erasure.Outcome(erasedEvents: pending.count, throughPosition: through, eventID: record.id,
                                        position: appended.positions.lowerBound)
             }
