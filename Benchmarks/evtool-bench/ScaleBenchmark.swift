@@ -209,7 +209,11 @@ enum ScaleBenchmark {
         let warm = CommandRunner(store: store, cache: nil, snapshots: DocumentSnapshots(store: store))
         for user in Set(sampled) { _ = try warm.load(user: ActivityGenerator.userID(user)) }
         let runner = CommandRunner(store: store, snapshots: DocumentSnapshots(store: store))
-        var commands: [Double] = []
+        // Its parts, taken in turn with each command (the same disk, the same moment): the
+        // runner's load of another sampled user's state (reads only), and one durable append of
+        // one event to a stream of its own (the store alone: no runner, no read before it).
+        let loader = CommandRunner(store: store, cache: nil, snapshots: DocumentSnapshots(store: store))
+        var commands: [Double] = [], loads: [Double] = [], appends: [Double] = []
         for (index, user) in sampled.enumerated() {
             let search = Searched(keyword: "jazz \(index % 10)", category: .music, distance: 10, units: .miles,
                                   location: .current(latitude: 34.0224, longitude: -118.2851))
@@ -219,8 +223,14 @@ enum ScaleBenchmark {
                     throw CLIError(message: "a search was not recorded", code: .failure)
                 }
             })
+            let other = ActivityGenerator.userID(sampled[(index + sampled.count / 2) % sampled.count])
+            loads.append(try Measurement.seconds { _ = try loader.load(user: other) })
+            let event = pool.event(user: "bench-append-\(index)", milliseconds: UInt64(Timestamp.microseconds(Timestamp.now()) / 1_000), generator: &generator)
+            appends.append(try Measurement.seconds { _ = try store.append([event], to: "bench-append-\(index)", expectedVersion: .noStream) })
         }
         record(&figures, "command", commands, label: label, what: "durable command through the runner (a search)", console: &console)
+        record(&figures, "load", loads, label: label, what: "of which: the runner's load of a user's state (no cache)", console: &console)
+        record(&figures, "append-one", appends, label: label, what: "of which: one durable one-event append (the store alone)", console: &console)
 
         // A full rebuild in a child process: time and peak memory.
         if kind == "sqlite", settings.compareCache {
@@ -393,7 +403,7 @@ enum ScaleBenchmark {
     static func ratios(small: (size: Int, figures: Figures), large: (size: Int, figures: Figures)) -> String {
         let linear = Double(large.size) / Double(small.size) * 1.1
         var rows: [(String, String, Double)] = []   // figure, target text, bound
-        for name in ["command", "favorites", "recent", "history", "as-of"] {
+        for name in ["command", "load", "append-one", "favorites", "recent", "history", "as-of"] {
             rows.append((name + "-p50", "1.3", 1.3))
             rows.append((name + "-p99", "1.3", 1.3))
         }
@@ -424,7 +434,8 @@ enum ScaleBenchmark {
     // MARK: - Child processes
 
     /// Runs `evtool` with `arguments` (and `environment` over this process's); its seconds,
-    /// maximum resident set (bytes) and standard output. An interrupt while it runs ends it too.
+    /// its own peak resident set (bytes, ``PeakMemory``) and standard output. An interrupt
+    /// while it runs ends it too.
     /// - Throws: ``CLIError`` when it cannot be started or exits with a failure.
     static func child(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (seconds: Double, maxResident: Int, output: String) {
         let outputPath = NSTemporaryDirectory() + "evtool-bench-child-\(getpid()).out"
@@ -448,17 +459,22 @@ enum ScaleBenchmark {
         }
         Cleanup.child(pid)
         defer { Cleanup.child(nil) }
+        // The child's own peak, read while it runs (not wait4's ru_maxrss: PeakMemory says why).
+        let peak = PeakMemory(pid: pid)
+        waitForExit(pid)
+        let end = DispatchTime.now().uptimeNanoseconds
+        let ownPeak = peak.finish()
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else { throw CLIError(message: "waiting for \(path): \(String(cString: strerror(errno)))", code: .failure) }
         }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let seconds = Double(end - start) / 1e9
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
         guard exited, code == 0 else {
             throw CLIError(message: "evtool \(arguments.first ?? "") failed (status \(status)): \(output)", code: .failure)
         }
-        return (seconds, Int(usage.ru_maxrss) * 1_024, output)
+        return (seconds, ownPeak > 0 ? ownPeak : Int(usage.ru_maxrss) * 1_024, output)
     }
 }

@@ -18,6 +18,7 @@ extension Application {
             for name in names ?? [] where !projector.names.contains(name) {
                 throw ApplicationError.invalid(field: "views", message: "no view named '\(name)'; views: \(projector.names.joined(separator: ", "))")
             }
+            try refuseOnArchivedStore("rebuild")
             let head = try projector.rebuild(names)
             viewMemory.clear()
             let statuses = try projector.statuses()
@@ -89,6 +90,7 @@ extension Application {
             guard let auditable = store as? any AuditableEventStore else {
                 throw ApplicationError.failed("this store cannot erase users")
             }
+            try refuseOnArchivedStore("forget")
             let user = try UserStream.existing(typed: typed, in: store)
             let stream = UserStream.id(for: user)
             let outcome = try auditable.erase(Erasure.Request(stream: stream, reason: reason, operatorName: operatorName))

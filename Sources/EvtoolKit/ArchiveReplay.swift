@@ -21,9 +21,16 @@ final class ArchiveReplay: EventStore, ProjectionStore, @unchecked Sendable {
     private var buffer: ArraySlice<RecordedEvent> = []
     /// The position of the last archived event handed out (or skipped).
     private var cursor: Int64 = 0
+    /// The `UserErased` events found in the archive files (by the verification before the replay).
+    private let archivedErasures: [RecordedEvent]
+    /// Per erased stream (by the id's bytes), the last position an erasure covers: the archived
+    /// events there are handed out as tombstones (``masked(_:)``). Read again at each start.
+    private var erasedThrough: [StreamKey: Int64] = [:]
 
     /// - Throws: ``OperationError/invalid(_:)`` unless `files` are as many as the store's archives.
-    init(store: any EventStore & ProjectionStore, archiving: any ArchivingStore, files: [String]) throws {
+    /// - Parameter archivedErasures: the `UserErased` events the archive files hold (erasures
+    ///   recorded before an archive moved them out); the store's own are read at each start.
+    init(store: any EventStore & ProjectionStore, archiving: any ArchivingStore, files: [String], archivedErasures: [RecordedEvent] = []) throws {
         let records = try archiving.archives()
         guard let latest = records.last, records.count == files.count else {
             throw OperationError.invalid("the store records \(records.count) archive\(records.count == 1 ? "" : "s"); give every archive's file, oldest first, not \(files.count)")
@@ -32,6 +39,28 @@ final class ArchiveReplay: EventStore, ProjectionStore, @unchecked Sendable {
         self.files = files
         self.records = records
         boundary = latest.position
+        self.archivedErasures = archivedErasures
+    }
+
+    /// Each erased stream's last covered position, from the archived `UserErased` events and the
+    /// store's (an erasure recorded after the files were made covers events inside them).
+    private func erasures() throws -> [StreamKey: Int64] {
+        var through: [StreamKey: Int64] = [:]
+        for event in try archivedErasures + base.read(stream: Erasure.stream) where event.type == Erasure.eventType {
+            guard let covered = Erasure.coverage(of: event.data) else { continue }
+            through[StreamKey(covered.stream)] = max(through[StreamKey(covered.stream)] ?? 0, covered.throughPosition)
+        }
+        return through
+    }
+
+    /// An archived event of an erased user, covered by an erasure recorded since: handed out as
+    /// the store holds its kept events, a tombstone, so that no view folds what was erased.
+    private func masked(_ event: RecordedEvent) -> RecordedEvent {
+        guard let through = erasedThrough[StreamKey(event.streamID)], event.position <= through else { return event }
+        var erased = event
+        erased.data = Erasure.tombstone
+        erased.metadata = Erasure.tombstone
+        return erased
     }
 
     func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] {
@@ -43,6 +72,7 @@ final class ArchiveReplay: EventStore, ProjectionStore, @unchecked Sendable {
                 file = try ArchiveFile(path: files[0])
                 buffer = []
                 cursor = 0
+                erasedThrough = try erasures()
             }
             var events: [RecordedEvent] = []
             while events.count < limit {
@@ -61,7 +91,7 @@ final class ArchiveReplay: EventStore, ProjectionStore, @unchecked Sendable {
                 }
                 let event = buffer.removeFirst()
                 cursor = event.position
-                if event.position > position { events.append(event) }
+                if event.position > position { events.append(masked(event)) }
             }
             return events
         }
@@ -100,16 +130,28 @@ extension LogArchive {
     /// over), as `verify --archive` does.
     /// - Throws: ``OperationError/invalid(_:)`` when the store has no archives, the files are
     ///   not every archive's in order, or they fail verification (then nothing was rebuilt).
-    static func replay(_ store: any EventStore & ProjectionStore, files: [String]) throws -> ArchiveReplay {
+    /// - Parameter observe: each batch of a file's events as the verification reads it (the
+    ///   file's index in `files`).
+    static func replay(_ store: any EventStore & ProjectionStore, files: [String],
+                       observe: @escaping (Int, [RecordedEvent]) -> Void = { _, _ in }) throws -> ArchiveReplay {
         guard let archiving = store as? any ArchivingStore else {
             throw OperationError.invalid("the store keeps no archives, so there are no archive files to rebuild from")
         }
-        var checker = try Self.verifier(for: store, files: files)
+        let erasures = ErasureList()
+        var checker = try Self.verifier(for: store, files: files) { index, batch in
+            erasures.events += batch.filter { $0.streamID == Erasure.stream && $0.type == Erasure.eventType }
+            observe(index, batch)
+        }
         do {
             _ = try checker.verifyLog()
         } catch let failure as VerificationFailure {
             throw OperationError.invalid("the log fails verification with the archive files, so no view was rebuilt: \(failure)")
         }
-        return try ArchiveReplay(store: store, archiving: archiving, files: files)
+        return try ArchiveReplay(store: store, archiving: archiving, files: files, archivedErasures: erasures.events)
+    }
+
+    /// The archived `UserErased` events, gathered while the files are verified.
+    private final class ErasureList {
+        var events: [RecordedEvent] = []
     }
 }

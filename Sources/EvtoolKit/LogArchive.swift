@@ -37,8 +37,11 @@ public enum LogArchive {
     /// A verifier of `store` that reads the archive files first (every archive's, oldest
     /// first), checking each against the store's record (its SHA-256 and event count), and the
     /// heads at their end against the heads carried over.
+    /// - Parameter observe: called with each batch of a file's events (the file's index in
+    ///   `files`) as the verifier reads it.
     /// - Throws: ``OperationError/invalid(_:)`` when the store has no archives or their number differs.
-    public static func verifier(for store: any EventStore, files: [String]) throws -> LogVerifier {
+    public static func verifier(for store: any EventStore, files: [String],
+                                observe: @escaping (Int, [RecordedEvent]) -> Void = { _, _ in }) throws -> LogVerifier {
         guard let archiving = store as? any ArchivingStore else {
             throw OperationError.invalid("the store keeps no archives, so there is nothing to verify archive files against")
         }
@@ -59,7 +62,10 @@ public enum LogArchive {
             while true {
                 let batch = try current.next()
                 read += Int64(batch.count)
-                if !batch.isEmpty { return batch }
+                if !batch.isEmpty {
+                    observe(index, batch)
+                    return batch
+                }
                 let record = records[index]
                 guard current.sha256() == record.fileSHA256 else {
                     throw OperationError.invalid("the archive file '\(files[index])' is not the file of archive \(record.number) (its SHA-256 differs from the one the store recorded): it was changed, or it is another archive's")
@@ -148,7 +154,7 @@ public enum LogArchive {
     /// - Throws: ``OperationError/unsupported(_:)`` when the store has archives.
     public static func refuseRebuild(_ store: any EventStore, what: String) throws {
         guard let archiving = store as? any ArchivingStore, let latest = try archiving.latestArchive() else { return }
-        throw OperationError.unsupported("the events below position \(latest.position) are archived (\(latest.number) archive\(latest.number == 1 ? "" : "s"), the latest '\(latest.fileName)'), and '\(what)' folds every view from the first event: it would lose them; \(what == "rebuild" ? "give every archive's file, oldest first: 'evtool rebuild --archive FILE…'" : "this evtool cannot \(what) an archived store yet") (the views, checkpointed before the archive, stay as they are)")
+        throw OperationError.unsupported("the events below position \(latest.position) are archived (\(latest.number) archive\(latest.number == 1 ? "" : "s"), the latest '\(latest.fileName)'), and '\(what)' folds every view from the first event: it would lose them; give every archive's file, oldest first: 'evtool \(what) \(what == "forget" ? "--user ID --reason TEXT " : "")--archive FILE…' (the views, checkpointed before the archive, stay as they are)")
     }
 
     // MARK: - Steps

@@ -34,6 +34,20 @@ public enum LogAudit {
         /// On SQLite, whether the WAL could be emptied after the file was rewritten; nil on
         /// stores that keep no file.
         public var walEmptied: Bool?
+        /// On a store with archives: each archive file (as given) that holds events of the
+        /// user, and how many, in archive order. Those events are not erased: evtool does not
+        /// rewrite an archive file (the store records its SHA-256); views never fold them again.
+        public var archived: [ArchivedEvents] = []
+    }
+
+    /// Events of an erased user that an archive file still holds.
+    public struct ArchivedEvents: Sendable, Equatable {
+        /// The archive file, as given.
+        public var file: String
+        /// The archive's number.
+        public var archive: Int64
+        /// How many of the user's events it holds.
+        public var events: Int64
     }
 
     /// Opens a store to verify, seal or prove, telling apart what is not a store and a newer schema.
@@ -179,21 +193,59 @@ public enum LogAudit {
     ///   - user: the user id as typed (``UserStream/existing(typed:in:)`` finds the stream).
     ///   - reason: why (a ticket, the legal basis); kept in the log.
     ///   - operatorName: who erases; kept in the log.
-    /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase,
-    ///   ``OperationError/invalid(_:)`` for an empty reason; ``CommandError`` for an unknown user.
-    public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation) throws -> Forgetting {
+    ///   - archives: on a store with archives (`evtool archive`), every archive's file, oldest
+    ///     first: verified with the kept log first (as `verify --archive` does; nothing is erased
+    ///     when they fail), then the kept events are erased, and the decision state kept at the
+    ///     boundary is replaced by one that folded none of the user's archived events, and the
+    ///     views are rebuilt from the files and the kept log with the user's archived events
+    ///     folded as tombstones. The files themselves are not changed: ``Forgetting/archived``
+    ///     names those that still hold the user's events.
+    /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase, and for an
+    ///   archived store without `archives`; ``OperationError/invalid(_:)`` for an empty reason
+    ///   or archive files that are not the store's or fail verification; ``CommandError`` for
+    ///   an unknown user.
+    public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation,
+                              archives: [String] = []) throws -> Forgetting {
         guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw OperationError.invalid("the reason must say why") }
         let store = try location.openForViews()
         guard let auditable = store as? any AuditableEventStore else {
             throw OperationError.unsupported("the store \(location) cannot erase users")
         }
-        try LogArchive.refuseRebuild(store, what: "forget")
+        if archives.isEmpty { try LogArchive.refuseRebuild(store, what: "forget") }
         let recorded = try UserStream.existing(typed: user, in: store)
-        let outcome = try auditable.erase(Erasure.Request(stream: UserStream.id(for: recorded), reason: reason, operatorName: operatorName))
-        try Projector(store: store).rebuild()
+        let stream = UserStream.id(for: recorded)
+        var request = Erasure.Request(stream: stream, reason: reason, operatorName: operatorName)
+        var source: any EventStore & ProjectionStore = store
+        var archived: [ArchivedEvents] = []
+        if !archives.isEmpty {
+            guard try (store as? any ArchivingStore)?.latestArchive() != nil else {
+                throw OperationError.invalid("the store records no archive: forget the user without --archive")
+            }
+            let counts = ArchivedCounts(files: archives.count)
+            let key = StreamKey(stream)
+            source = try LogArchive.replay(store, files: archives) { index, batch in
+                counts.events[index] += Int64(batch.lazy.filter { StreamKey($0.streamID) == key }.count)
+            }
+            let records = try (store as? any ArchivingStore)?.archives() ?? []
+            archived = zip(archives, zip(records, counts.events)).compactMap { file, entry in
+                entry.1 > 0 ? ArchivedEvents(file: file, archive: entry.0.number, events: entry.1) : nil
+            }
+            request.archivedState = try LoadedUser.archived(stream: stream, in: store).map { kept in
+                try LoadedUser(version: kept.version, recentEventIDs: kept.recentEventIDs, lastEventHash: kept.lastEventHash).archivedStateDocument()
+            }
+        }
+        let outcome = try auditable.erase(request)
+        try Projector(store: source).rebuild()
         var walEmptied: Bool?
         if let file = store as? SQLiteEventStore { walEmptied = try file.compact() }
-        return Forgetting(user: recorded, erasedEvents: Int64(outcome.erasedEvents), position: outcome.position, walEmptied: walEmptied)
+        return Forgetting(user: recorded, erasedEvents: Int64(outcome.erasedEvents), position: outcome.position, walEmptied: walEmptied,
+                          archived: archived)
+    }
+
+    /// The user's events per archive file, counted while the files are verified.
+    private final class ArchivedCounts {
+        var events: [Int64]
+        init(files: Int) { events = Array(repeating: 0, count: files) }
     }
 
     private static func verifyLog(_ verifier: inout LogVerifier, head: Int64, progress: ProgressHandler) throws -> VerificationReport {

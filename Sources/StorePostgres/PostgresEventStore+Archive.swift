@@ -46,6 +46,30 @@ extension PostgresEventStore: ArchivingStore {
         }
     }
 
+    /// For a stream with archived events and none kept: the position before the latest
+    /// boundary (every archived event is below it), which an erasure then covers; else nil.
+    /// Inside the erasure's transaction, on its connection.
+    func archivedThrough(stream: String, _ connection: PostgresConnection) throws -> Int64? {
+        var binds = PostgresBinds()
+        binds.append(text: stream)
+        let result = try connection.query("""
+            SELECT (SELECT max(position) - 1 FROM \(schema.quoted).archives)
+            WHERE EXISTS (SELECT 1 FROM \(schema.quoted).archived_heads WHERE stream_id = $1)
+            """, types: [PostgresType.text], binds: binds)
+        guard result.rowCount == 1, !result.isNull(row: 0, column: 0) else { return nil }
+        return try result.int64(row: 0, column: 0)
+    }
+
+    /// Replaces the decision state kept beside a stream's archived head, inside an erasure's
+    /// transaction; a stream with no archived head has none, and nothing changes.
+    func replaceArchivedState(_ state: Data, stream: String, _ connection: PostgresConnection) throws {
+        var binds = PostgresBinds()
+        binds.append(text: String(decoding: state, as: UTF8.self))
+        binds.append(text: stream)
+        _ = try connection.query("UPDATE \(schema.quoted).archived_heads SET state = $1 WHERE stream_id = $2",
+                                 types: [PostgresType.text, PostgresType.text], binds: binds)
+    }
+
     private static func head(_ result: PostgresResult, row: Int, version: Int, hash: Int) throws -> StreamHeads.Head {
         guard let bytes = [UInt8](hexadecimal: result.string(row: row, column: hash)), bytes.count == 32 else {
             throw EventStoreError.corrupt("an archived stream head has a malformed hash")

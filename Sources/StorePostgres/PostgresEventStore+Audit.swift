@@ -126,8 +126,13 @@ extension PostgresEventStore: AuditableEventStore {
                                           AND NOT \(Erasure.markerCondition(typeParameter: "$3")))
                 FROM \(schema.quoted).events WHERE stream_id = $1
                 """, types: [PostgresType.text, PostgresType.text, PostgresType.text], binds: count)
-            let through = try counted.int64(row: 0, column: 0), last = try counted.int64(row: 0, column: 1)
+            var through = try counted.int64(row: 0, column: 0), last = try counted.int64(row: 0, column: 1)
             let pending = try counted.int64(row: 0, column: 2)
+            if through == 0, let archived = try archivedThrough(stream: request.stream, connection) {
+                // Every event of the stream is archived: its version is its head's.
+                through = archived
+                last = try version(of: request.stream, on: connection)
+            }
             guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
             let record = ProposedEvent(type: Erasure.eventType,
                                        data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
@@ -184,6 +189,7 @@ extension PostgresEventStore: AuditableEventStore {
             var stream = PostgresBinds()   // the stream's snapshots hold what was erased
             stream.append(text: request.stream)
             _ = try connection.query(deleteSnapshotsSQL, types: [PostgresType.text], binds: stream)
+            if let state = request.archivedState { try replaceArchivedState(state, stream: request.stream, connection) }
             committing = true
             _ = try connection.execute("COMMIT")
             pool.giveBack(lease)

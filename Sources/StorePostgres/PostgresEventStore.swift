@@ -386,7 +386,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         return try withRetry { try version(of: stream, on: $0) }
     }
 
-    private func version(of stream: String, on connection: PostgresConnection) throws -> Int64 {
+    func version(of stream: String, on connection: PostgresConnection) throws -> Int64 {
         var binds = PostgresBinds()
         binds.append(text: stream)
         let result = try connection.query(schema.versionSQL, types: [PostgresType.text], binds: binds)

@@ -55,6 +55,23 @@ extension SQLiteEventStore: ArchivingStore {
         return try archivedHead(statement, version: 0, hash: 1)
     }
 
+    /// For a stream with archived events and none kept: the position before the latest
+    /// boundary (every archived event is below it), which an erasure then covers; else nil.
+    static func archivedThrough(stream: String, _ connection: SQLiteConnection) throws -> Int64? {
+        guard try archivedHead(of: stream, connection) != nil else { return nil }
+        return try connection.scalarInt("SELECT max(position) - 1 FROM archives")
+    }
+
+    /// Replaces the decision state kept beside a stream's archived head (inside an erasure's
+    /// transaction); a stream with no archived head has none, and nothing changes.
+    static func replaceArchivedState(_ state: Data, stream: String, _ connection: SQLiteConnection) throws {
+        let update = try connection.statement("UPDATE archived_heads SET state = ?1 WHERE stream_id = ?2")
+        defer { update.reset() }
+        try update.bindText(state, at: 1)
+        try update.bind(stream, at: 2)
+        try update.run()
+    }
+
     private static func archivedHead(_ statement: SQLiteStatement, version: Int32, hash: Int32) throws -> StreamHeads.Head {
         guard let bytes = [UInt8](hexadecimal: statement.string(hash)), bytes.count == 32 else {
             throw EventStoreError.corrupt("an archived stream head has a malformed hash")

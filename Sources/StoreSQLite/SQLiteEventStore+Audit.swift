@@ -90,7 +90,11 @@ extension SQLiteEventStore: AuditableEventStore {
                     rows.append((select.int64(0), select.string(1), select.data(2), select.data(3), select.int64(4), select.string(5)))
                 }
                 select.reset()
-                guard let through = rows.map(\.position).max(), let last = rows.last?.version else {
+                // A stream whose events are all archived erases what its archived state holds;
+                // its version is its archived head's.
+                let archived = rows.isEmpty ? try Self.archivedHead(of: request.stream, connection) : nil
+                guard let through = try rows.map(\.position).max() ?? Self.archivedThrough(stream: request.stream, connection),
+                      let last = rows.last?.version ?? archived?.version else {
                     throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase")
                 }
                 // Tombstones are erased already; an earlier erasure's marker holds nothing to erase.
@@ -125,6 +129,7 @@ extension SQLiteEventStore: AuditableEventStore {
                     try blank.run()
                 }
                 try Self.deleteSnapshots(stream: request.stream, connection)   // they hold what was erased
+                if let state = request.archivedState { try Self.replaceArchivedState(state, stream: request.stream, connection) }
                 return Erasure.Outcome(erasedEvents: pending.count, throughPosition: through, eventID: record.id,
                                        position: appended.positions.lowerBound, streamVersion: marked.streamVersion)
             }

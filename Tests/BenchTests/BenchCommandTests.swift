@@ -124,6 +124,8 @@ struct BenchCommandTests {
                 #"build: [0-9,]+ events in [0-9.]+ s \([0-9,]+/s, 1,000 events over up to 1,000 streams per transaction\)"#,
                 #"batched append: [0-9,]+ events at [0-9,]+/s"#,
                 "durable command through the runner \\(a search\\): " + ms,
+                "of which: the runner's load of a user's state \\(no cache\\): " + ms,
+                "of which: one durable one-event append \\(the store alone\\): " + ms,
                 #"rebuild \(evtool rebuild, all 4 views\): [0-9.]+ s, peak memory [0-9.]+ MiB"#,
                 "favorites of one user: " + ms, "recent searches of one user: " + ms, "history \\(last 50\\) of one user: " + ms,
                 "favorites of one user as of the middle of the log: " + ms,
@@ -147,7 +149,7 @@ struct BenchCommandTests {
         }
         #expect(lines.filter { $0 == "ratios 4,000 / 2,000 events (for the append rate: the smaller size's over the larger's)" }.count == 2)
         #expect(lines.filter { $0.wholeMatch(of: /\[[0-9,]+ events\] events indexes: .*events_pkey [0-9.]+ MiB.*/) != nil }.count == 2, "PostgreSQL's index sizes at each size")
-        for figure in ["command-p50", "command-p99", "favorites-p99", "recent-p99", "history-p99", "as-of-p99", "append", "rebuild", "verify"] {
+        for figure in ["command-p50", "command-p99", "load-p50", "append-one-p50", "favorites-p99", "recent-p99", "history-p99", "as-of-p99", "append", "rebuild", "verify"] {
             let regex = try Regex("\(figure) +[0-9.,]+( ms| s)? +[0-9.,]+( ms| s)? +[0-9]+\\.[0-9]{2}  ≤ [0-9.]+ (ok|MISSED)")
             #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(figure)\n\(result.output)")
         }

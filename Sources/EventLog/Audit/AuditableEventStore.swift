@@ -22,8 +22,11 @@ public protocol AuditableEventStore: EventStore {
 
     /// Erases a user in one transaction: keeps the digests of each of the stream's payloads,
     /// replaces data and metadata with ``Erasure/tombstone``, and appends a `UserErased`
-    /// event to ``Erasure/stream``. Events erased before are left as they are.
+    /// event to ``Erasure/stream``. Events erased before are left as they are. On a store with
+    /// archives, a stream whose events are all archived is erased too (its `UserErased` event
+    /// covers through the position before the latest boundary), and the request's
+    /// ``Erasure/Request/archivedState`` replaces the state kept beside its archived head.
     /// - Returns: what was erased. The caller rebuilds the views.
-    /// - Throws: ``EventStoreError/invalidInput(_:)`` for a stream that has no events.
+    /// - Throws: ``EventStoreError/invalidInput(_:)`` for a stream that has no events, kept or archived.
     func erase(_ request: Erasure.Request) throws -> Erasure.Outcome
 }

@@ -53,12 +53,17 @@ public enum Erasure {
         public var reason: String
         /// Who did it (an operator's name); kept in the log.
         public var operatorName: String
+        /// On a store with archives (``ArchivingStore``): the decision state to keep beside the
+        /// stream's archived head in place of the one kept there, which holds what the archived
+        /// events decided (favorites). Replaced in the erasure's transaction; nil leaves it.
+        public var archivedState: Data?
 
         /// Makes a request.
-        public init(stream: String, reason: String, operatorName: String) {
+        public init(stream: String, reason: String, operatorName: String, archivedState: Data? = nil) {
             self.stream = stream
             self.reason = reason
             self.operatorName = operatorName
+            self.archivedState = archivedState
         }
     }
 

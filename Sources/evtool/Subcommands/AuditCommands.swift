@@ -158,11 +158,12 @@ enum AuditCommands {
 
     static let forget = CommandSpec(
         name: "forget", summary: "Erase a user: replace their events' payloads with tombstones, record who and why, rebuild views",
-        usage: "--user ID --reason TEXT [--by OPERATOR] [--json] [--store STORE]",
+        usage: "--user ID --reason TEXT [--by OPERATOR] [--archive FILE…] [--json] [--store STORE]",
         options: [
             forgetUser.declaration,
             .init(name: "reason", value: "TEXT", help: "Why, e.g. a ticket or the legal basis; kept in the log"),
             .init(name: "by", value: "OPERATOR", help: "Who erases, kept in the log (default: $USER; with neither, forget refuses)"),
+            .init(name: "archive", value: "FILE", help: "After 'evtool archive': every archive's file, oldest first (verified with the log first), to rebuild the views from; the files are not changed", repeatable: true),
             CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
@@ -172,6 +173,11 @@ enum AuditCommands {
             rebuilds every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so
             that the erased bytes are gone from the file. Backups taken before keep the data:
             see docs/AUDIT.md.
+            On a store with archives ('evtool archive') forget needs every archive's file
+            (--archive FILE, oldest first): it erases the kept events and the decision state kept
+            at the boundary, and rebuilds the views from the files and the kept log without the
+            user's archived events. It does not change the files: it names those that still hold
+            the user's events.
             """,
         examples: ["evtool forget --user user-42 --reason 'GDPR request #1234' --by alice"],
         run: { arguments, console in
@@ -181,7 +187,7 @@ enum AuditCommands {
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
             let by = try Operator.named(arguments.value("by"), environment: ProcessInfo.processInfo.environment, command: arguments.command)
             let location = try StoreLocation.resolve(arguments)
-            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location)
+            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location, archives: arguments.all("archive"))
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
                     writer.key("user"); writer.string(forgotten.user)
@@ -191,10 +197,25 @@ enum AuditCommands {
                     writer.key("viewsRebuilt"); writer.bool(true)
                     writer.key("walEmptied")
                     if let walEmptied = forgotten.walEmptied { writer.bool(walEmptied) } else { writer.null() }
+                    writer.key("archived"); writer.beginArray()
+                    for entry in forgotten.archived {
+                        writer.beginObject()
+                        writer.key("file"); writer.string(entry.file)
+                        writer.key("archive"); writer.number(entry.archive)
+                        writer.key("events"); writer.number(entry.events)
+                        writer.endObject()
+                    }
+                    writer.endArray()
                 })
             }
             let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
-            try console.output("erased \(forgotten.erasedEvents.counted("event")) of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); views rebuilt\(compacted)")
+            let views = arguments.all("archive").isEmpty ? "views rebuilt" : "views rebuilt from the archive files and the kept log"
+            try console.output("erased \(forgotten.erasedEvents.counted("event")) of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); \(views)\(compacted)")
+            if !forgotten.archived.isEmpty {
+                let files = forgotten.archived.map { "'\(TerminalText.escaped($0.file))' (archive \($0.archive): \($0.events.counted("event")))" }.joined(separator: ", ")
+                let total = forgotten.archived.reduce(0) { $0 + $1.events }
+                try console.output("not erased: \(total.counted("archived event")) of the user in \(files); evtool does not rewrite an archive file (the store records its SHA-256), and views never fold them again; those files still hold the user's data: keep them under the rules for backups, destroy them when those allow (then 'verify --archive' and 'rebuild --archive' cannot run), and run this forget again on any store they are imported into")
+            }
         })
 
     /// verify --json: what was verified (docs/schemas/verify.schema.json).
