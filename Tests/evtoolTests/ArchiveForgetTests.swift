@@ -53,7 +53,7 @@ struct ArchiveForgetTests {
         #expect(result.status == 0, "\(result)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(result)")
-        #expect(lines.first?.hasPrefix("erased 0 events of user 'ada' (recorded as UserErased at position 9); views rebuilt from the archive files and the kept log") == true, "\(result)")
+        #expect(lines.first?.hasPrefix("erased 0 events of user 'ada' (recorded as UserErased at position 10); views rebuilt from the archive files and the kept log") == true, "\(result)")
         #expect(lines.last?.hasPrefix("not erased: 4 archived events of the user in '\(first)' (archive 1: 2 events), '\(second)' (archive 2: 2 events); evtool does not rewrite an archive file") == true, "\(result)")
         #expect(try copy.run("forget", "--user", "ada", "--reason", "ticket 1", "--by", "dpo").status == 0)
         #expect(try Self.views(cli) == Self.views(copy))
@@ -77,7 +77,7 @@ struct ArchiveForgetTests {
         #expect(try !cli.run("export").output.contains("blues"))
 
         // The log verifies with and without the files (which did not change).
-        let erased = "OK: 10 events in 4 streams, 1 seal verified (1 erased, accepted by their kept digests)\n"
+        let erased = "OK: 12 events in 4 streams, 1 seal verified (1 erased, accepted by their kept digests)\n"
         #expect(try cli.run("verify").output == erased)
         #expect(try cli.run("verify", "--archive", first, "--archive", second).output == erased)
         // A later rebuild from the files does not bring the archived events back.
@@ -90,14 +90,15 @@ struct ArchiveForgetTests {
         #expect(ada.contains("L1") && !ada.contains("L2") && !ada.contains("L4"), "\(ada)")
         #expect(try Self.views(cli, of: ["bob", "cyd"]) == Self.views(copy, of: ["bob", "cyd"]))
 
-        // Another archive, past ada's UserErased event (9) and bob's kept tombstone (8): the
-        // erasure then is in the file, and a rebuild from the three files still leaves ada out.
+        // Another archive, past ada's Erased marker (9) and UserErased event (10) and bob's kept
+        // tombstone (8): the erasure then is in the file, and a rebuild from the three files
+        // still leaves ada out.
         let third = directory.path + "/a3.jsonl"
-        result = try cli.run("archive", "--before", "10", "--to", third)
+        result = try cli.run("archive", "--before", "11", "--to", third)
         #expect(result.status == 0, "\(result)")
         #expect(try cli.run("verify").status == 0)
         result = try cli.run("verify", "--archive", first, "--archive", second, "--archive", third)
-        #expect(result.output == "OK: 11 events in 4 streams, 1 seal verified (1 erased, accepted by their kept digests)\n", "\(result)")
+        #expect(result.output == "OK: 13 events in 4 streams, 1 seal verified (1 erased, accepted by their kept digests)\n", "\(result)")
         #expect(try cli.run("rebuild", "--archive", first, "--archive", second, "--archive", third).status == 0)
         #expect(try cli.run("favorites", "--user", "ada", "--json").output == ada)
         #expect(try Self.views(cli, of: ["bob", "cyd"]) == Self.views(copy, of: ["bob", "cyd"]))
