@@ -301,9 +301,42 @@ public enum JSONScan {
               first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return nil }
         // Small whole numbers (most distances) are exact as Doubles: no text conversion.
         if range.count <= 15, let whole = integer(raw, range), whole != 0 || first != UInt8(ascii: "-") { return Double(whole) }
+        if range.count <= 17, let decimal = shortDecimal(raw, range) { return decimal }
         // Only finite values: `1e400` is valid JSON that no decoder turns into a Double.
         return Double(String(decoding: UnsafeRawBufferPointer(rebasing: raw[range]), as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
     }
+
+    /// A decimal of at most 15 digits and no exponent (`34.0224`, `-118.2851`: a detected
+    /// location's degrees) without text conversion; nil for anything else. Its digits as a
+    /// whole number are below 2^53 and the power of ten it is divided by is at most 10^15, so
+    /// both are exact Doubles and the one correctly rounded division gives exactly the Double
+    /// nearest the decimal, as the text conversion does (Clinger's fast path).
+    @inlinable public static func shortDecimal(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Double? {
+        var index = range.lowerBound
+        let negative = index < range.upperBound && raw[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var digits: Int64 = 0, count = 0, fraction = 0, sawPoint = false
+        while index < range.upperBound {
+            let byte = raw[index]
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                count += 1
+                guard count <= 15 else { return nil }
+                digits = digits * 10 + Int64(byte - UInt8(ascii: "0"))
+                if sawPoint { fraction += 1 }
+            } else if byte == UInt8(ascii: "."), !sawPoint, count > 0 {
+                sawPoint = true
+            } else {
+                return nil   // an exponent, a sign inside, anything else: the text conversion decides
+            }
+            index += 1
+        }
+        guard count > 0, !sawPoint || fraction > 0 else { return nil }
+        let magnitude = Double(digits) / powersOfTen[fraction]
+        return negative ? -magnitude : magnitude
+    }
+
+    /// 10^0 … 10^15, each exact as a Double.
+    @usableFromInline static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
 
     /// Whether the value at `range` of `raw` is the literal `null`.
     @inlinable public static func isNull(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
@@ -311,13 +344,25 @@ public enum JSONScan {
     }
 
     /// Whether the value at `range` of `raw` is an array whose elements are all strings.
+    /// (One pass over the elements, allocating nothing: every search event has such an array.)
     @inlinable public static func isArrayOfStrings(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
-        guard let elements = elements(UnsafeRawBufferPointer(rebasing: raw[range]), offset: range.lowerBound) else { return false }
-        return elements.allSatisfy { element in
-            guard element.count >= 2, raw[element.lowerBound] == UInt8(ascii: "\"") else { return false }
+        let bounded = UnsafeRawBufferPointer(rebasing: raw[..<range.upperBound])
+        let end = range.upperBound
+        var index = range.lowerBound
+        while index < end, isSpace(raw[index]) { index += 1 }
+        guard index < end, raw[index] == UInt8(ascii: "[") else { return false }
+        index += 1
+        while true {
+            while index < end, isSpace(raw[index]) || raw[index] == UInt8(ascii: ",") { index += 1 }
+            guard index < end else { return false }
+            if raw[index] == UInt8(ascii: "]") { return true }
+            guard raw[index] == UInt8(ascii: "\""), let elementEnd = valueEnd(bounded, from: index) else { return false }
+            let element = index..<elementEnd
             // An element with escapes must unescape (a lone surrogate such as \ud800 does not).
-            let inner = UnsafeRawBufferPointer(rebasing: raw[element])
-            return memchr(inner.baseAddress!, Int32(UInt8(ascii: "\\")), inner.count) == nil || string(raw, element) != nil
+            if memchr(raw.baseAddress! + element.lowerBound, Int32(UInt8(ascii: "\\")), element.count) != nil, string(raw, element) == nil {
+                return false
+            }
+            index = elementEnd
         }
     }
 

@@ -31,6 +31,8 @@ final class BatchPrefetcher: @unchecked Sendable {
     private var spent: [DecodedBatch] = []
     private var stopping = false
     private var finished = false
+    /// Seconds the reading thread spent reading and decoding (read after ``stop()``).
+    private var busy: Double = 0
     private static let depth = 2
 
     init(store: any EventStore, after position: Int64, batchSize: Int) {
@@ -48,11 +50,16 @@ final class BatchPrefetcher: @unchecked Sendable {
             var released = spent
             spent.removeAll(keepingCapacity: true)
             condition.unlock()
+            // One applied batch's storage is filled again (its events are released here, on
+            // this thread): a new batch's array would be a large allocation each time, which
+            // makes malloc consolidate its free lists first.
+            var reusable = released.popLast()?.events ?? []
             released.removeAll()
             if stop { break }
-            let result = Result { try Projector.readBatch(from: store, after: cursor, limit: batchSize) }
+            let (result, seconds) = PhaseClock.timed { Result { try Projector.readBatch(from: store, after: cursor, limit: batchSize, reusing: &reusable) } }
             let last = (try? result.get())?.lastPosition
             condition.withLock {
+                busy += seconds
                 ready.append(result)
                 condition.broadcast()
             }
@@ -84,6 +91,9 @@ final class BatchPrefetcher: @unchecked Sendable {
         spent.append(batch)
         condition.unlock()
     }
+
+    /// Seconds the reading thread spent reading and decoding batches so far.
+    var busySeconds: Double { condition.withLock { busy } }
 
     /// Stops reading ahead and waits until the reading thread has finished.
     func stop() {

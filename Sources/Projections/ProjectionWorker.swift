@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Synchronization
 
 /// Drives one projection against a store: its generation, checkpoint, cached documents and
 /// the changes not yet committed. Used by one ``Projector`` at a time.
@@ -23,9 +24,12 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     /// from the cache is missing from the store too (no lookup needed).
     private var cacheIsComplete: Bool
     private let cacheLimit: Int
+    /// Nanoseconds spent encoding documents for commits, summed over the threads that did.
+    private let encodingNanoseconds = Atomic<UInt64>(0)
 
     var name: String { projection.name }
     var position: Int64 { pendingPosition }
+    var encodingSeconds: Double { Double(encodingNanoseconds.load(ordering: .relaxed)) / 1e9 }
 
     init(projection: P, store: any ProjectionStore, status: ProjectionStatus, cacheLimit: Int) {
         self.projection = projection
@@ -153,23 +157,32 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     /// document of the view, so large parts are encoded on every core, in contiguous ranges.
     private func encode(_ changed: [Int]) -> [Data?] {
         let parts = changed.count >= 1_024 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-        guard parts > 1 else { return changed.map { slotDocuments[$0].map { $0.jsonData } } }
+        guard parts > 1 else { return encodeHere(changed) }
         var encoded = [Data?](repeating: nil, count: changed.count)
+        var seconds = [Double](repeating: 0, count: parts)
         encoded.withUnsafeMutableBufferPointer { output in
-            // Each part writes only its own range of `output`; the documents are only read.
-            nonisolated(unsafe) let output = output
-            let documents = slotDocuments
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let range = (changed.count * part / parts)..<(changed.count * (part + 1) / parts)
-                for index in range { output[index] = documents[changed[index]].map { $0.jsonData } }
+            seconds.withUnsafeMutableBufferPointer { seconds in
+                // Each part writes only its own range of `output` and its own element of
+                // `seconds`; the documents are only read.
+                nonisolated(unsafe) let output = output, seconds = seconds
+                let documents = slotDocuments
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    var clock = PhaseClock()
+                    let range = (changed.count * part / parts)..<(changed.count * (part + 1) / parts)
+                    for index in range { output[index] = documents[changed[index]].map { $0.jsonData } }
+                    seconds[part] = clock.lap()
+                }
             }
         }
+        encodingNanoseconds.add(UInt64(seconds.reduce(0, +) * 1e9), ordering: .relaxed)
         return encoded
     }
 
     /// The JSON of the documents in `slots`, on this thread.
     private func encodeHere(_ slots: [Int]) -> [Data?] {
-        slots.map { slotDocuments[$0].map { $0.jsonData } }
+        var clock = PhaseClock()
+        defer { encodingNanoseconds.add(UInt64(clock.lap() * 1e9), ordering: .relaxed) }
+        return slots.map { slotDocuments[$0].map { $0.jsonData } }
     }
 
     /// Drops every cached document and goes back to the last committed checkpoint.
@@ -224,6 +237,8 @@ protocol AnyProjectionWorker: AnyObject {
     var name: String { get }
     var position: Int64 { get }
     var status: ProjectionStatus { get }
+    /// Seconds this worker's commits have spent encoding documents, summed over threads.
+    var encodingSeconds: Double { get }
     /// Applies `events` (those a view can read) and moves past every event through `last`.
     func apply(_ events: [ViewEvent], through last: Int64) throws
     func commit(activate: Bool) throws

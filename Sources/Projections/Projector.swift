@@ -31,6 +31,8 @@ public final class Projector: @unchecked Sendable {
     private let readable = Mutex<[String: ReadableView]>([:])
     /// Catch-ups run for readers whose view was behind the position they needed.
     private let readerCatchUps = Atomic<Int>(0)
+    /// Where the time of the last catch-up or rebuild went (read holding `lock`).
+    private var phases = CatchUpPhases()
 
     /// Makes a projector for `projections` (by default every view of the domain).
     public init(store: any EventStore & ProjectionStore, projections: [any Projection] = Views.all,
@@ -145,7 +147,16 @@ public final class Projector: @unchecked Sendable {
         // A long catch-up reads and decodes the next batch on a second thread while this one
         // applies the current batch; a short one (a read after a command) stays on this thread.
         var prefetcher: BatchPrefetcher?
-        defer { prefetcher?.stop() }
+        var clock = PhaseClock()
+        phases = CatchUpPhases()
+        let encodingBefore = selected.reduce(0.0) { $0 + $1.encodingSeconds }
+        defer {
+            if let prefetcher {
+                prefetcher.stop()
+                phases.readingAhead += prefetcher.busySeconds
+            }
+            phases.encoding = selected.reduce(0.0) { $0 + $1.encodingSeconds } - encodingBefore
+        }
         while true {
             let batch: DecodedBatch
             if let running = prefetcher {
@@ -156,9 +167,13 @@ public final class Projector: @unchecked Sendable {
                     prefetcher = BatchPrefetcher(store: store, after: last, batchSize: batchSize)
                 }
             }
+            phases.waitingForBatches += clock.lap()
             undecodableEvents += batch.undecodable
             guard let last = batch.lastPosition else {
-                prefetcher?.stop()
+                if let running = prefetcher {
+                    running.stop()
+                    phases.readingAhead += running.busySeconds
+                }
                 prefetcher = nil
                 // At the head: commit everything, swapping in generations that were building.
                 for worker in selected {
@@ -166,12 +181,16 @@ public final class Projector: @unchecked Sendable {
                     if !worker.status.isActive { _ = readable.withLock { $0.removeValue(forKey: worker.name) } }
                     try worker.commit(activate: !worker.status.isActive)
                 }
+                phases.finalCommit += clock.lap()
                 let newHead = try store.headPosition()
                 if newHead <= cursor { return cursor }
                 head = newHead
+                _ = clock.lap()
                 continue
             }
             for worker in selected { try worker.apply(batch.events, through: last) }
+            phases.applying += clock.lap()
+            phases.batches += 1
             cursor = last
             // Active views commit every batch (readers see progress); a building generation
             // is invisible to readers, so it commits every few seconds, which is much faster.
@@ -186,9 +205,11 @@ public final class Projector: @unchecked Sendable {
                 let took = Date().timeIntervalSince(started)
                 nextBuildingCommit = Date().addingTimeInterval(max(rebuildCommitInterval, 4 * took))
             }
+            phases.committing += clock.lap()
             if let prefetcher { prefetcher.recycle(consume batch) }
             do {
                 try progress(cursor, max(head, cursor))
+                _ = clock.lap()
             } catch {
                 // Stopped at a batch boundary (Ctrl-C): the generations being built keep what
                 // was applied, so the next rebuild resumes from here, not from the last commit.
@@ -201,7 +222,16 @@ public final class Projector: @unchecked Sendable {
     /// Reads and decodes the next batch of the log, counting the events that concern views
     /// but could not be read. The store lends each payload; only what views keep is copied.
     static func readBatch(from store: any EventStore, after position: Int64, limit: Int) throws -> DecodedBatch {
+        var none: [ViewEvent] = []
+        return try readBatch(from: store, after: position, limit: limit, reusing: &none)
+    }
+
+    /// ``readBatch(from:after:limit:)`` into the storage of `events` (an applied batch's),
+    /// which it takes, leaving `events` empty.
+    static func readBatch(from store: any EventStore, after position: Int64, limit: Int, reusing events: inout [ViewEvent]) throws -> DecodedBatch {
         var batch = DecodedBatch.empty
+        swap(&batch.events, &events)
+        batch.events.removeAll(keepingCapacity: true)
         batch.events.reserveCapacity(limit)
         batch.count = try store.scanAll(after: position, limit: limit) { lent in
             if let event = ViewEvent.decode(lent) {
@@ -260,6 +290,9 @@ public final class Projector: @unchecked Sendable {
             return try worker.document(for: documentKey)
         }
     }
+
+    /// Where the time of the last catch-up or rebuild went (for the benchmarks).
+    public var lastPhases: CatchUpPhases { lock.withLock { phases } }
 
     /// How many catch-ups readers ran because their view was behind (each one served every
     /// reader waiting for it).

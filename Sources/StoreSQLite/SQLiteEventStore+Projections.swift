@@ -94,8 +94,7 @@ extension SQLiteEventStore: ProjectionStore {
                 for (key, document) in part.sorted(by: { $0.key < $1.key }) {
                     if let document {
                         try upsert.bind(key, at: 3)
-                        try upsert.bindText(document, at: 4)
-                        try upsert.run()
+                        try upsert.run(bindingText: document, at: 4)
                     } else {
                         try delete.bind(key, at: 3)
                         try delete.run()

@@ -80,6 +80,21 @@ final class SQLiteStatement {
         while try step() {}
     }
 
+    /// Binds `value` as TEXT at `index` without SQLite copying it, runs the statement, and
+    /// binds NULL there again (the bytes are only valid during the run): for large values
+    /// written once, such as view documents.
+    func run(bindingText value: Data, at index: Int32) throws {
+        try value.withUnsafeBytes { bytes in
+            defer { sqlite3_bind_null(handle, index) }
+            if let base = bytes.baseAddress, bytes.count > 0 {
+                try check(sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), evtool_sqlite_static()))
+            } else {
+                try check(sqlite3_bind_text(handle, index, "", 0, evtool_sqlite_transient()))
+            }
+            try run()
+        }
+    }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
