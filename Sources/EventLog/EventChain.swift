@@ -59,12 +59,17 @@ public enum EventChain {
         private var buffer: UnsafeMutableRawPointer
         private var capacity = 1_024
         private var length = 0
+        /// The tag's bytes at the start of `buffer`, written once.
+        private let tagLength: Int
         private static let tagBytes = Array(EventChain.tag.utf8)
         private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-        /// Makes a hasher.
+        /// Makes a hasher. The tag starts every message: it is written once, here, and kept.
         public init() {
-            buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+            let start = UnsafeMutableRawPointer.allocate(byteCount: 1_024, alignment: 8)
+            Self.tagBytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            buffer = start
+            tagLength = Self.tagBytes.count
         }
 
         deinit { buffer.deallocate() }
@@ -84,10 +89,46 @@ public enum EventChain {
             previous: [UInt8], stream: String, version: Int64, id: UUID, type: String,
             recordedAt: String, data: Data, metadata: Data
         ) -> [UInt8] {
-            let dataDigest = digest(data)
-            let metadataDigest = digest(metadata)
-            return hash(previous: previous, stream: stream, version: version, id: id, type: type,
-                        recordedAt: recordedAt, dataSHA256: dataDigest, metadataSHA256: metadataDigest)
+            // The payloads' digests are computed straight into the message (no array for each).
+            var (stream, type, recordedAt) = (stream, type, recordedAt)
+            return [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+                previous.withUnsafeBytes { previousBytes in
+                    stream.withUTF8 { streamBytes in
+                        type.withUTF8 { typeBytes in
+                            recordedAt.withUTF8 { timeBytes in
+                                data.withUnsafeBytes { dataBytes in
+                                    metadata.withUnsafeBytes { metadataBytes in
+                                        hash(previous: previousBytes, stream: UnsafeRawBufferPointer(streamBytes), version: version, id: id,
+                                             type: UnsafeRawBufferPointer(typeBytes), recordedAt: UnsafeRawBufferPointer(timeBytes),
+                                             data: dataBytes, metadata: metadataBytes, into: UnsafeMutableRawPointer(output.baseAddress!))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                count = 32
+            }
+        }
+
+        /// The hash of one event, from its payloads' bytes, written as 32 raw bytes to `output`:
+        /// no allocation, for the append's loop. `output` may be where `previous` is (the
+        /// message holds its own copy of `previous` before the hash is written).
+        public func hash(
+            previous: UnsafeRawBufferPointer, stream: UnsafeRawBufferPointer, version: Int64, id: UUID,
+            type: UnsafeRawBufferPointer, recordedAt: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer,
+            metadata: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer
+        ) {
+            length = tagLength
+            put(previous)
+            field(stream)
+            integer(version)
+            uuidField(id)
+            field(type)
+            field(recordedAt)
+            digestField(data)
+            digestField(metadata)
+            SHA256Hasher.digest(UnsafeRawBufferPointer(start: buffer, count: length), into: output)
         }
 
         /// The hash of one event (32 raw bytes), from its payloads' digests (what verify uses for
@@ -120,8 +161,7 @@ public enum EventChain {
             previous: UnsafeRawBufferPointer, stream: UnsafeRawBufferPointer, version: Int64, idText: UnsafeRawBufferPointer,
             type: UnsafeRawBufferPointer, recordedAtText: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer
         ) -> [UInt8] {
-            length = 0
-            Self.tagBytes.withUnsafeBytes { put($0) }
+            length = tagLength
             put(previous)
             field(stream)
             integer(version)
@@ -134,8 +174,7 @@ public enum EventChain {
         }
 
         private func begin(previous: [UInt8]) {
-            length = 0
-            Self.tagBytes.withUnsafeBytes { put($0) }
+            length = tagLength
             previous.withUnsafeBytes { put($0) }
         }
 

@@ -121,13 +121,12 @@ extension Array where Element == UInt8 {
 
     /// Lowercase hexadecimal.
     public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: count * 2) { out in
-            for (index, byte) in enumerated() {
-                out[index * 2] = digits[Int(byte >> 4)]
-                out[index * 2 + 1] = digits[Int(byte & 0x0F)]
+        withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                guard let base = out.baseAddress else { return 0 }
+                HexEncoding.encode(bytes, into: UnsafeMutableRawPointer(base))
+                return bytes.count * 2
             }
-            return count * 2
         }
     }
 }

@@ -7,6 +7,10 @@ import Foundation
 final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The connection's `PRAGMA synchronous` level, read once by the kept tree's follower
+    /// (which lowers it for its own transactions and restores it): a PRAGMA is compiled again
+    /// at every run, so reading it at every extension cost a statement's preparation.
+    var synchronousLevel: Int64?
 
     /// Opens (and creates, when `create` is set) the database at `path`; `:memory:` for a
     /// private in-memory database.

@@ -38,8 +38,15 @@ extension SQLiteEventStore: MerkleTreeStore {
             if head <= covered || limit <= 0 { return (try Self.treeState(connection), 0) }
             // Every statement of an extension is prepared once per connection (BEGIN, COMMIT and
             // the pragmas too): at one extension per small append, preparing them cost more
-            // than the tree's own writes.
-            let synchronous = try connection.scalarInt("PRAGMA synchronous") ?? 2
+            // than the tree's own writes. A PRAGMA is compiled again each time it runs (SQLite
+            // applies it then), so the connection's level is read once and remembered.
+            let synchronous: Int64
+            if let known = connection.synchronousLevel {
+                synchronous = known
+            } else {
+                synchronous = try connection.scalarInt("PRAGMA synchronous") ?? 2
+                connection.synchronousLevel = synchronous
+            }
             guard synchronous > 1 else { return try Self.preparedTransaction(connection) { try Self.extend(connection, limit: limit) } }
             try connection.statement("PRAGMA synchronous=NORMAL").run()
             let result: (state: MerkleTreeState, added: Int)
@@ -72,7 +79,7 @@ extension SQLiteEventStore: MerkleTreeStore {
         let state = try treeState(connection)
         var growth: MerkleTileGrowth
         do {
-            growth = try MerkleTileGrowth(size: state.size, tiles: try tiles(Set(MerkleTile.openTileKeys(size: state.size)), connection))
+            growth = try MerkleTileGrowth(size: state.size, kept: try openTiles(size: state.size, connection))
         } catch let error as MerkleProofError {
             throw EventStoreError.corrupt("the kept Merkle tree of \(state.size) leaves cannot be extended: \(error) (run 'evtool verify')")
         }
@@ -109,6 +116,22 @@ extension SQLiteEventStore: MerkleTreeStore {
             try upsert.run()
         }
         return (MerkleTreeState(size: growth.size, position: last), added)
+    }
+
+    /// The open tiles of a tree of `size` leaves, each blob as kept (not split into hashes).
+    private static func openTiles(size: UInt64, _ connection: SQLiteConnection) throws -> [MerkleNodeKey: MerkleTileGrowth.KeptTile] {
+        let statement = try connection.statement("SELECT hashes, first_position, last_position FROM merkle_tiles WHERE level = ?1 AND idx = ?2")
+        var found: [MerkleNodeKey: MerkleTileGrowth.KeptTile] = [:]
+        for key in MerkleTile.openTileKeys(size: size) {
+            try statement.bind(Int64(key.level), at: 1)
+            try statement.bind(Int64(clamping: key.index), at: 2)
+            if try statement.step() {
+                found[key] = MerkleTileGrowth.KeptTile(hashes: statement.blob(0), firstPosition: statement.isNull(1) ? nil : statement.int64(1),
+                                                       lastPosition: statement.isNull(2) ? nil : statement.int64(2))
+            }
+            statement.reset()
+        }
+        return found
     }
 
     public func merkleTiles(_ keys: Set<MerkleNodeKey>) throws -> [MerkleNodeKey: MerkleTile] {

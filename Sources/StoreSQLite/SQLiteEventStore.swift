@@ -278,28 +278,53 @@ public final class SQLiteEventStore: MultiStreamAppending {
         try insert.bind(stream, at: 1)
         try insert.bind(now, at: 7)
         var first: Int64 = 0
-        for (offset, event) in events.enumerated() {
-            let version = actual + Int64(offset) + 1
-            let recordedAt = event.recordedAt.map { Timestamp.format($0) } ?? now
-            previous = hasher.hash(previous: previous, stream: stream, version: version, id: event.id, type: event.type,
-                                   recordedAt: recordedAt, data: event.data, metadata: event.metadata)
-            try insert.bind(version, at: 2)
-            try insert.bind(event.id.lowercaseString, at: 3)
-            try insert.bind(event.type, at: 4)
-            try insert.bindText(event.data, at: 5)
-            try insert.bindText(event.metadata, at: 6)
-            if event.recordedAt != nil { try insert.bind(recordedAt, at: 7) }
-            try insert.bind(previous.hexString, at: 8)
-            do {
-                try insert.run()
-            } catch let error as SQLiteError where error.code == .uniqueConstraint {
-                // The indexes are the last line of defence; the check above normally
-                // catches a version conflict first, since the write lock is held.
-                if error.message.contains("events.event_id") { throw EventStoreError.duplicateEventID(event.id) }
-                throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+        // The chain runs in one buffer: the link (32 bytes, each event's hash written over its
+        // predecessor's) and its hex text (64 bytes, bound as the row's hash): no allocation
+        // per event for the hash.
+        var (streamText, nowText) = (stream, now)
+        try withUnsafeTemporaryAllocation(byteCount: 96, alignment: 8) { chain in
+            let link = chain.baseAddress!
+            link.initializeMemory(as: UInt8.self, repeating: 0, count: 32)
+            previous.withUnsafeBytes { link.copyMemory(from: $0.baseAddress!, byteCount: min($0.count, 32)) }
+            try streamText.withUTF8 { streamBytes in
+                try nowText.withUTF8 { nowBytes in
+                    for (offset, event) in events.enumerated() {
+                        let version = actual + Int64(offset) + 1
+                        var type = event.type
+                        var recordedAt = event.recordedAt.map { Timestamp.format($0) } ?? ""
+                        try type.withUTF8 { typeBytes in
+                            try recordedAt.withUTF8 { ownTime in
+                                let timeBytes = event.recordedAt == nil ? UnsafeRawBufferPointer(nowBytes) : UnsafeRawBufferPointer(ownTime)
+                                try event.data.withUnsafeBytes { data in
+                                    try event.metadata.withUnsafeBytes { metadata in
+                                        hasher.hash(previous: UnsafeRawBufferPointer(start: link, count: 32), stream: UnsafeRawBufferPointer(streamBytes),
+                                                    version: version, id: event.id, type: UnsafeRawBufferPointer(typeBytes), recordedAt: timeBytes,
+                                                    data: data, metadata: metadata, into: link)
+                                        try insert.bind(version, at: 2)
+                                        try insert.bind(event.id.lowercaseString, at: 3)
+                                        try insert.bindText(UnsafeRawBufferPointer(typeBytes), at: 4)
+                                        try insert.bindText(data, at: 5)
+                                        try insert.bindText(metadata, at: 6)
+                                        if event.recordedAt != nil { try insert.bindText(timeBytes, at: 7) }
+                                    }
+                                }
+                            }
+                        }
+                        HexEncoding.encode(UnsafeRawBufferPointer(start: link, count: 32), into: link + 32)
+                        try insert.bindText(UnsafeRawBufferPointer(start: link + 32, count: 64), at: 8)
+                        do {
+                            try insert.run()
+                        } catch let error as SQLiteError where error.code == .uniqueConstraint {
+                            // The indexes are the last line of defence; the check above normally
+                            // catches a version conflict first, since the write lock is held.
+                            if error.message.contains("events.event_id") { throw EventStoreError.duplicateEventID(event.id) }
+                            throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
+                        }
+                        if event.recordedAt != nil { try insert.bind(now, at: 7) }
+                        if offset == 0 { first = connection.lastInsertRowID }
+                    }
+                }
             }
-            if event.recordedAt != nil { try insert.bind(now, at: 7) }
-            if offset == 0 { first = connection.lastInsertRowID }
         }
         let last = connection.lastInsertRowID
         guard last - first == Int64(events.count - 1) else {

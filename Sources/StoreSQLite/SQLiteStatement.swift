@@ -48,7 +48,8 @@ final class SQLiteStatement {
         try value.withUnsafeBytes { try bindText($0, at: index) }
     }
 
-    private func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+    /// Binds UTF-8 bytes as TEXT; SQLite copies them.
+    func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         let code: Int32
         if let base = bytes.baseAddress, bytes.count > 0 {
             code = sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), evtool_sqlite_transient())

@@ -26,19 +26,50 @@ public struct MerkleTileGrowth: Sendable {
     /// ``MerkleTile/openTileKeys(size:)``, by key; others are ignored).
     /// - Throws: ``MerkleProofError/malformed(_:)`` when one is missing or has the wrong count.
     public init(size: UInt64, tiles: [MerkleNodeKey: MerkleTile]) throws(MerkleProofError) {
+        var kept: [MerkleNodeKey: KeptTile] = [:]
+        for key in MerkleTile.openTileKeys(size: size) {
+            guard let tile = tiles[key] else { continue }
+            // A hash of another length is refused: one byte is never 32 for each hash.
+            let whole = tile.hashes.allSatisfy { $0.count == MerkleHash.size }
+            kept[key] = KeptTile(hashes: whole ? tile.hashes.flatMap { $0 } : [0], firstPosition: tile.firstPosition, lastPosition: tile.lastPosition)
+        }
+        try self.init(size: size, kept: kept)
+    }
+
+    /// An open tile as a store keeps it: its hashes in one run of bytes, 32 each (the store's
+    /// value, read without splitting it), and at level 0 its first and last leaves' positions.
+    public struct KeptTile: Sendable {
+        /// The hashes, one after another.
+        public var hashes: [UInt8]
+        /// Level 0: the position of the first leaf's event.
+        public var firstPosition: Int64?
+        /// Level 0: the position of the last leaf's event.
+        public var lastPosition: Int64?
+
+        /// A tile of `hashes` (32 bytes each, one after another).
+        public init(hashes: [UInt8], firstPosition: Int64?, lastPosition: Int64?) {
+            self.hashes = hashes
+            self.firstPosition = firstPosition
+            self.lastPosition = lastPosition
+        }
+    }
+
+    /// Growth from a tree of `size` leaves whose open tiles are `kept` (each tile of
+    /// ``MerkleTile/openTileKeys(size:)``, by key; others are ignored), as the store holds them.
+    /// - Throws: ``MerkleProofError/malformed(_:)`` when one is missing or its bytes are not
+    ///   32 for each of the hashes the size gives it.
+    public init(size: UInt64, kept: [MerkleNodeKey: KeptTile]) throws(MerkleProofError) {
         self.size = size
         open = [UInt8](repeating: 0, count: Self.tiers * Self.tileBytes)
         openCounts = [Int](repeating: 0, count: Self.tiers)
         for key in MerkleTile.openTileKeys(size: size) {
             let tier = key.level / MerkleTile.height
             let expected = Int((size >> UInt64(key.level)) % UInt64(MerkleTile.width))
-            guard let tile = tiles[key], tile.hashes.count == expected, tile.hashes.allSatisfy({ $0.count == MerkleHash.size }) else {
+            guard let tile = kept[key], tile.hashes.count == expected * MerkleHash.size else {
                 throw .malformed("the kept tree of \(size) leaves lacks its partial tile (level \(key.level), index \(key.index)) of \(expected) hashes")
             }
             let base = tier * Self.tileBytes
-            for (offset, hash) in tile.hashes.enumerated() {
-                open.replaceSubrange((base + offset * MerkleHash.size)..<(base + (offset + 1) * MerkleHash.size), with: hash)
-            }
+            open.replaceSubrange(base..<(base + tile.hashes.count), with: tile.hashes)
             openCounts[tier] = expected
             if key.level == 0 {
                 firstPosition = tile.firstPosition
