@@ -1,7 +1,6 @@
 import Commands
 import EventLog
 import Foundation
-import Synchronization
 import Testing
 
 /// A decision taken on a user's stream before an erasure is never recorded after it: the
@@ -12,30 +11,6 @@ import Testing
 @Suite("Erasure races: no decision taken before an erasure is recorded after it")
 struct ErasureRaceTests {
     static let erasable: [StoreFactory] = [.sqliteFile, .postgres]
-
-    /// A store that, the first time an append reaches it, first runs `beforeFirstAppend` (an
-    /// erasure through another handle): the interleaving "A read and decided, B erased, A
-    /// appends at the version it read", made certain.
-    final class EraseBeforeAppend: EventStore, @unchecked Sendable {
-        let base: any EventStore
-        let pending: Mutex<(@Sendable () throws -> Void)?>
-        init(_ base: any EventStore, beforeFirstAppend: @escaping @Sendable () throws -> Void) {
-            self.base = base
-            self.pending = Mutex(beforeFirstAppend)
-        }
-        func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-            let run = pending.withLock { pending in defer { pending = nil }; return pending }
-            try run?()
-            return try base.append(events, to: stream, expectedVersion: expectedVersion)
-        }
-        func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
-            try base.read(stream: stream, from: version, direction: direction, limit: limit)
-        }
-        func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
-        func headPosition() throws -> Int64 { try base.headPosition() }
-        func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
-        func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool { try base.waitForEvents(after: position, timeout: timeout) }
-    }
 
     static func erase(_ store: any EventStore, _ user: String) throws -> Erasure.Outcome {
         let auditable = try #require(store as? any AuditableEventStore)
@@ -97,7 +72,9 @@ struct ErasureRaceTests {
         #expect(try CommandRunner(store: plain, cache: nil).handle(.search(Fixtures.search()), context: Fixtures.context(user: user)).isRecorded)
 
         let other = try database.openHandle()   // another process
-        let racing = EraseBeforeAppend(try database.openHandle()) { _ = try Self.erase(other, user) }
+        // A store that erases through the other handle just before the first append reaches it:
+        // "A read and decided, B erased, A appends at the version it read", made certain.
+        let racing = RacingStore(base: try database.openHandle()) { _ in _ = try Self.erase(other, user) }
         let runner = CommandRunner(store: racing, cache: nil)
         // Decided on the stream as read (A is a favorite): an Unfavorited of A; the erasure
         // commits before its append.
@@ -105,7 +82,7 @@ struct ErasureRaceTests {
         #expect(try Self.shape(plain, user) == ["erased", "erased", Erasure.markerType], "no Unfavorited of an erased favorite")
 
         // The same race with a decision that records: it is decided again and recorded once.
-        let again = EraseBeforeAppend(try database.openHandle()) { _ = try Self.erase(other, user) }
+        let again = RacingStore(base: try database.openHandle()) { _ in _ = try Self.erase(other, user) }
         #expect(try CommandRunner(store: again, cache: nil).handle(Fixtures.favorite("C"), context: Fixtures.context(user: user)).isRecorded)
         #expect(try Self.shape(plain, user) == ["erased", "erased", Erasure.markerType, Erasure.markerType, "Favorited"])
         #expect(try CommandRunner(store: plain, cache: nil).load(user: user).state.favorites == ["C"])

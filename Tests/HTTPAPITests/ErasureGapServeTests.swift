@@ -13,10 +13,7 @@ import TestSupport
 /// erased data once its follower has read the erasure (a window measured, never asserted).
 @Suite("Erasure through another server or process", .serialized)
 struct ErasureGapServeTests {
-    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
-    }
+    typealias Kind = ViewMemoryReadsTests.Kind
 
     static let json = ["Content-Type": "application/json"]
     static let summary = #"{"name":"Hamilton","venue":"Pantages Theatre","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#
@@ -24,21 +21,7 @@ struct ErasureGapServeTests {
     /// A server as `evtool serve` makes it (group commit, deciding on cached state, views in
     /// memory with their follower) and a second handle to the same store.
     func withServer(_ kind: Kind, _ body: (API, _ other: any EventStore & ProjectionStore) throws -> Void) throws {
-        let first: any EventStore & ProjectionStore
-        let second: any EventStore & ProjectionStore
-        let cleanup: () -> Void
-        switch kind {
-        case .sqlite:
-            let file = try TestStores.sqliteFile()
-            first = file.store
-            second = try file.open()
-            cleanup = file.cleanup
-        case .postgres:
-            let postgres = try TestStores.postgres()
-            first = postgres.store
-            second = try postgres.open()
-            cleanup = postgres.cleanup
-        }
+        let (first, second, cleanup) = try ViewMemoryReadsTests.twoHandles(kind)
         defer { cleanup() }
         let application = Application(store: first, groupCommit: true, decidesOnCachedState: true)
         let follower = try ViewMemoryFollower(store: first, memory: application.viewMemory, capacityBytes: ViewMemory.defaultCapacityBytes) { _ in }

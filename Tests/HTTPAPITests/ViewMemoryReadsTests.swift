@@ -35,22 +35,20 @@ struct ViewMemoryReadsTests {
         let follower: ViewMemoryFollower
     }
 
-    func withServers(_ kind: Kind, capacity: Int = ViewMemory.defaultCapacityBytes, _ body: (Servers) throws -> Void) throws {
-        let first: any EventStore & ProjectionStore
-        let second: any EventStore & ProjectionStore
-        let cleanup: () -> Void
+    /// Two handles on one new store of `kind` (as two servers or processes have) and its cleanup.
+    static func twoHandles(_ kind: Kind) throws -> (first: any EventStore & ProjectionStore, second: any EventStore & ProjectionStore, cleanup: () -> Void) {
         switch kind {
         case .sqlite:
             let file = try TestStores.sqliteFile()
-            first = file.store
-            second = try file.open()
-            cleanup = file.cleanup
+            return (file.store, try file.open(), file.cleanup)
         case .postgres:
             let postgres = try TestStores.postgres()
-            first = postgres.store
-            second = try postgres.open()
-            cleanup = postgres.cleanup
+            return (postgres.store, try postgres.open(), postgres.cleanup)
         }
+    }
+
+    func withServers(_ kind: Kind, capacity: Int = ViewMemory.defaultCapacityBytes, _ body: (Servers) throws -> Void) throws {
+        let (first, second, cleanup) = try Self.twoHandles(kind)
         defer { cleanup() }
         let application = Application(store: first, groupCommit: true, decidesOnCachedState: true)
         let follower = try ViewMemoryFollower(store: first, memory: application.viewMemory, capacityBytes: capacity) { _ in }
