@@ -12,30 +12,16 @@ import TestSupport
 struct GroupCommitContinuationTests {
     /// A store whose multi-stream commits wait until the test opens the gate; it can also fail
     /// the next commit with an error of the test's choosing, writing nothing.
-    final class GatedStore: MultiStreamAppending, @unchecked Sendable {
-        let base: any MultiStreamAppending
+    final class GatedStore: ForwardingMultiStreamStore, @unchecked Sendable {
         let gate = DispatchSemaphore(value: 0)
         let gated = Atomic<Bool>(true)
         let failNext = Mutex<EventStoreError?>(nil)
-        init(_ base: any MultiStreamAppending) { self.base = base }
         func open() { gated.store(false, ordering: .releasing); gate.signal() }
-        func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        override func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
             if gated.load(ordering: .acquiring) { gate.wait() }
             if let error = failNext.withLock({ error in defer { error = nil }; return error }) { throw error }
             return try base.append(parts)
         }
-        func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-            try base.append(events, to: stream, expectedVersion: expectedVersion)
-        }
-        func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
-            try base.read(stream: stream, from: version, direction: direction, limit: limit)
-        }
-        func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
-        func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int { try base.scanAll(after: position, limit: limit, body) }
-        func events(withIDs ids: [UUID]) throws -> [RecordedEvent] { try base.events(withIDs: ids) }
-        func headPosition() throws -> Int64 { try base.headPosition() }
-        func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
-        func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool { try base.waitForEvents(after: position, timeout: timeout) }
     }
 
     /// Where a completion hands its value to the test thread.

@@ -11,32 +11,18 @@ import TestSupport
 /// and its own outcome.
 struct GroupCommitTests {
     /// A store whose first multi-stream commit takes a second, so that the other writers queue up.
-    final class SlowFirstCommit: MultiStreamAppending, @unchecked Sendable {
-        let base: any MultiStreamAppending
+    final class SlowFirstCommit: ForwardingMultiStreamStore, @unchecked Sendable {
         let calls = Atomic<Int>(0)
-        init(_ base: any MultiStreamAppending) { self.base = base }
         /// Multi-stream commits running now, and the most that ever ran at once.
         let inFlight = Atomic<Int>(0)
         let mostInFlight = Atomic<Int>(0)
-        func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
+        override func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
             let running = inFlight.add(1, ordering: .acquiringAndReleasing).newValue
             defer { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
             mostInFlight.max(running, ordering: .acquiringAndReleasing)
             if calls.add(1, ordering: .acquiringAndReleasing).oldValue == 0 { Thread.sleep(forTimeInterval: 1) }
             return try base.append(parts)
         }
-        func append(_ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion) throws -> AppendResult {
-            try base.append(events, to: stream, expectedVersion: expectedVersion)
-        }
-        func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {
-            try base.read(stream: stream, from: version, direction: direction, limit: limit)
-        }
-        func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] { try base.readAll(after: position, limit: limit) }
-        func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int { try base.scanAll(after: position, limit: limit, body) }
-        func events(withIDs ids: [UUID]) throws -> [RecordedEvent] { try base.events(withIDs: ids) }
-        func headPosition() throws -> Int64 { try base.headPosition() }
-        func version(of stream: String) throws -> Int64 { try base.version(of: stream) }
-        func waitForEvents(after position: Int64, timeout: Duration) throws -> Bool { try base.waitForEvents(after: position, timeout: timeout) }
     }
 
     static func event(_ id: UUID = UUID.timeOrdered()) -> ProposedEvent {
