@@ -288,12 +288,15 @@ enum ScaleBenchmark {
                 bytes = Double(stats.output[range].split(separator: ":")[1])
             }
         } else if let schema = opened.schema {
-            // Every table of the schema with its indexes and TOAST, and the events table's indexes.
+            // Every table of the schema with its indexes and TOAST, and the events table's indexes:
+            // on a partitioned events table each index is a partitioned index of no size of its
+            // own, so its size is the sum over its partitions' indexes (pg_partition_tree).
             let sizes = try child("/usr/bin/psql", [settings.postgresURL ?? "", "-X", "-q", "-A", "-t", "-F", " ", "-c", """
                 SELECT 'total', sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = '\(schema)' AND c.relkind = 'r'
                 UNION ALL
-                SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                SELECT i.relname, coalesce((SELECT sum(pg_relation_size(p.relid)) FROM pg_partition_tree(i.oid) p), pg_relation_size(i.oid))
+                FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
                 JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
                 WHERE n.nspname = '\(schema)' AND t.relname = 'events'
                 """])

@@ -149,6 +149,9 @@ struct BenchCommandTests {
         }
         #expect(lines.filter { $0 == "ratios 4,000 / 2,000 events (for the append rate: the smaller size's over the larger's)" }.count == 2)
         #expect(lines.filter { $0.wholeMatch(of: /\[[0-9,]+ events\] events indexes: .*events_pkey [0-9.]+ MiB.*/) != nil }.count == 2, "PostgreSQL's index sizes at each size")
+        // The events table is partitioned: its indexes' sizes are their partitions' (they read 0.0 MiB before).
+        #expect(lines.contains { $0.wholeMatch(of: /\[4,000 events\] events indexes: .*events_stream_version_key (0\.[1-9]|[1-9][0-9]*\.[0-9]) MiB.*/) != nil },
+                "the (stream, version) index of 4,000 events has a size\n\(result.output)")
         for figure in ["command-p50", "command-p99", "load-p50", "append-one-p50", "favorites-p99", "recent-p99", "history-p99", "as-of-p99", "append", "rebuild", "verify"] {
             let regex = try Regex("\(figure) +[0-9.,]+( ms| s)? +[0-9.,]+( ms| s)? +[0-9]+\\.[0-9]{2}  ≤ [0-9.]+ (ok|MISSED)")
             #expect(lines.filter { $0.wholeMatch(of: regex) != nil }.count == 2, "\(figure)\n\(result.output)")
