@@ -44,7 +44,7 @@ let package = Package(
         // The one JSON scanner, writer and escaper (internal: no product names it).
         .target(name: "JSONKit"),
         .target(name: "EventLog", dependencies: ["CCrypto", "JSONKit"]),
-        .target(name: "Commands", dependencies: ["EventLog"]),
+        .target(name: "Commands", dependencies: ["EventLog", "JSONKit"]),
         .target(name: "Projections", dependencies: ["EventLog", "Commands", "JSONKit"]),
         // Seeded user activity for `evtool demo`, the benchmarks and the tests (not a product).
         .target(name: "Simulation", dependencies: ["Commands"]),

@@ -184,6 +184,8 @@ public final class CommandRunner: Sendable {
     /// A user's decision state now: the cached state brought up to date with the events since.
     ///
     /// Cost: O(events since the cached version or the latest snapshot); the whole stream when neither.
+    /// A user not cached takes one round trip for the snapshot and the events after it when the
+    /// snapshot store reads them together (``UserSnapshotStreamReading``: PostgreSQL), two otherwise.
     /// - Throws: ``DomainEventError`` for an event this release cannot read; the store's errors.
     public func load(user: String) throws -> LoadedUser {
         try load(stream: UserStream.id(for: Rules.identifier(user, field: "user id")))
@@ -191,8 +193,21 @@ public final class CommandRunner: Sendable {
 
     func load(stream: String, trustsSnapshot: Bool = true) throws -> LoadedUser {
         var loaded: LoadedUser
+        // The first batch of events, when the snapshot store read it with the snapshot.
+        var prefetched: [RecordedEvent]?
         if let cached = cache?.loaded(stream: stream) {
             loaded = cached
+        } else if trustsSnapshot, let reading = snapshots as? any UserSnapshotStreamReading,
+                  let read = try reading.latestSnapshotAndEvents(stream: stream, limit: 1_000) {
+            // One round trip for the snapshot and the events from its version (PostgreSQL);
+            // they are checked below exactly as if read apart.
+            if let snapshot = read.snapshot, snapshot.version == read.from {
+                loaded = snapshot.loaded
+                prefetched = read.events
+            } else {
+                loaded = LoadedUser()   // no usable snapshot: the stream from its start
+                prefetched = read.from == 1 ? read.events : nil
+            }
         } else if trustsSnapshot, let snapshot = try? snapshots?.latestSnapshot(stream: stream) {
             loaded = snapshot.loaded   // an unreadable snapshot is skipped: the stream is the truth
         } else {
@@ -210,7 +225,13 @@ public final class CommandRunner: Sendable {
         var from = max(loaded.version, 1)
         var archiveConsulted = false
         while true {
-            let batch = try store.read(stream: stream, from: from, direction: .forwards, limit: 1_000)
+            let batch: [RecordedEvent]
+            if let events = prefetched {
+                batch = events
+                prefetched = nil
+            } else {
+                batch = try store.read(stream: stream, from: from, direction: .forwards, limit: 1_000)
+            }
             var events = batch[...]
             // Folding from the start, and the stream does not start at version 1 (or has no
             // events): its first events may be archived; carry on from the state the store

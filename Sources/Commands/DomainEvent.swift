@@ -65,8 +65,8 @@ public enum DomainEvent: Sendable, Hashable {
     public func encode() throws -> (type: String, data: Data) {
         switch self {
         case .searched(let event): return (Searched.typeName, try EventJSON.encode(event))
-        case .favorited(let event): return (Favorited.typeName, try EventJSON.encode(event))
-        case .unfavorited(let event): return (Unfavorited.typeName, try EventJSON.encode(event))
+        case .favorited(let event): return (Favorited.typeName, try event.writtenJSON() ?? EventJSON.encode(event))
+        case .unfavorited(let event): return (Unfavorited.typeName, try event.writtenJSON() ?? EventJSON.encode(event))
         case .detailsViewed(let event): return (DetailsViewed.typeName, try EventJSON.encode(event))
         }
     }

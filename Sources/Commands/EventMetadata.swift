@@ -43,9 +43,11 @@ public struct EventMetadata: Sendable, Hashable, Codable {
         self.requestID = requestID
     }
 
-    /// The metadata as compact JSON with sorted keys. Cost: one JSON encode.
+    /// The metadata as compact JSON with sorted keys, byte for byte what `JSONEncoder` writes
+    /// (sorted keys, slashes left alone), written by hand (``writtenJSON()``).
+    /// Cost: one pass over the fields.
     public func encoded() throws -> Data {
-        try EventJSON.encode(self)
+        hasControlCharacters ? try EventJSON.encode(self) : writtenJSON()
     }
 
     /// Reads metadata bytes written by ``encoded()``.

@@ -35,3 +35,14 @@ public final class StoreSnapshots: UserSnapshotStore {
         try ViewSnapshots.update(stream: stream, through: snapshot.version, in: store)
     }
 }
+
+extension StoreSnapshots: UserSnapshotStreamReading {
+    /// The decision snapshot and the stream's events after it in one statement, on a store
+    /// that reads them together (PostgreSQL: ``SnapshotStreamReading``); nil on one that does
+    /// not (SQLite, in-process: two reads cost no round trip there).
+    public func latestSnapshotAndEvents(stream: String, limit: Int) throws -> UserSnapshotAndEvents? {
+        guard let reading = store as? any SnapshotStreamReading else { return nil }
+        let read = try reading.snapshotAndEvents(kind: DocumentSnapshots.kind, slot: 0, stream: stream, limit: limit)
+        return UserSnapshotAndEvents(document: read.document, from: read.from, events: read.events)
+    }
+}
