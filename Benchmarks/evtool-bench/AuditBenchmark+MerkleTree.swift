@@ -11,31 +11,8 @@ extension AuditBenchmark {
     static func keptTree(_ rows: [BenchRow], batch: Int, runs: Int, bench: inout SQLiteBenchmark, logPath: String,
                          rawRead: Double, console: inout Console) throws {
         let events = rows.count
-        var appendSeconds: [Double] = [], followerSeconds: [Double] = []
-        for _ in 0..<runs {
-            let path = bench.freshPath("evtool-follower")
-            let store = try SQLiteEventStore(path: path)
-            var (append, follow) = (0.0, 0.0)
-            var start = 0
-            while start < rows.count {
-                let end = min(start + batch, rows.count)
-                let first = rows[start]
-                append += try Measurement.seconds {
-                    try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
-                }
-                follow += try Measurement.seconds { _ = try store.extendMerkleTree(limit: batch) }
-                start = end
-            }
-            guard try store.merkleTreeState().size == UInt64(events) else {
-                throw CLIError(message: "benchmark tree has \(try store.merkleTreeState().size) leaves, expected \(events)", code: .failure)
-            }
-            appendSeconds.append(append)
-            followerSeconds.append(follow)
-            bench.remove(path)
-        }
-        let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
-        console.output("Merkle tree follower after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / Double(events) * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / Double(events) * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
-
+        try followerLine(rows, batch: batch, runs: runs, bench: &bench, console: &console)
+        try followerLine(rows, batch: batch, runs: runs, elsewhere: true, bench: &bench, console: &console)
         try oneEventPath(rows, bench: &bench, console: &console)
 
         // The whole log's tree at once (an upgraded store's first extension), then proofs.
@@ -69,6 +46,52 @@ extension AuditBenchmark {
         func milliseconds(_ values: [Double]) -> String { String(format: "%.2f ms", Measurement.median(values) * 1e3) }
         console.output("inclusion proof at \(String(events).groupedThousands) events: \(milliseconds(kept)) from the kept tree, \(milliseconds(streamed)) streaming the log (\(String(format: "%.0f", Measurement.median(streamed) / Measurement.median(kept)))×)")
         console.output("consistency proof at \(String(events).groupedThousands) events: \(milliseconds(keptConsistency)) from the kept tree (both roots, checked), \(milliseconds(streamedConsistency)) streaming the log")
+    }
+
+    /// The follower run after each batched append of `batch` (same file, alternating, so that
+    /// other work on the machine slows both alike) against the appends themselves, `runs` times:
+    /// the median of each, as one line. In the appending process's own store (as `evtool serve`
+    /// runs it: the append's chain hashes taken from memory), and, with `elsewhere`, through a
+    /// second store on the file (as a follower in another process: the rows read back).
+    static func followerLine(_ rows: [BenchRow], batch: Int, runs: Int, elsewhere: Bool = false, bench: inout SQLiteBenchmark,
+                             console: inout Console) throws {
+        let events = rows.count
+        var appendSeconds: [Double] = [], followerSeconds: [Double] = []
+        for _ in 0..<runs {
+            let path = bench.freshPath("evtool-follower")
+            let store = try SQLiteEventStore(path: path)
+            let follower = elsewhere ? try SQLiteEventStore(path: path) : store
+            var (append, follow) = (0.0, 0.0)
+            var start = 0
+            while start < rows.count {
+                let end = min(start + batch, rows.count)
+                let first = rows[start]
+                append += try Measurement.seconds {
+                    try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
+                }
+                follow += try Measurement.seconds { _ = try follower.extendMerkleTree(limit: batch) }
+                start = end
+            }
+            guard try store.merkleTreeState().size == UInt64(events) else {
+                throw CLIError(message: "benchmark tree has \(try store.merkleTreeState().size) leaves, expected \(events)", code: .failure)
+            }
+            appendSeconds.append(append)
+            followerSeconds.append(follow)
+            bench.remove(path)
+        }
+        let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
+        console.output("Merkle tree follower\(elsewhere ? " on a second connection (another process: the rows read back)" : "") after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / Double(events) * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / Double(events) * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
+    }
+
+    /// The `follower` suite: only the SQLite follower's lines of `audit` (after each batched
+    /// append, and on the one-event path), for profiling and quick comparisons.
+    static func runFollower(events: Int, batch: Int, runs: Int, directory: String, console: inout Console) throws {
+        BenchCommand.preamble(&console, "the SQLite Merkle tree follower, N = \(String(events).groupedThousands) events in batches of \(batch); median of \(runs) run(s)")
+        var bench = SQLiteBenchmark(directory: directory)
+        let rows = Workload.rows(count: events, batchSize: batch)
+        try followerLine(rows, batch: batch, runs: runs, bench: &bench, console: &console)
+        try followerLine(rows, batch: batch, runs: runs, elsewhere: true, bench: &bench, console: &console)
+        try oneEventPath(rows, bench: &bench, console: &console)
     }
 
     /// The one-event path: each event appended alone (its own transaction and commit), the

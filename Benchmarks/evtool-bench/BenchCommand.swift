@@ -34,7 +34,7 @@ enum BenchCommand {
             USAGE: evtool-bench \(usage)
 
             ARGUMENTS:
-              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres; serve, which runs evtool serve under wrk, and scale, minutes to build its stores, only when named)
+              \("SUITE".padded(to: 26))Which benchmarks (default all): \(allSuites.joined(separator: ", ")) (postgres is in the default only with --postgres; serve, which runs evtool serve under wrk, scale, minutes to build its stores, and follower, audit's SQLite Merkle tree follower alone, only when named)
 
             OPTIONS:
 
@@ -87,7 +87,7 @@ enum BenchCommand {
 
     static func run(_ arguments: BenchArguments, console: inout Console) throws {
         let postgresURL = arguments.value("postgres")
-        let suites = arguments.positional.isEmpty ? allSuites.filter { ($0 != "postgres" || postgresURL != nil) && $0 != "serve" && $0 != "scale" } : arguments.positional
+        let suites = arguments.positional.isEmpty ? allSuites.filter { ($0 != "postgres" || postgresURL != nil) && $0 != "serve" && $0 != "scale" && $0 != "follower" } : arguments.positional
         for suite in suites where !allSuites.contains(suite) {
             throw CLIError.usage("no benchmark suite '\(suite)'; suites: \(allSuites.joined(separator: ", "))")
         }
@@ -121,6 +121,9 @@ enum BenchCommand {
                 try AuditBenchmark.runPostgres(url: postgresURL, events: events, batch: batch, runs: runs, console: &console)
             }
         }
+        if suites.contains("follower") {
+            try AuditBenchmark.runFollower(events: events, batch: batch, runs: runs, directory: directory, console: &console)
+        }
         if suites.contains("scale") {
             let evtool = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).deletingLastPathComponent().appendingPathComponent("evtool").path
             var streamLength: Int?
@@ -144,7 +147,7 @@ enum BenchCommand {
         }
     }
 
-    static let allSuites = ["sqlite", "commands", "projections", "audit", "postgres", "serve", "scale"]
+    static let allSuites = ["sqlite", "commands", "projections", "audit", "follower", "postgres", "serve", "scale"]
 
     static func preamble(_ console: inout Console, _ description: String) {
         #if DEBUG

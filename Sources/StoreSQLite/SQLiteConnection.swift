@@ -11,6 +11,9 @@ final class SQLiteConnection {
     /// (which lowers it for its own transactions and restores it): a PRAGMA is compiled again
     /// at every run, so reading it at every extension cost a statement's preparation.
     var synchronousLevel: Int64?
+    /// The chain hashes of the last append this connection committed, for the kept tree's
+    /// follower on the same connection.
+    var appendedChain = AppendedChain()
 
     /// Opens (and creates, when `create` is set) the database at `path`; `:memory:` for a
     /// private in-memory database.

@@ -21,7 +21,9 @@ extension SQLiteEventStore: MerkleTreeStore {
 
     /// Reads the events after the tree's last leaf, hashes them in Swift (libcrypto) into the
     /// open tiles and writes the tiles they complete or grow, one prepared upsert each, in one
-    /// transaction. The tree is derived data: that transaction commits with
+    /// transaction. The events of this connection's last append are not read back: their chain
+    /// hashes are kept from the append (``AppendedChain``, checked against the file's rows at
+    /// both ends of the block). The tree is derived data: that transaction commits with
     /// `synchronous=NORMAL` (no wait for the disk; a power loss can only lose extensions, which
     /// the next one redoes, never events, which their own commits made durable).
     public func extendMerkleTree(limit: Int) throws -> (state: MerkleTreeState, added: Int) {
@@ -83,16 +85,29 @@ extension SQLiteEventStore: MerkleTreeStore {
         } catch let error as MerkleProofError {
             throw EventStoreError.corrupt("the kept Merkle tree of \(state.size) leaves cannot be extended: \(error) (run 'evtool verify')")
         }
-        let select = try connection.statement("SELECT position, hash FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
-        try select.bind(state.position, at: 1)
-        try select.bind(Int64(limit), at: 2)
         var added = 0
         var last = state.position
+        // The events this connection's last append committed, when they follow the tree's last
+        // leaf: their chain hashes from memory (AppendedChain), not read back. The block's first
+        // and last rows are read to check that the file still holds them as appended.
+        if let block = try appendedBlock(after: state.position, connection) {
+            let take = min(block.count, limit)
+            block.hashes.withUnsafeBytes { bytes in
+                for offset in 0..<take {
+                    growth.add(entry: bytes.baseAddress! + offset * MerkleHash.size, position: block.first + Int64(offset))
+                }
+            }
+            added = take
+            last = block.first + Int64(take) - 1
+        }
+        let select = try connection.statement("SELECT position, hash FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
+        try select.bind(last, at: 1)
+        try select.bind(Int64(limit - added), at: 2)
         // Each chain hash is decoded in place (the row's text, no copy) into one buffer and
         // hashed from there into the open tile: no allocation per event.
         try withUnsafeTemporaryAllocation(byteCount: MerkleHash.size, alignment: 8) { entry in
             defer { select.reset() }
-            while try select.step() {
+            while added < limit, try select.step() {
                 let position = select.int64(0)
                 guard HexDecoding.decode(UnsafeRawBufferPointer(select.textBytes(1)), into: entry) else {
                     throw EventStoreError.corrupt("the event at position \(position) has no valid chain hash: the Merkle tree cannot cover it (run 'evtool verify')")
@@ -116,6 +131,28 @@ extension SQLiteEventStore: MerkleTreeStore {
             try upsert.run()
         }
         return (MerkleTreeState(size: growth.size, position: last), added)
+    }
+
+    /// The part of the connection's last committed append (``AppendedChain``) after `position`,
+    /// when its events follow it (the first is at `position` + 1, or `position` is inside the
+    /// block) and the file still holds the block's first and last events with those chain
+    /// hashes; nil otherwise (the caller reads the rows).
+    private static func appendedBlock(after position: Int64, _ connection: SQLiteConnection) throws -> (first: Int64, count: Int, hashes: ArraySlice<UInt8>)? {
+        let chain = connection.appendedChain
+        guard chain.count > 0, position >= chain.first - 1, position < chain.last else { return nil }
+        let check = try connection.statement("SELECT hash FROM events WHERE position = ?1")
+        for offset in chain.count == 1 ? [0] : [0, chain.count - 1] {
+            try check.bind(chain.first + Int64(offset), at: 1)
+            defer { check.reset() }
+            guard try check.step() else { return nil }
+            let matches = withUnsafeTemporaryAllocation(byteCount: MerkleHash.size, alignment: 8) { decoded in
+                guard HexDecoding.decode(UnsafeRawBufferPointer(check.textBytes(0)), into: decoded) else { return false }
+                return chain.hashes.withUnsafeBytes { memcmp($0.baseAddress! + offset * MerkleHash.size, decoded.baseAddress!, MerkleHash.size) == 0 }
+            }
+            guard matches else { return nil }
+        }
+        let skip = Int(position + 1 - chain.first)
+        return (position + 1, chain.count - skip, chain.hashes[(skip * MerkleHash.size)...])
     }
 
     /// The open tiles of a tree of `size` leaves, each blob as kept (not split into hashes).
@@ -161,10 +198,17 @@ extension SQLiteEventStore: MerkleTreeStore {
                           lastPosition: statement.isNull(4) ? nil : statement.int64(4))
     }
 
+    /// The level-0 tile whose positions reach `?1`, found through the index on `last_position`
+    /// (O(log n)). Named: without statistics SQLite's planner prefers the key's `level = 0`
+    /// and scanned every level-0 tile (one per 16 events) to sort them by `last_position`.
+    static let leafTileSQL = """
+        SELECT idx, first_position FROM merkle_tiles INDEXED BY merkle_tiles_last_position
+        WHERE level = 0 AND last_position >= ?1 ORDER BY last_position LIMIT 1
+        """
+
     public func merkleLeafIndex(position: Int64) throws -> UInt64? {
         try withConnection { connection in
-            let statement = try connection.statement(
-                "SELECT idx, first_position FROM merkle_tiles WHERE level = 0 AND last_position >= ?1 ORDER BY last_position LIMIT 1")
+            let statement = try connection.statement(Self.leafTileSQL)
             try statement.bind(position, at: 1)
             guard try statement.step() else {
                 statement.reset()

@@ -236,11 +236,20 @@ public final class SQLiteEventStore: MultiStreamAppending {
     public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
         for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
         return try withConnection { connection in
-            try connection.transaction {
-                let now = Timestamp.format(Date())
-                let hasher = EventChain.Hasher()
-                return try parts.map { try Self.insert($0, now: now, hasher: hasher, connection) }
+            connection.appendedChain.begin()
+            let results: [AppendResult]
+            do {
+                results = try connection.transaction {
+                    let now = Timestamp.format(Date())
+                    let hasher = EventChain.Hasher()
+                    return try parts.map { try Self.insert($0, now: now, hasher: hasher, connection) }
+                }
+            } catch {
+                connection.appendedChain.discard()
+                throw error
             }
+            connection.appendedChain.commit()
+            return results
         }
     }
 
@@ -322,6 +331,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
                         }
                         if event.recordedAt != nil { try insert.bind(now, at: 7) }
                         if offset == 0 { first = connection.lastInsertRowID }
+                        connection.appendedChain.record(position: connection.lastInsertRowID, hash: link)
                     }
                 }
             }
