@@ -125,7 +125,7 @@ struct DocumentWritingTests {
         switch Int.random(in: 0..<8, using: &random) {
         case 0: return Double(Int.random(in: -1_000...1_000, using: &random))
         case 1: return Double(Int.random(in: -(1 << 53)...(1 << 53), using: &random))
-        case 2: return [-0.0, 0, 1e15, -1e15, 1e15 - 1, 1e16, 1e-6, 5e-324, 1.7976931348623157e308].randomElement(using: &random)!
+        case 2: return [-0.0, 0, 1e15, -1e15, 1e15 - 1, 1e16, 1e-6, .leastNonzeroMagnitude, .greatestFiniteMagnitude].randomElement(using: &random)!
         case 3: return Double(Int.random(in: -180_000...180_000, using: &random)) / 1_000
         case 4: return Double.random(in: -1...1, using: &random)
         default:
