@@ -34,7 +34,9 @@ public struct JSONWriter {
         separate()
         storage.append(UInt8(ascii: "\""))
         storage.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        storage.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        // Byte by byte, not an array literal: that made a heap allocation per member written.
+        storage.append(UInt8(ascii: "\""))
+        storage.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -58,10 +60,10 @@ public struct JSONWriter {
     @inlinable public mutating func string(_ value: String?) { if let value { string(value) } else { null() } }
 
     /// A whole number.
-    @inlinable public mutating func number(_ value: Int) { separate(); storage.append(contentsOf: String(value).utf8); needsComma = true }
+    @inlinable public mutating func number(_ value: Int) { number(Int64(value)) }
 
-    /// A whole number.
-    @inlinable public mutating func number(_ value: Int64) { separate(); storage.append(contentsOf: String(value).utf8); needsComma = true }
+    /// A whole number (the digits `String(value)` has, written without making that string).
+    @inlinable public mutating func number(_ value: Int64) { separate(); Self.appendDecimal(value, to: &storage); needsComma = true }
 
     /// A finite number, written as Swift's shortest round-tripping form (`10`, `2.5`, `34.0224`);
     /// JSON has no infinity or NaN, so those are written as `null` (the decoders never produce
@@ -71,7 +73,7 @@ public struct JSONWriter {
         if !value.isFinite {
             storage.append(contentsOf: "null".utf8)
         } else if value == value.rounded(), abs(value) < 1e15 {
-            storage.append(contentsOf: String(Int64(value)).utf8)
+            Self.appendDecimal(Int64(value), to: &storage)
         } else {
             storage.append(contentsOf: String(value).utf8)
         }
@@ -86,6 +88,20 @@ public struct JSONWriter {
     /// JSON that is already JSON (a stored payload or view document), copied as it is.
     @inlinable public mutating func raw<Bytes: Sequence>(_ json: Bytes) where Bytes.Element == UInt8 { separate(); storage.append(contentsOf: json); needsComma = true }
 
+    /// JSON that is already JSON, held as `Data` (a view's kept details), copied in one go.
+    @inlinable public mutating func raw(_ json: Data) {
+        separate()
+        json.withUnsafeBytes { storage.append(contentsOf: $0) }
+        needsComma = true
+    }
+
+    /// Empties the writer and keeps its storage, so that the next document is written into
+    /// memory already allocated (a commit writes thousands of documents one after the other).
+    @inlinable public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
     /// A string value written by `body` straight into the bytes, between the quotes (for
     /// text that never needs escaping, such as a formatted time): no intermediate `String`.
     @inlinable public mutating func unescapedString(_ body: (inout [UInt8]) -> Void) {
@@ -94,6 +110,27 @@ public struct JSONWriter {
         body(&storage)
         storage.append(UInt8(ascii: "\""))
         needsComma = true
+    }
+
+    /// Appends the decimal digits of `value` (with a minus sign when negative): the bytes of
+    /// `String(value)`, from a buffer on the stack.
+    @inlinable static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        if rest < 10 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest))
+            return
+        }
+        // UInt64.max has 20 digits.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            while rest != 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     @inlinable mutating func separate() {

@@ -43,6 +43,15 @@ extension ViewDocument {
         return writer.data
     }
 
+    /// The document's JSON, written with `writer`, which is emptied first and keeps its
+    /// storage: a commit encodes thousands of documents through one writer, so each costs one
+    /// copy of its bytes instead of a new buffer grown a few times.
+    public func jsonData(reusing writer: inout JSONWriter) -> Data {
+        writer.removeAll()
+        write(to: &writer)
+        return writer.data
+    }
+
     /// Reads a document from its JSON.
     public static func decode(_ data: Data) throws -> Self {
         guard let object = JSONObject(data) else { throw ViewDocumentError(reason: "a stored view document is not a JSON object") }

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import JSONKit
 import Synchronization
 
 /// Drives one projection against a store: its generation, checkpoint, cached documents and
@@ -168,8 +169,11 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
                 let documents = slotDocuments
                 DispatchQueue.concurrentPerform(iterations: parts) { part in
                     var clock = PhaseClock()
+                    var writer = JSONWriter()
                     let range = (changed.count * part / parts)..<(changed.count * (part + 1) / parts)
-                    for index in range { output[index] = documents[changed[index]].map { $0.jsonData } }
+                    for index in range {
+                        if let document = documents[changed[index]] { output[index] = document.jsonData(reusing: &writer) }
+                    }
                     seconds[part] = clock.lap()
                 }
             }
@@ -182,7 +186,11 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
     private func encodeHere(_ slots: [Int]) -> [Data?] {
         var clock = PhaseClock()
         defer { encodingNanoseconds.add(UInt64(clock.lap() * 1e9), ordering: .relaxed) }
-        return slots.map { slotDocuments[$0].map { $0.jsonData } }
+        var writer = JSONWriter()
+        var encoded: [Data?] = []
+        encoded.reserveCapacity(slots.count)
+        for slot in slots { encoded.append(slotDocuments[slot].map { $0.jsonData(reusing: &writer) }) }
+        return encoded
     }
 
     /// Drops every cached document and goes back to the last committed checkpoint.

@@ -46,19 +46,7 @@ public struct RecentSearchesProjection: Projection {
                                 searchedAt: Date(timeIntervalSince1970: 0),
                                 identity: RecentSearchesProjection.identity(keyword: "", category: .all, distance: 0, units: .miles, location: .custom(text: "")))
         /// The location, as one of two object shapes.
-        static let locationField = DocumentField<Item>("location", write: { item, writer in
-            writer.key("location"); writer.beginObject()
-            switch item.location {
-            case let .current(latitude, longitude):
-                writer.key("current"); writer.beginObject()
-                writer.key("latitude"); writer.number(latitude)
-                writer.key("longitude"); writer.number(longitude)
-                writer.endObject()
-            case let .custom(text):
-                writer.key("custom"); writer.beginObject(); writer.key("text"); writer.string(text); writer.endObject()
-            }
-            writer.endObject()
-        }, read: { object, item in
+        static let locationField = DocumentField<Item>("location", write: { item, writer in item.writeLocation(to: &writer) }, read: { object, item in
             guard let place = object.object("location") else { return false }
             if let current = place.object("current"), let latitude = current.number("latitude"), let longitude = current.number("longitude") {
                 item.location = .current(latitude: latitude, longitude: longitude)
