@@ -22,6 +22,7 @@ struct PostgresMigrationTests {
         "b0053b39ec50e4461061be0e9afba8b23b2aac3708f57af124ad9e4f76bc5cad",
         "e9652d047d6786598eebbf939bbc1b77256829537cde46c109ad2a587d0052c9",
         "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
+        "cad6747dc0e40f004deec64242289fc2b8122fb9dd095ada15d5bec6bfa2b3be",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
