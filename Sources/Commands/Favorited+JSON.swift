@@ -17,12 +17,7 @@ extension Favorited {
         writer.key("listingID"); writer.string(listingID)
         writer.key("schemaVersion"); writer.number(Self.schemaVersion)
         writer.key("summary")
-        writer.beginObject()
-        writer.key("category"); writer.string(summary.category)
-        writer.key("localDateTime"); writer.string(summary.localDateTime)
-        writer.key("name"); writer.string(summary.name)
-        writer.key("venue"); writer.string(summary.venue)
-        writer.endObject()
+        summary.write(to: &writer)
         writer.endObject()
         return writer.data
     }

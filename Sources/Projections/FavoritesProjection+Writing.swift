@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import JSONKit
 
@@ -27,12 +28,7 @@ extension FavoritesProjection.Item {
         writer.key("addedAt"); writer.date(addedAt)
         writer.key("listingID"); writer.string(listingID)
         writer.key("summary")
-        writer.beginObject()
-        writer.key("category"); writer.string(summary.category)
-        writer.key("localDateTime"); writer.string(summary.localDateTime)
-        writer.key("name"); writer.string(summary.name)
-        writer.key("venue"); writer.string(summary.venue)
-        writer.endObject()
+        summary.write(to: &writer)
         writer.endObject()
     }
 }

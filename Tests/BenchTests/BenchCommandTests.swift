@@ -29,7 +29,7 @@ struct BenchCommandTests {
         #expect(long.errors.isEmpty)
         #expect(long.output.hasPrefix("OVERVIEW: Measure append and read speed"))
         #expect(long.output.contains("\nUSAGE: evtool-bench [SUITE…] "))
-        #expect(long.output.contains("sqlite, commands, projections, audit, postgres, serve, scale"))
+        #expect(long.output.contains("sqlite, commands, projections, audit, follower, postgres, serve, scale"))
         for option in ["--events N", "--single N", "--batch N", "--runs R", "--quick", "--dir DIR", "--users N", "--samples N", "--long-stream N", "--stream-length N", "--compare-cache", "--postgres URL", "--duration S"] {
             #expect(long.output.contains("\n  \(option) "), "help lacks \(option)")
         }
@@ -41,7 +41,7 @@ struct BenchCommandTests {
     func usageErrors() throws {
         let usage = "Usage: evtool-bench [SUITE…] [--events N] [--single N] [--batch N] [--runs R] [--quick] [--dir DIR] [--users N] [--samples N] [--long-stream N] [--stream-length N] [--compare-cache] [--postgres URL] [--duration S]\nSee 'evtool-bench --help'.\n"
         let cases: [([String], String)] = [
-            (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, postgres, serve, scale\n"),
+            (["sqlit"], "Error: no benchmark suite 'sqlit'; suites: sqlite, commands, projections, audit, follower, postgres, serve, scale\n"),
             (["sqlite", "--events", "1000,2000"], "Error: option '--events' takes several sizes only for the scale suite\n"),
             (["scale", "--events", "1000,99"], "Error: option '--events' must be a whole number from 1000 to 100000000, not '1000,99'\n"),
             (["--event", "5"], "Error: unknown option '--event'\n"),
