@@ -101,6 +101,10 @@ extension PostgresMigrationTests {
             let before = try TestDatabase.execute("SELECT string_agg(level || '/' || idx || ':' || encode(hashes, 'hex'), ' ' ORDER BY level, idx) FROM \(tiles)")
             // 11 more events fill the open level-0 tile, whose root goes into the open level-4 tile.
             for n in 37..<48 { try store.append(ProposedEvent(type: "Searched", data: Data(#"{"n":\#(n)}"#.utf8)), to: "user-\(n % 3)", expectedVersion: .any) }
+            // First wait until no running transaction can precede any of the 48 events (other tests'
+            // transactions on the shared server hold the horizon back): otherwise one extension call
+            // could take part of them, commit it, and only the next meet the tampered tile.
+            #expect(try Self.eventually(48, summing: false) { try store.readAll(after: 0, limit: 1_000).count } == 48)
             // The events may wait behind other tests' transactions: call until the extension takes them.
             let deadline = Date().addingTimeInterval(30)
             var reason: String?
