@@ -3,7 +3,8 @@
 # libsqlite3-dev, libpq-dev, libssl-dev, libmicrohttpd-dev, pkg-config, the sqlite3 shell,
 # PostgreSQL 15, python3 with venv (the HTTP tests' client and Selenium come from PyPI into
 # virtual environments), for the report's browser tests Chromium and its WebDriver, and
-# man-db (the man page test).
+# man-db (the man page test), and wrk (the HTTP load of `evtool-bench serve` and of
+# ServeFavoriteScriptTests).
 # As root it uses apt-get; otherwise it names what to install and fails.
 set -euo pipefail
 
@@ -25,6 +26,7 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 # The man page test renders 'evtool man' with man -l (man-db brings groff).
 command -v man >/dev/null 2>&1 || missing+=(man-db)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 
 if ((${#missing[@]} == 0)); then
     exit 0
