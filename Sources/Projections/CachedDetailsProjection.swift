@@ -44,6 +44,8 @@ public struct CachedDetailsProjection: Projection {
     /// Makes the projection (``Views/cachedDetails`` is the one the projector runs).
     public init() {}
 
+    public func reads(type: String) -> Bool { type == DetailsViewed.typeName }
+
     public func key(for event: ViewEvent) -> String? {
         if case let .detailsViewed(listing, _, _) = event.action { return ViewKey.listing(listing) }
         return nil

@@ -1,4 +1,5 @@
 import Commands
+import EventLog
 import Foundation
 import JSONKit
 
@@ -75,6 +76,10 @@ public struct FavoritesProjection: Projection {
 
     /// Makes the projection (``Views/favorites`` is the one the projector runs).
     public init() {}
+
+    public func reads(type: String) -> Bool {
+        type == Favorited.typeName || type == Unfavorited.typeName || type == Erasure.markerType
+    }
 
     public func key(for event: ViewEvent) -> String? {
         switch event.action {

@@ -21,10 +21,19 @@ public protocol Projection: Sendable {
     /// The key of the document `event` changes, or nil when the view ignores it.
     func key(for event: ViewEvent) -> String?
 
+    /// Whether events of `type` can change a document of this view: false only when
+    /// ``key(for:)`` is nil for every event of that type, so that a fold of one view (time
+    /// travel) skips them without decoding their payloads. True unless a view says otherwise.
+    func reads(type: String) -> Bool
+
     /// Applies `event` to the document of its key, in place (nil: the key has no document;
     /// setting nil removes it). In place, as reducers do, so that a document is not copied
     /// on every event.
     func evolve(_ document: inout Document?, with event: ViewEvent)
+}
+
+extension Projection {
+    public func reads(type: String) -> Bool { true }
 }
 
 /// A view's document: stored as JSON that people can read and that this code reads back.

@@ -1,4 +1,5 @@
 import Commands
+import EventLog
 import Foundation
 import JSONKit
 
@@ -103,6 +104,10 @@ public struct RecentSearchesProjection: Projection {
 
     /// Makes the projection (``Views/recentSearches`` is the one the projector runs).
     public init() {}
+
+    public func reads(type: String) -> Bool {
+        type == Searched.typeName || type == Erasure.markerType
+    }
 
     public func key(for event: ViewEvent) -> String? {
         switch event.action {

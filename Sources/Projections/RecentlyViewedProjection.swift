@@ -1,4 +1,5 @@
 import Commands
+import EventLog
 import Foundation
 import JSONKit
 
@@ -43,6 +44,10 @@ public struct RecentlyViewedProjection: Projection {
 
     /// Makes the projection (``Views/recentlyViewed`` is the one the projector runs).
     public init() {}
+
+    public func reads(type: String) -> Bool {
+        type == DetailsViewed.typeName || type == Erasure.markerType
+    }
 
     public func key(for event: ViewEvent) -> String? {
         switch event.action {

@@ -8,8 +8,10 @@ extension TimeTravel {
     /// (``TimeTravelCache``): what a long-running process (`evtool serve`, an app back end
     /// over ``Application``) uses, so that repeated reads of a user's past cost a few events.
     ///
-    /// Cost: with a kept state at or before the position whose next kept state is past it, one
-    /// read of the events between them (about ``TimeTravelCache/step``); otherwise as
+    /// Cost: with a kept state at or before the position whose next kept state is past it, reads
+    /// of the events after it in chunks doubling from 8, up to the first event past the position
+    /// (at most the events between the two, about ``TimeTravelCache/step``), the event types the
+    /// view does not read skipped undecoded (``Projection/reads(type:)``); otherwise as
     /// ``document(_:key:asOf:in:)`` (the stream searched for the position, the nearest stored
     /// snapshot, at most ``ViewSnapshots/interval`` events), keeping a state every
     /// ``TimeTravelCache/step`` versions and at the position's version. Other views and
@@ -72,12 +74,18 @@ extension TimeTravel {
         fold.document = held.document
         var kept: [TimeTravelCache.Entry] = []
         var ended: RecordedEvent?
-        // The first read starts at the kept state's own event, to check it still fits.
+        // The first read starts at the kept state's own event, to check it still fits. Reads
+        // grow from a few events (doubling) up to the next kept state: the position is
+        // usually nearer than that, and a row read past it is a row decoded for nothing
+        // (a third of a hit's time, when it read through to the next kept state).
         var next = entry.version
         let stop = entry.version + ViewSnapshots.interval
         var pastPosition = false
+        var chunk: Int64 = 8
         while !pastPosition, next <= stop {
-            let wanted = Int(max(nextVersion.map { min($0, stop) - next + 1 } ?? min(4 * cache.step, stop - next + 1), 2))
+            let bound = nextVersion.map { min($0, stop) - next + 1 } ?? min(4 * cache.step, stop - next + 1)
+            let wanted = Int(max(min(chunk, bound), 2))
+            chunk = min(2 * chunk, ViewSnapshots.interval)
             var batch = try store.read(stream: stream, from: next, direction: .forwards, limit: wanted)
             let reachedEnd = batch.count < wanted
             if next == entry.version {
@@ -106,7 +114,7 @@ extension TimeTravel {
                                             kept: inout [TimeTravelCache.Entry], ended: inout RecordedEvent?) -> Bool {
         for recorded in batch {
             if recorded.position > position { return true }
-            fold.apply(recorded, ViewEvent.decode(recorded))
+            fold.apply(recorded)
             ended = recorded
             if recorded.version % step == 0 {
                 kept.append(TimeTravelCache.Entry(after: recorded, holding: fold.document))

@@ -19,7 +19,7 @@ public enum TimeTravel {
         var document: P.Document?
         let documentKey = projection.documentKey(key)
         let apply = { (recorded: RecordedEvent) in
-            guard point.includes(position: recorded.position, recordedAt: recorded.recordedAt),
+            guard point.includes(position: recorded.position, recordedAt: recorded.recordedAt), projection.reads(type: recorded.type),
                   let event = ViewEvent.decode(recorded), projection.key(for: event) == documentKey else { return }
             projection.evolve(&document, with: event)
         }

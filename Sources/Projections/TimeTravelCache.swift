@@ -153,7 +153,7 @@ public final class TimeTravelCache: Sendable {
 
     /// A cache of at most `capacity` states and `bytes` bytes (estimated, see the type), one
     /// state every `step` versions of a folded stream.
-    public init(capacity: Int = 1_024, bytes: Int = TimeTravelCache.defaultByteLimit, step: Int64 = 16) {
+    public init(capacity: Int = 4_096, bytes: Int = TimeTravelCache.defaultByteLimit, step: Int64 = 16) {
         self.capacity = max(capacity, 4)
         self.step = max(step, 1)
         state = Mutex(State(byteLimit: max(bytes, 0)))

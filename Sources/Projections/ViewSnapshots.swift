@@ -96,7 +96,7 @@ public enum ViewSnapshots {
                 while next <= last {
                     let batch = try store.read(stream: stream, from: next, direction: .forwards, limit: Int(min(1_000, last - next + 1)))
                     guard let end = batch.last else { break }
-                    for recorded in batch where recorded.position <= position { fold.apply(recorded, ViewEvent.decode(recorded)) }
+                    for recorded in batch where recorded.position <= position { fold.apply(recorded) }
                     next = end.version + 1
                 }
                 return (true, fold.document, last)
@@ -118,6 +118,12 @@ public enum ViewSnapshots {
         init(_ projection: P, documentKey: String) {
             self.projection = projection
             self.documentKey = documentKey
+        }
+
+        /// Applies `recorded`, decoded only when its type is one the view reads.
+        mutating func apply(_ recorded: RecordedEvent) {
+            guard projection.reads(type: recorded.type) else { return }
+            apply(recorded, ViewEvent.decode(recorded))
         }
 
         mutating func apply(_ recorded: RecordedEvent, _ event: ViewEvent?) {
