@@ -33,6 +33,7 @@ public protocol Projection: Sendable {
 }
 
 extension Projection {
+    /// Every type: a view that does not say which it reads is given every event.
     public func reads(type: String) -> Bool { true }
 }
 
