@@ -115,7 +115,13 @@ extension AuditBenchmark {
             throw CLIError(message: "benchmark tree has \(try store.merkleTreeState().size) leaves, expected \(count)", code: .failure)
         }
         let tiles = try tileTotals(path)
-        console.output("one-event appends (\(count), each its own commit), follower after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event), one upsert of the open tile per extension; appends themselves: 0 extra writes")
+        console.output(oneEventLine(count: count, append: append, follow: follow, tiles: tiles))
+    }
+
+    /// The one-event path's line, on either store: the follower's time per event against the
+    /// appends', and what it kept.
+    static func oneEventLine(count: Int, append: Double, follow: Double, tiles: (rows: Int64, bytes: Int64)) -> String {
+        "one-event appends (\(count), each its own commit), follower after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event), one upsert of the open tile per extension; appends themselves: 0 extra writes"
     }
 
     /// The rows of the tiles table and the bytes of their hashes, read with the sqlite3 library.

@@ -3,8 +3,8 @@ import Foundation
 import StorePostgres
 
 extension AuditBenchmark {
-    /// The kept Merkle tree on PostgreSQL: `merkle_extend` (the follower, as the owner) after
-    /// every batched append, alternating on one schema, against the appends themselves; then an
+    /// The kept Merkle tree on PostgreSQL: the follower (hashing in the app, tiles written
+    /// through `merkle_put`, the block from the append call) after every batched append, alternating on one schema, against the appends themselves; then an
     /// inclusion proof from the kept tree.
     static func keptTreePostgres(url: String, rows: [BenchRow], batch: Int, runs: Int, bench: inout PostgresBenchmark,
                                  console: inout Console) throws {
@@ -45,13 +45,13 @@ extension AuditBenchmark {
         }
         let events = Double(rows.count)
         let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
-        console.output("Merkle tree follower (merkle_extend) after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / events * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / events * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
+        console.output("Merkle tree follower on the appending handle (hashes in the app, merkle_put) after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / events * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / events * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
         console.output("inclusion proof at \(String(rows.count).groupedThousands) events from the kept tree: \(String(format: "%.2f ms", Measurement.median(proofSeconds) * 1e3))")
         try oneEventPathPostgres(url: url, rows: rows, bench: &bench, console: &console)
     }
 
     /// The one-event path on PostgreSQL: each event appended alone (`append_one`, its own
-    /// commit), `merkle_extend` run after each, alternating, on one schema; and what the
+    /// commit), the follower run after each, alternating, on one schema; and what the
     /// follower wrote (rows and bytes of the tiles table). Appends write nothing of the tree.
     static func oneEventPathPostgres(url: String, rows: [BenchRow], bench: inout PostgresBenchmark, console: inout Console) throws {
         let count = min(rows.count, 1_000)
@@ -72,6 +72,6 @@ extension AuditBenchmark {
             throw CLIError(message: "benchmark tree has \(size) leaves, expected \(count)", code: .failure)
         }
         let tiles = try bench.tileTotals(schema: schema)
-        console.output("one-event appends (\(count), each its own commit), merkle_extend after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event), one upsert of the open tile per extension; appends themselves: 0 extra writes")
+        console.output(oneEventLine(count: count, append: append, follow: follow, tiles: tiles))
     }
 }

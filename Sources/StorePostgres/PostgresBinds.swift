@@ -124,6 +124,27 @@ struct PostgresBinds {
         end()
     }
 
+    /// A `bytea[]` array.
+    mutating func append(byteaArray values: [[UInt8]]) {
+        begin()
+        appendArrayHeader(count: values.count, elementType: PostgresType.bytea)
+        for value in values {
+            appendBigEndian(Int32(value.count))
+            buffer.append(contentsOf: value)
+        }
+        end()
+    }
+
+    /// A `bigint[]` array whose nil elements are NULL.
+    mutating func append(nullableInt8Array values: [Int64?]) {
+        begin()
+        appendArrayHeader(count: values.count, elementType: PostgresType.int8, hasNulls: values.contains(nil))
+        for value in values {
+            if let value { appendBigEndian(Int32(8)); appendBigEndian(value) } else { appendBigEndian(Int32(-1)) }
+        }
+        end()
+    }
+
     /// The binary array header of `array_recv`: one dimension, no nulls, lower bound 1.
     private mutating func appendArrayHeader(count: Int, elementType: UInt32, hasNulls: Bool = false) {
         appendBigEndian(Int32(1))                 // dimensions
@@ -141,6 +162,8 @@ struct PostgresBinds {
 /// Type OIDs of the built-in types this store binds and reads (stable across releases).
 enum PostgresType {
     static let bool: UInt32 = 16
+    static let bytea: UInt32 = 17
+    static let byteaArray: UInt32 = 1001
     static let int8: UInt32 = 20
     static let int4: UInt32 = 23
     static let text: UInt32 = 25

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Synchronization
 
 /// An event store in a PostgreSQL database, safe for many threads and many processes
 /// (app servers) appending at once.
@@ -24,6 +25,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// Sends the NOTIFY that wakes ``PostgresFollower``s after appends; nil when appends
     /// do not notify.
     let notifier: PostgresNotifier?
+    /// The chain hashes of the last batched append this handle committed, for the kept tree's
+    /// follower (``PostgresAppendedChain``).
+    let appendedChain = Mutex(PostgresAppendedChain())
 
     /// Opens (and if needed installs or upgrades) a store.
     ///
@@ -176,6 +180,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         }
         let connection = lease.connection
         var status: Int32 = 0, failedPart: Int32 = 0, actual: Int64 = 0, versions: [Int64] = [], first: Int64 = 0
+        var block: PostgresAppendedChain?
         do {
             // A writer of the same stream that reserved later positions can commit first;
             // the function then refuses (EV001, nothing written) and the call is repeated in
@@ -193,6 +198,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 actual = result.isNull(row: 0, column: 2) ? 0 : try result.int64(row: 0, column: 2)
                 versions = result.isNull(row: 0, column: 3) ? [] : try result.int64Array(row: 0, column: 3)
                 first = try result.int64(row: 0, column: 4)
+                if status == 0 { block = PostgresAppendedChain.returned(by: result, column: 5, first: first, count: events.count) }
                 break
             }
         } catch let error as PostgresError {
@@ -226,6 +232,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             next += count
         }
         pool.giveBack(lease)
+        // The block of this append, or none after a one-event append: the tree's follower
+        // then takes what follows the tree by merkle_extend.
+        appendedChain.withLock { $0 = block ?? PostgresAppendedChain() }
         // Followers are woken by a NOTIFY from another connection, at most one per few
         // milliseconds however many appends commit meanwhile (PostgresNotifier).
         notifier?.announce(next - 1)

@@ -14,6 +14,9 @@ final class PostgresResult {
     /// The number of rows.
     var rowCount: Int { Int(PQntuples(handle)) }
 
+    /// The number of columns.
+    var columnCount: Int { Int(PQnfields(handle)) }
+
     /// Whether a column of a row is NULL.
     func isNull(row: Int, column: Int) -> Bool {
         PQgetisnull(handle, Int32(row), Int32(column)) != 0
@@ -88,6 +91,27 @@ final class PostgresResult {
             offset += 12
         }
         return values
+    }
+
+    /// Calls `body` with each element of a binary one-dimensional array without NULLs (its
+    /// bytes in place, valid only during the call), in order.
+    func forEachArrayElement(row: Int, column: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let raw = bytes(row: row, column: column)
+        func word(_ offset: Int) throws -> Int32 {
+            guard offset + 4 <= raw.count else { throw shapeError("truncated array in column \(column)") }
+            return Int32(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+        }
+        let dimensions = try word(0)
+        if dimensions == 0 { return }
+        guard dimensions == 1 else { throw shapeError("expected a one-dimensional array in column \(column)") }
+        let count = Int(try word(12))
+        var offset = 20
+        for _ in 0..<count {
+            let length = Int(try word(offset))
+            guard length >= 0, offset + 4 + length <= raw.count else { throw shapeError("unexpected array element in column \(column)") }
+            try body(UnsafeRawBufferPointer(rebasing: raw[(offset + 4)..<(offset + 4 + length)]))
+            offset += 4 + length
+        }
     }
 
     /// A binary `timestamptz` as microseconds since 1970 (the wire value counts from 2000).

@@ -61,10 +61,12 @@ public enum PostgresRoles {
             GRANT EXECUTE ON FUNCTION \(s).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).append_one(text, integer, bigint, uuid, text, json, json, timestamptz) TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(a);
-            -- The kept Merkle tree: read, and extended only through merkle_extend (which runs as
+            -- The kept Merkle tree: read, and extended only through merkle_put (the next tiles,
+            -- computed in the app; no kept hash can be changed) or merkle_extend (which runs as
             -- the owner and computes every hash from the events).
             GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).merkle_extend(integer) TO \(a);
+            GRANT EXECUTE ON FUNCTION \(s).merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[]) TO \(a);
             -- Archives (written by the owner's evtool archive): the heads and decision states appends and commands carry on from.
             -- And every event id ever appended (schema 10), read to tell a retried append from a new one.
             GRANT SELECT ON \(s).archives, \(s).archived_heads, \(s).event_ids TO \(a);

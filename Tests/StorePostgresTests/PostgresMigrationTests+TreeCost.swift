@@ -34,7 +34,7 @@ extension PostgresMigrationTests {
             try Self.appendThroughSQL(name, stream: stream, count: count)
         }
         // Today's roles script, without the table schema 10 added (the upgrade grants on it).
-        let roles = try PostgresRoles.sql(schema: name, owner: owner, app: app, auditor: auditor)
+        let roles = Self.rolesBeforeSchema13(try PostgresRoles.sql(schema: name, owner: owner, app: app, auditor: auditor))
             .replacingOccurrences(of: #", [^,;\s]*\.event_ids"#, with: "", options: .regularExpression)
         try TestDatabase.execute(roles)
         // Schema 9's follower, with its regular expression per row, builds the first 37 leaves.

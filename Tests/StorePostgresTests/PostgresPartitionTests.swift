@@ -227,7 +227,7 @@ extension PostgresPartitionTests {
         }
         try PostgresMigrationTests.appendWithOldFunction(name)
         // Version 9's roles script: today's without the event ids.
-        let script = try PostgresRoles.sql(schema: name, owner: owner, app: app, auditor: auditor)
+        let script = PostgresMigrationTests.rolesBeforeSchema13(try PostgresRoles.sql(schema: name, owner: owner, app: app, auditor: auditor))
             .replacingOccurrences(of: ", \(schema.quoted).event_ids", with: "")
         try TestDatabase.execute(script)
         _ = try PostgresEventStore(url: url, schema: name)

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 extension PostgresRoleMatrixTests {
-    @Test("the kept Merkle tree and the recorded checkpoints: no role but the owner writes them; the app extends the tree only through merkle_extend, the auditor not at all")
+    @Test("the kept Merkle tree and the recorded checkpoints: no role but the owner writes them; the app extends the tree only through merkle_put and merkle_extend, the auditor not at all")
     func keptTreeOwnerOnly() throws {
         let d = try Self.deploy(); defer { d.drop() }
         let s = d.schema.quoted
@@ -23,7 +23,8 @@ extension PostgresRoleMatrixTests {
         for role in [d.app, d.auditor] {
             let connection = try PostgresConnection(conninfo: d.url(for: role))
             _ = try connection.execute("BEGIN")
-            for statement in forgeries + (role == d.auditor ? ["SELECT * FROM \(s).merkle_extend(10)"] : []) {
+            for statement in forgeries + (role == d.auditor ? ["SELECT * FROM \(s).merkle_extend(10)",
+                                                            "SELECT * FROM \(s).merkle_put(0, 1, ARRAY[0], ARRAY[0::bigint], ARRAY[sha256('x')], ARRAY[1::bigint], ARRAY[1::bigint])"] : []) {
                 let outcome = Self.attempt(connection, statement)
                 #expect(!outcome.allowed, "\(role) was allowed: \(statement)")
                 #expect(outcome.error.contains("permission denied") || outcome.error.contains("must be owner"),
@@ -37,7 +38,7 @@ extension PostgresRoleMatrixTests {
         #expect(throws: EventStoreError.self) { try asAuditor.extendMerkleTree(limit: 10) }
         #expect(try LogTree.extendKept(asAuditor) == MerkleTreeState(size: 0, position: 0))
         #expect(try LogTree.root(of: asAuditor, size: 6) == LogTree.streamedRoot(of: asAuditor, size: 6))
-        // The app extends it (merkle_extend computes every hash from the events, as the owner).
+        // The app extends it (its follower computes the hashes, merkle_put writes the next tiles as the owner).
         let asApp = try PostgresEventStore(url: d.url(for: d.app), schema: d.schema.name)
         #expect(try PostgresMigrationTests.eventually(6) { try asApp.extendMerkleTree(limit: 100).added } == 6)
         #expect(try KeptTreeCheck.verify(asAuditor) == 6)
