@@ -48,4 +48,25 @@ struct PostgresAppendedChain: Sendable {
         block.hashes = hashes
         return block
     }
+
+    /// The chain hash at `offset` in the block, as the 64 lowercase hex digits the store keeps.
+    func hex(at offset: Int) -> String {
+        var text = [UInt8](repeating: 0, count: MerkleHash.size * 2)
+        hashes.withUnsafeBytes { bytes in
+            text.withUnsafeMutableBytes { output in
+                HexEncoding.encode(UnsafeRawBufferPointer(rebasing: bytes[(offset * MerkleHash.size)..<((offset + 1) * MerkleHash.size)]), into: output.baseAddress!)
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// What the kept tree's follower on a store handle last wrote (its size, last position and
+/// open tiles), so that its next extension from the handle's appended block needs no read of
+/// the tree: `merkle_put` refuses to write on a tree that has another size since.
+struct PostgresTreeFrontier: Sendable {
+    /// The tree after the write.
+    var state: MerkleTreeState
+    /// Its open tiles (``MerkleTile/openTileKeys(size:)``), by key.
+    var open: [MerkleNodeKey: MerkleTile]
 }

@@ -20,7 +20,9 @@ extension PostgresEventStore: MerkleTreeStore {
     /// from the append call, ``PostgresAppendedChain``: no row is read back) and the tiles they
     /// grow or fill handed to `merkle_put`, which writes them as the owner only if the tree still
     /// has the size they were built on and they have exactly the shape its growth gives, every
-    /// kept hash unchanged (schema 13, docs/AUDIT.md): two round trips. Any other events (another
+    /// kept hash unchanged, and the store still holds the block's ends as appended (schema 13,
+    /// docs/AUDIT.md): one round trip when this handle wrote the tree last (it builds on what it
+    /// wrote, ``PostgresTreeFrontier``), two otherwise. Any other events (another
     /// handle's, a one-event append's, those after the block) are taken by `merkle_extend`,
     /// which computes every hash from the events in SQL as the owner, in one round trip: events
     /// held back behind a transaction still running are waited for as ``readAll(after:limit:)``
@@ -34,14 +36,29 @@ extension PostgresEventStore: MerkleTreeStore {
         while true {
             if fromBlock {
                 let block = appendedChain.withLock { $0 }
-                let step = block.count == 0 ? nil
-                    : try withRetry { connection in try Self.extend(connection, schema: schema, limit: limit - added, from: block) }
-                if let step {
-                    added += step.added
-                    if step.moved { continue }
-                    if added >= limit { return (step.state, added) }
+                guard block.count > 0 else { fromBlock = false; continue }
+                let known = treeFrontier.withLock { $0 }
+                let step: BlockStep
+                do {
+                    step = try withRetry { connection in try Self.extend(connection, schema: schema, limit: limit - added, from: block, known: known) }
+                } catch where known != nil {
+                    // Built on what this handle last wrote, which the store no longer has: read it.
+                    treeFrontier.withLock { $0 = nil }
+                    continue
                 }
-                fromBlock = false
+                switch step {
+                case .notFollowing:
+                    fromBlock = false
+                case .moved:
+                    treeFrontier.withLock { $0 = nil }
+                    continue
+                case let .written(state, count, frontier):
+                    treeFrontier.withLock { $0 = frontier }
+                    added += count
+                    if added >= limit { return (state, added) }
+                    fromBlock = false
+                }
+                continue
             }
             var binds = PostgresBinds()
             binds.append(int4: Int32(clamping: limit - added))
@@ -58,48 +75,63 @@ extension PostgresEventStore: MerkleTreeStore {
         }
     }
 
+    /// What one extension from the handle's appended block did.
+    enum BlockStep {
+        /// The block does not follow the tree's last leaf, or the store no longer holds its first
+        /// and last events with those hashes: nothing written.
+        case notFollowing
+        /// Another follower extended the tree between the read and the write: nothing written.
+        case moved
+        /// `added` leaves written; the tree is now `state`, its open tiles `frontier`.
+        case written(state: MerkleTreeState, added: Int, frontier: PostgresTreeFrontier)
+    }
+
     /// One extension by at most `limit` of the events of `block`, this handle's last batched
-    /// append: the tree's state and open tiles (one statement), the block's hashes in Swift, and
-    /// one `merkle_put`. Nil when the block does not follow the tree's last leaf (or the store
-    /// no longer holds its first and last events with those hashes): nothing written. `moved`
-    /// when another follower extended the tree between the read and the write (nothing written).
-    private static func extend(_ connection: PostgresConnection, schema: PostgresSchema, limit: Int, from block: PostgresAppendedChain)
-        throws -> (state: MerkleTreeState, added: Int, moved: Bool)? {
+    /// append: the tree's state and open tiles (one statement, or `known`, what this handle
+    /// last wrote, when the block follows it: `merkle_put` refuses a tree that has moved since),
+    /// the block's hashes in Swift, and one `merkle_put`, which writes only if the store still
+    /// holds the block's first and last events with those hashes.
+    private static func extend(_ connection: PostgresConnection, schema: PostgresSchema, limit: Int, from block: PostgresAppendedChain,
+                               known: PostgresTreeFrontier?) throws -> BlockStep {
         let s = schema.quoted
-        // The tree's size and its open tiles (one per level whose node count is not a multiple
-        // of 16) in one statement, so both come from one snapshot even while another follower
-        // commits an extension; each tile by its key (the LIMIT keeps the planner from joining
-        // the whole table). Beside them, the chain hashes the store holds at the block's ends.
-        var ends = PostgresBinds()
-        ends.append(int8: block.first)
-        ends.append(int8: block.last)
-        let top = try connection.query("""
-            WITH top AS (SELECT idx * 16 + length(hashes) / 32 AS size, last_position FROM \(s).merkle_tiles
-                         WHERE level = 0 ORDER BY idx DESC LIMIT 1)
-            SELECT top.size, top.last_position, t.level, t.idx, t.hashes, t.first_position, t.last_position,
-                   (SELECT hash FROM \(s).events WHERE position = $1), (SELECT hash FROM \(s).events WHERE position = $2)
-            FROM (VALUES (1)) AS one (x) LEFT JOIN top ON true LEFT JOIN LATERAL (
-                SELECT t.* FROM generate_series(0, 60, 4) AS l,
-                     LATERAL (SELECT * FROM \(s).merkle_tiles t WHERE t.level = l AND t.idx = (top.size >> l) / 16 LIMIT 1) AS t
-                WHERE (top.size >> l) % 16 <> 0) AS t ON true
-            """, types: [PostgresType.int8, PostgresType.int8], binds: ends)
-        guard top.rowCount > 0, limit > 0 else { return nil }
-        let state = top.isNull(row: 0, column: 0) ? MerkleTreeState(size: 0, position: 0)
-            : MerkleTreeState(size: UInt64(try top.int64(row: 0, column: 0)), position: try top.int64(row: 0, column: 1))
-        // The block follows the tree's last leaf (no position between them), and the store
-        // still holds its two ends as appended.
-        guard state.position >= block.first - 1, state.position < block.last,
-              holds(top, column: 7, block, offset: 0), holds(top, column: 8, block, offset: block.count - 1) else { return nil }
-        var growth: MerkleTileGrowth
-        do {
-            var open: [MerkleNodeKey: MerkleTile] = [:]
+        func follows(_ state: MerkleTreeState) -> Bool { state.position >= block.first - 1 && state.position < block.last }
+        var state = MerkleTreeState(size: 0, position: 0)
+        var open: [MerkleNodeKey: MerkleTile] = [:]
+        if let known, follows(known.state) {
+            state = known.state
+            open = known.open
+        } else {
+            // The tree's size and its open tiles (one per level whose node count is not a
+            // multiple of 16) in one statement, so both come from one snapshot even while another
+            // follower commits an extension; each tile by its key (the LIMIT keeps the planner
+            // from joining the whole table).
+            let top = try connection.query("""
+                WITH top AS (SELECT idx * 16 + length(hashes) / 32 AS size, last_position FROM \(s).merkle_tiles
+                             WHERE level = 0 ORDER BY idx DESC LIMIT 1)
+                SELECT top.size, top.last_position, t.level, t.idx, t.hashes, t.first_position, t.last_position
+                FROM (VALUES (1)) AS one (x) LEFT JOIN top ON true LEFT JOIN LATERAL (
+                    SELECT t.* FROM generate_series(0, 60, 4) AS l,
+                         LATERAL (SELECT * FROM \(s).merkle_tiles t WHERE t.level = l AND t.idx = (top.size >> l) / 16 LIMIT 1) AS t
+                    WHERE (top.size >> l) % 16 <> 0) AS t ON true
+                """, types: [], binds: PostgresBinds())
+            guard top.rowCount > 0 else { return .notFollowing }
+            if !top.isNull(row: 0, column: 0) {
+                state = MerkleTreeState(size: UInt64(try top.int64(row: 0, column: 0)), position: try top.int64(row: 0, column: 1))
+            }
             for row in 0..<top.rowCount where !top.isNull(row: row, column: 2) {
                 let tile = try tile(top, row: row, from: 2)
                 open[tile.key] = tile
             }
-            growth = try MerkleTileGrowth(size: state.size, tiles: open)
-        } catch let error as MerkleProofError {
-            throw EventStoreError.corrupt("the kept Merkle tree of \(state.size) leaves cannot be extended: \(error) (run 'evtool verify')")
+            guard follows(state) else { return .notFollowing }
+        }
+        guard limit > 0 else { return .notFollowing }
+        let size = state.size
+        let kept = open
+        var growth: MerkleTileGrowth
+        do {
+            growth = try MerkleTileGrowth(size: size, tiles: kept)
+        } catch {
+            throw EventStoreError.corrupt("the kept Merkle tree of \(size) leaves cannot be extended: \(error) (run 'evtool verify')")
         }
         let skip = Int(state.position + 1 - block.first)
         let added = min(block.count - skip, limit)
@@ -109,6 +141,7 @@ extension PostgresEventStore: MerkleTreeStore {
             }
         }
         let last = block.first + Int64(skip + added) - 1
+        var written: [MerkleNodeKey: MerkleTile] = [:]
         var levels: [Int32] = [], indexes: [Int64] = [], hashes: [[UInt8]] = [], firsts: [Int64?] = [], lasts: [Int64?] = []
         growth.forEachTile { level, index, first, final, bytes in
             levels.append(Int32(level))
@@ -116,6 +149,11 @@ extension PostgresEventStore: MerkleTreeStore {
             hashes.append([UInt8](bytes))
             firsts.append(first)
             lasts.append(final)
+            if bytes.count < MerkleTile.width * MerkleHash.size {
+                let tile = MerkleTile(level: level, index: index, hashes: stride(from: 0, to: bytes.count, by: MerkleHash.size).map { [UInt8](bytes[$0..<($0 + MerkleHash.size)]) },
+                                      firstPosition: first, lastPosition: final)
+                written[tile.key] = tile
+            }
         }
         var put = PostgresBinds()
         put.append(int8: Int64(state.size))
@@ -125,23 +163,21 @@ extension PostgresEventStore: MerkleTreeStore {
         put.append(byteaArray: hashes)
         put.append(nullableInt8Array: firsts)
         put.append(nullableInt8Array: lasts)
-        let result = try connection.query("SELECT tree_size, last_position, written FROM \(s).merkle_put($1, $2, $3, $4, $5, $6, $7)",
+        put.append(int8Array: [block.first, block.last])
+        put.append(textArray: [block.hex(at: 0), block.hex(at: block.count - 1)])
+        let result = try connection.query("SELECT tree_size, last_position, checked, written FROM \(s).merkle_put($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                                           types: [PostgresType.int8, PostgresType.int8, PostgresType.int4Array, PostgresType.int8Array, PostgresType.byteaArray,
-                                                  PostgresType.int8Array, PostgresType.int8Array], binds: put)
+                                                  PostgresType.int8Array, PostgresType.int8Array, PostgresType.int8Array, PostgresType.textArray], binds: put)
         let after = MerkleTreeState(size: UInt64(try result.int64(row: 0, column: 0)), position: try result.int64(row: 0, column: 1))
-        guard try result.bool(row: 0, column: 2) else { return (after, 0, true) }
+        guard try result.bool(row: 0, column: 2) else { return .notFollowing }
+        guard try result.bool(row: 0, column: 3) else { return .moved }
         assert(after == MerkleTreeState(size: growth.size, position: last))
-        return (after, added, false)
-    }
-
-    /// Whether the chain hash in `column` of `top`'s first row is the appended block's hash at
-    /// `offset` (the store still holds the event as appended).
-    private static func holds(_ top: PostgresResult, column: Int, _ block: PostgresAppendedChain, offset: Int) -> Bool {
-        guard !top.isNull(row: 0, column: column) else { return false }
-        return withUnsafeTemporaryAllocation(byteCount: MerkleHash.size, alignment: 8) { decoded in
-            guard HexDecoding.decode(top.bytes(row: 0, column: column), into: decoded) else { return false }
-            return block.hashes.withUnsafeBytes { memcmp($0.baseAddress! + offset * MerkleHash.size, decoded.baseAddress!, MerkleHash.size) == 0 }
+        // The open tiles now: those written that are not full, and the others kept as they were.
+        var frontier = PostgresTreeFrontier(state: after, open: [:])
+        for key in MerkleTile.openTileKeys(size: after.size) {
+            frontier.open[key] = written[key] ?? open[key]
         }
+        return .written(state: after, added: added, frontier: frontier)
     }
 
     public func merkleTiles(_ keys: Set<MerkleNodeKey>) throws -> [MerkleNodeKey: MerkleTile] {

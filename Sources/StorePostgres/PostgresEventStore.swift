@@ -28,6 +28,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// The chain hashes of the last batched append this handle committed, for the kept tree's
     /// follower (``PostgresAppendedChain``).
     let appendedChain = Mutex(PostgresAppendedChain())
+    /// What the kept tree's follower on this handle last wrote (``PostgresTreeFrontier``).
+    let treeFrontier = Mutex<PostgresTreeFrontier?>(nil)
 
     /// Opens (and if needed installs or upgrades) a store.
     ///

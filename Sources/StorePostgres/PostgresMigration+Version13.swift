@@ -17,12 +17,14 @@ extension PostgresMigration {
 -- Writes the tiles that extending the tree of p_size leaves to p_new_size gives (p_levels[i],
 -- p_idx[i], p_hashes[i], and for level 0 the positions of the first and last leaf's events),
 -- each whole (a partial tile kept before is written again with its kept hashes first).
--- Returns the tree's size and the position of its last leaf after the call, and whether it
--- wrote: false when the tree no longer has p_size leaves (another follower extended it first;
--- the caller reads again).
+-- Writes only if the events at p_check_positions still have the chain hashes p_check_hashes
+-- (the caller's own append, whose hashes it built on). Returns the tree's size and the
+-- position of its last leaf after the call, whether those events held those hashes, and
+-- whether it wrote: false when they did not, or when the tree no longer has p_size leaves
+-- (another follower extended it first; the caller reads again).
 CREATE OR REPLACE FUNCTION {{schema}}.merkle_put(p_size bigint, p_new_size bigint, p_levels integer[], p_idx bigint[], p_hashes bytea[],
-                                       p_first bigint[], p_last bigint[],
-                                       OUT tree_size bigint, OUT last_position bigint, OUT written boolean)
+                                       p_first bigint[], p_last bigint[], p_check_positions bigint[], p_check_hashes text[],
+                                       OUT tree_size bigint, OUT last_position bigint, OUT checked boolean, OUT written boolean)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '2s'
     SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
@@ -35,7 +37,8 @@ DECLARE
 BEGIN
     IF n IS NULL OR n = 0 OR cardinality(p_idx) IS DISTINCT FROM n OR cardinality(p_hashes) IS DISTINCT FROM n
        OR cardinality(p_first) IS DISTINCT FROM n OR cardinality(p_last) IS DISTINCT FROM n
-       OR p_size IS NULL OR p_size < 0 OR p_new_size IS NULL THEN
+       OR p_size IS NULL OR p_size < 0 OR p_new_size IS NULL
+       OR cardinality(p_check_positions) IS DISTINCT FROM cardinality(p_check_hashes) THEN
         RAISE EXCEPTION 'evtool merkle_put: the arrays do not describe one set of tiles' USING ERRCODE = '22023';
     END IF;
     IF p_new_size <= p_size THEN
@@ -49,7 +52,10 @@ BEGIN
         last_position := 0;
     END IF;
     written := false;
-    IF tree_size <> p_size THEN
+    SELECT count(*) = coalesce(cardinality(p_check_positions), 0) INTO checked
+      FROM unnest(p_check_positions, p_check_hashes) AS c(position, hash)
+      JOIN {{schema}}.events e ON e.position = c.position AND e.hash = c.hash;
+    IF NOT checked OR tree_size <> p_size THEN
         RETURN;
     END IF;
     old_last := last_position;
@@ -294,7 +300,7 @@ $do$;
 DROP TABLE evtool_append_callers;
 
 -- merkle_extend's callers (the app roles) may call it; the auditor may not.
-REVOKE ALL ON FUNCTION {{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION {{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[], bigint[], text[]) FROM PUBLIC;
 DO $do$
 DECLARE
     grantee text;
@@ -307,7 +313,7 @@ BEGIN
         WHERE p.oid = '{{schema}}.merkle_extend(integer)'::regprocedure
           AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner
     LOOP
-        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', '{{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[])', grantee);
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', '{{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[], bigint[], text[])', grantee);
     END LOOP;
 END
 $do$;
@@ -319,7 +325,7 @@ DECLARE
 BEGIN
     EXECUTE format('ALTER FUNCTION %s OWNER TO %s',
         '{{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])', owner);
-    EXECUTE format('ALTER FUNCTION %s OWNER TO %s', '{{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[])', owner);
+    EXECUTE format('ALTER FUNCTION %s OWNER TO %s', '{{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[], bigint[], text[])', owner);
 END
 $do$;
 """#)

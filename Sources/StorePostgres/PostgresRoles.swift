@@ -66,7 +66,7 @@ public enum PostgresRoles {
             -- the owner and computes every hash from the events).
             GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).merkle_extend(integer) TO \(a);
-            GRANT EXECUTE ON FUNCTION \(s).merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[]) TO \(a);
+            GRANT EXECUTE ON FUNCTION \(s).merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[], bigint[], text[]) TO \(a);
             -- Archives (written by the owner's evtool archive): the heads and decision states appends and commands carry on from.
             -- And every event id ever appended (schema 10), read to tell a retried append from a new one.
             GRANT SELECT ON \(s).archives, \(s).archived_heads, \(s).event_ids TO \(a);

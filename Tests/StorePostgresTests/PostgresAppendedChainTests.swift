@@ -20,7 +20,7 @@ struct PostgresAppendedChainTests {
         #expect(try store.merkleTreeState().size == total)
     }
 
-    @Test("batched, one-event, multi-stream and failed appends, another handle's appends between, extensions of every limit: the kept tree checks and has the log's roots")
+    @Test("batched, one-event, multi-stream and failed appends, another handle's appends and extensions between, extensions of every limit: the kept tree checks and has the log's roots")
     func mixedAppendsAndExtensions() throws {
         try TestDatabase.withStore { store, name in
             let other = try PostgresEventStore(url: try TestDatabase.url(), schema: name)
@@ -54,6 +54,9 @@ struct PostgresAppendedChainTests {
                 }
                 n += count
                 let limit = [1, 5, 1_000, 7, 10_000, 2][round % 6]
+                // The other handle extends too, now and then: this handle's next write, built on
+                // what it last wrote, finds the tree moved and reads it again.
+                if round % 3 == 1 { _ = try other.extendMerkleTree(limit: 3) }
                 _ = try store.extendMerkleTree(limit: limit)
                 sizes.append(try store.merkleTreeState().size)
                 if round % 4 == 3 { try LogTree.extendKept(store) }

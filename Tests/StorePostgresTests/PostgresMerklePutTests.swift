@@ -15,12 +15,13 @@ struct PostgresMerklePutTests {
     /// the event the call claims for its last leaf (SQL expressions over the app's schema).
     static func put(_ s: String, size: Int = 6, newSize: Int = 7, kept: String = "t.hashes", extra: String = "sha256('forged')",
                     last: String = "(SELECT position FROM {{s}}.events ORDER BY position OFFSET 6 LIMIT 1)",
-                    more: (levels: String, idx: String, hashes: String, first: String, last: String)? = nil) -> String {
+                    more: (levels: String, idx: String, hashes: String, first: String, last: String)? = nil,
+                    check: String = "ARRAY[]::bigint[], ARRAY[]::text[]") -> String {
         let tail = more.map { (", " + $0.levels, ", " + $0.idx, ", " + $0.hashes, ", " + $0.first, ", " + $0.last) } ?? ("", "", "", "", "")
         return """
             SELECT p.written FROM (SELECT hashes, first_position FROM {{s}}.merkle_tiles WHERE level = 0 AND idx = 0) AS t,
             LATERAL {{s}}.merkle_put(\(size), \(newSize), ARRAY[0\(tail.0)]::integer[], ARRAY[0\(tail.1)]::bigint[], ARRAY[\(kept) || \(extra)\(tail.2)]::bytea[],
-                                   ARRAY[t.first_position\(tail.3)]::bigint[], ARRAY[\(last)\(tail.4)]::bigint[]) AS p
+                                   ARRAY[t.first_position\(tail.3)]::bigint[], ARRAY[\(last)\(tail.4)]::bigint[], \(check)) AS p
             """.replacingOccurrences(of: "{{s}}", with: s)
     }
 
@@ -48,11 +49,12 @@ struct PostgresMerklePutTests {
             ("a level that is not a multiple of 4", Self.put(s, more: ("2", "0", "sha256('y')", "NULL", "NULL")), "not those"),
             ("the open tile missing (only the next one given)", """
                 SELECT written FROM \(s).merkle_put(6, 20, ARRAY[0], ARRAY[1::bigint], ARRAY[sha256('a') || sha256('b') || sha256('c') || sha256('d')],
-                    ARRAY[(SELECT position FROM \(s).events ORDER BY position OFFSET 16 LIMIT 1)], ARRAY[(SELECT position FROM \(s).events ORDER BY position OFFSET 19 LIMIT 1)])
+                    ARRAY[(SELECT position FROM \(s).events ORDER BY position OFFSET 16 LIMIT 1)], ARRAY[(SELECT position FROM \(s).events ORDER BY position OFFSET 19 LIMIT 1)], ARRAY[]::bigint[], ARRAY[]::text[])
                 """, "not those"),
             ("a new size the tiles do not end at", Self.put(s, newSize: 8), "not those"),
-            ("arrays of different lengths", "SELECT written FROM \(s).merkle_put(6, 7, ARRAY[0, 0], ARRAY[0::bigint], ARRAY[sha256('a')], ARRAY[1::bigint], ARRAY[1::bigint])", "do not describe"),
-            ("no leaf added", "SELECT written FROM \(s).merkle_put(6, 6, ARRAY[4], ARRAY[0::bigint], ARRAY[sha256('a')], ARRAY[NULL::bigint], ARRAY[NULL::bigint])", "add no leaf"),
+            ("arrays of different lengths", "SELECT written FROM \(s).merkle_put(6, 7, ARRAY[0, 0], ARRAY[0::bigint], ARRAY[sha256('a')], ARRAY[1::bigint], ARRAY[1::bigint], ARRAY[]::bigint[], ARRAY[]::text[])", "do not describe"),
+            ("check arrays of different lengths", "SELECT written FROM \(s).merkle_put(6, 7, ARRAY[0], ARRAY[0::bigint], ARRAY[sha256('a')], ARRAY[1::bigint], ARRAY[1::bigint], ARRAY[1::bigint], ARRAY[]::text[])", "do not describe"),
+            ("no leaf added", "SELECT written FROM \(s).merkle_put(6, 6, ARRAY[4], ARRAY[0::bigint], ARRAY[sha256('a')], ARRAY[NULL::bigint], ARRAY[NULL::bigint], ARRAY[]::bigint[], ARRAY[]::text[])", "add no leaf"),
         ]
         let app = try PostgresConnection(conninfo: d.url(for: d.app))
         _ = try app.execute("BEGIN")
@@ -62,8 +64,12 @@ struct PostgresMerklePutTests {
             #expect(outcome.error.contains(reason), "\(label): \(outcome.error)")
         }
         _ = try app.execute("COMMIT")
-        // A stale size: another follower extended the tree first; nothing is written.
+        // A stale size: another follower extended the tree first; nothing is written. And an
+        // event that no longer has the chain hash the caller built on: nothing is written.
         #expect(try TestDatabase.execute(Self.put(s, size: 5, newSize: 6)) == "f")
+        #expect(try TestDatabase.execute(Self.put(s, check: "ARRAY[(SELECT min(position) FROM \(s).events)], ARRAY['\(String(repeating: "0", count: 64))']")) == "f")
+        #expect(try TestDatabase.execute(Self.put(s, size: 5, newSize: 6, check: "ARRAY[(SELECT min(position) FROM \(s).events)], ARRAY[(SELECT hash FROM \(s).events ORDER BY position LIMIT 1)]")
+            .replacingOccurrences(of: "p.written", with: "p.checked || '/' || p.written")) == "true/false")
         #expect(try Self.tiles(d.schema.name) == before, "nothing refused was kept")
         // The auditor may not call it at all.
         let auditor = try PostgresConnection(conninfo: d.url(for: d.auditor))

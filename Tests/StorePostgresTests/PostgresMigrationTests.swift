@@ -23,7 +23,7 @@ struct PostgresMigrationTests {
         "e9652d047d6786598eebbf939bbc1b77256829537cde46c109ad2a587d0052c9",
         "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
         "cad6747dc0e40f004deec64242289fc2b8122fb9dd095ada15d5bec6bfa2b3be",
-        "6798ae2e77ba5087b3f1e47185e4aaf62f3797992e7f7fa9195bcdeebb0528b7",
+        "aa6f534f7b931f9d81f6b0065907e827cb68582621dd3ad610ff736cab625ee8",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

@@ -24,7 +24,7 @@ extension PostgresRoleMatrixTests {
             let connection = try PostgresConnection(conninfo: d.url(for: role))
             _ = try connection.execute("BEGIN")
             for statement in forgeries + (role == d.auditor ? ["SELECT * FROM \(s).merkle_extend(10)",
-                                                            "SELECT * FROM \(s).merkle_put(0, 1, ARRAY[0], ARRAY[0::bigint], ARRAY[sha256('x')], ARRAY[1::bigint], ARRAY[1::bigint])"] : []) {
+                                                            "SELECT * FROM \(s).merkle_put(0, 1, ARRAY[0], ARRAY[0::bigint], ARRAY[sha256('x')], ARRAY[1::bigint], ARRAY[1::bigint], ARRAY[]::bigint[], ARRAY[]::text[])"] : []) {
                 let outcome = Self.attempt(connection, statement)
                 #expect(!outcome.allowed, "\(role) was allowed: \(statement)")
                 #expect(outcome.error.contains("permission denied") || outcome.error.contains("must be owner"),
