@@ -115,19 +115,18 @@ struct PostgresBinds {
 
     /// A `json[]` array: each element's bytes are sent as they are.
     mutating func append(jsonArray values: [Data]) {
-        begin()
-        appendArrayHeader(count: values.count, elementType: PostgresType.json)
-        for value in values {
-            appendBigEndian(Int32(value.count))
-            buffer.append(contentsOf: value)
-        }
-        end()
+        append(byteStrings: values, elementType: PostgresType.json)
     }
 
     /// A `bytea[]` array.
     mutating func append(byteaArray values: [[UInt8]]) {
+        append(byteStrings: values, elementType: PostgresType.bytea)
+    }
+
+    /// An array of elements whose binary form is their bytes as they are (`json`, `bytea`).
+    private mutating func append<Element: Collection<UInt8>>(byteStrings values: [Element], elementType: UInt32) {
         begin()
-        appendArrayHeader(count: values.count, elementType: PostgresType.bytea)
+        appendArrayHeader(count: values.count, elementType: elementType)
         for value in values {
             appendBigEndian(Int32(value.count))
             buffer.append(contentsOf: value)

@@ -2,17 +2,18 @@
 
 extension PostgresMigration {
     /// Version 13: `merkle_put`, the writer of tiles the follower computed in the app (issue 16,
-    /// docs/AUDIT.md "Who computes the tree"). The app reads the events after the tree's last
-    /// leaf, hashes them in Swift with libcrypto and hands the function the tiles they grow or
-    /// fill; the function writes them under the tree's lock, as the owner, only when the tree
+    /// docs/AUDIT.md "Who computes the tree"). The app hashes the events of its own batched
+    /// append in Swift with libcrypto and hands the function the tiles they grow or fill; the
+    /// function writes them under the tree's lock, as the owner, only when the tree
     /// still has the size the caller built on, and only tiles of exactly the shape a tree of the
     /// new size has, each kept hash unchanged (the tiles' append-only trigger of version 7: a
     /// tile only grows). So no role but the owner can rewrite, remove or reorder a kept hash,
     /// and an app role can add only the next hashes, which `verify`, `seal` and `prove`
     /// recompute from the log as they do today. `merkle_extend` (the tree computed in SQL)
-    /// stays, unchanged, for an owner who wants the server to compute it. And `append` also
-    /// returns the chain hashes it inserted, so that the follower on the appending connection
-    /// takes them from the call instead of reading the rows back (as SQLite's does).
+    /// takes the events the follower did not append itself. And `append_returning_hashes`,
+    /// `append` that also returns the chain hashes it inserted, so that the follower on the
+    /// appending handle takes them from the call instead of reading the rows back (as
+    /// SQLite's does); `append` stays as it was.
     static let version13 = PostgresMigration(version: 13, name: "merkle_put: the tree's tiles computed in the app", template: #"""
 -- Writes the tiles that extending the tree of p_size leaves to p_new_size gives (p_levels[i],
 -- p_idx[i], p_hashes[i], and for level 0 the positions of the first and last leaf's events),
@@ -108,19 +109,12 @@ BEGIN
 END
 $fn$;
 
--- append() as in version 10, and it also returns each event's chain hash, in position order
--- (what it inserted), so that the follower on the appending connection takes them from the
--- call instead of reading the rows back. A new OUT parameter changes the function's result
--- type: it is dropped and made again, with the same owner and the same callers.
-CREATE TEMPORARY TABLE evtool_append_callers ON COMMIT DROP AS
-    SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END AS grantee
-    FROM pg_proc p
-    CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) AS a
-    LEFT JOIN pg_roles r ON r.oid = a.grantee
-    WHERE p.oid = '{{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])'::regprocedure
-      AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner;
-DROP FUNCTION {{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]);
-CREATE FUNCTION {{schema}}.append(
+-- append() as in version 10, under a name of its own, and it also returns each event's chain
+-- hash, in position order (what it inserted), so that the follower on the appending handle
+-- takes them from the call instead of reading the rows back. append() itself stays as it is
+-- (its result type cannot change while an earlier migration, run again, replaces it), for
+-- callers other than evtool.
+CREATE OR REPLACE FUNCTION {{schema}}.append_returning_hashes(
     p_streams text[], p_kinds integer[], p_versions bigint[], p_counts integer[],
     p_ids uuid[], p_types text[], p_data json[], p_metadata json[], p_recorded_at timestamptz[],
     OUT status integer, OUT failed_part integer, OUT actual_version bigint,
@@ -286,18 +280,24 @@ BEGIN
     chain_hashes := hashes;
 END
 $fn$;
-REVOKE ALL ON FUNCTION {{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) FROM PUBLIC;
+-- append()'s callers may call it; the auditor may not.
+REVOKE ALL ON FUNCTION {{schema}}.append_returning_hashes(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) FROM PUBLIC;
 DO $do$
 DECLARE
     grantee text;
 BEGIN
-    FOR grantee IN SELECT c.grantee FROM evtool_append_callers c LOOP
-        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s',
-            '{{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])', grantee);
+    FOR grantee IN
+        SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END
+        FROM pg_proc p
+        CROSS JOIN LATERAL aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) AS a
+        LEFT JOIN pg_roles r ON r.oid = a.grantee
+        WHERE p.oid = '{{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])'::regprocedure
+          AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner
+    LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', '{{schema}}.append_returning_hashes(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])', grantee);
     END LOOP;
 END
 $do$;
-DROP TABLE evtool_append_callers;
 
 -- merkle_extend's callers (the app roles) may call it; the auditor may not.
 REVOKE ALL ON FUNCTION {{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[], bigint[], text[]) FROM PUBLIC;
@@ -323,8 +323,7 @@ DO $do$
 DECLARE
     owner text := (SELECT quote_ident(n.nspowner::regrole::text) FROM pg_namespace n WHERE n.nspname = '{{schema_name}}');
 BEGIN
-    EXECUTE format('ALTER FUNCTION %s OWNER TO %s',
-        '{{schema}}.append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])', owner);
+    EXECUTE format('ALTER FUNCTION %s OWNER TO %s', '{{schema}}.append_returning_hashes(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[])', owner);
     EXECUTE format('ALTER FUNCTION %s OWNER TO %s', '{{schema}}.merkle_put(bigint, bigint, integer[], bigint[], bytea[], bigint[], bigint[], bigint[], text[])', owner);
 END
 $do$;

@@ -60,6 +60,7 @@ public enum PostgresRoles {
             GRANT SELECT, INSERT, UPDATE, DELETE ON \(s).projections, \(s).view_documents TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).append_one(text, integer, bigint, uuid, text, json, json, timestamptz) TO \(a);
+            GRANT EXECUTE ON FUNCTION \(s).append_returning_hashes(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]) TO \(a);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(a);
             -- The kept Merkle tree: read, and extended only through merkle_put (the next tiles,
             -- computed in the app; no kept hash can be changed) or merkle_extend (which runs as

@@ -52,7 +52,7 @@ struct PostgresSchema: Sendable {
     // MARK: - Statements
 
     var appendSQL: String {
-        "SELECT status, failed_part, actual_version, stream_versions, first_position, chain_hashes FROM \(quoted).append($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        "SELECT status, failed_part, actual_version, stream_versions, first_position, chain_hashes FROM \(quoted).append_returning_hashes($1, $2, $3, $4, $5, $6, $7, $8, $9)"
     }
     static let appendTypes: [UInt32] = [
         PostgresType.textArray, PostgresType.int4Array, PostgresType.int8Array, PostgresType.int4Array,

@@ -38,10 +38,12 @@ extension PostgresMigrationTests {
 
     /// Calls `step` until its results (their sum, or the last one) reach `target`, for at most
     /// 30 s; returns what they came to.
-    /// Today's roles script for a store made at a schema before 13: without the grant on
-    /// `merkle_put`, which that schema lacks (the upgrade grants it to merkle_extend's callers).
+    /// Today's roles script for a store made at a schema before 13: without the grants on
+    /// `merkle_put` and `append_returning_hashes`, which that schema lacks (the upgrade grants
+    /// them to merkle_extend's and append's callers).
     static func rolesBeforeSchema13(_ script: String) -> String {
-        script.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains(".merkle_put(") }.joined(separator: "\n")
+        script.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.contains(".merkle_put(") && !$0.contains(".append_returning_hashes(") }.joined(separator: "\n")
     }
 
     static func eventually(_ target: Int, summing: Bool = true, _ step: () throws -> Int) throws -> Int {

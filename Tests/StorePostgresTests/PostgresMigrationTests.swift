@@ -23,7 +23,7 @@ struct PostgresMigrationTests {
         "e9652d047d6786598eebbf939bbc1b77256829537cde46c109ad2a587d0052c9",
         "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
         "cad6747dc0e40f004deec64242289fc2b8122fb9dd095ada15d5bec6bfa2b3be",
-        "aa6f534f7b931f9d81f6b0065907e827cb68582621dd3ad610ff736cab625ee8",
+        "044cdb17f3108b74dd9198281f02e9600692d5798cf6ba6bae8aa0816d297ead",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

@@ -237,11 +237,6 @@ struct PostgresAuditTests {
             ALTER TABLE \(s).events DROP CONSTRAINT events_position_check; DROP TABLE \(s).streams, \(s).append_reservation;
             ALTER TABLE \(s).events DROP COLUMN hash; DROP TABLE \(s).erasures, \(s).seals;
             DROP FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea);
-            -- Schema 13's append returns the chain hashes too: a result type older versions cannot replace.
-            DROP FUNCTION \(s).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[]);
-            CREATE FUNCTION \(s).append(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[],
-                OUT status integer, OUT failed_part integer, OUT actual_version bigint, OUT stream_versions bigint[], OUT first_position bigint)
-                LANGUAGE sql AS 'SELECT 2, 0, 0::bigint, NULL::bigint[], 0::bigint';
             UPDATE \(s).schema_version SET version = 2;
             """)
         #expect(downgrade.status == 0, "\(downgrade)")
