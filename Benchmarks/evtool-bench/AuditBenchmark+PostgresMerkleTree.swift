@@ -3,49 +3,57 @@ import Foundation
 import StorePostgres
 
 extension AuditBenchmark {
-    /// The kept Merkle tree on PostgreSQL: the follower (hashing in the app, tiles written
-    /// through `merkle_put`, the block from the append call) after every batched append, alternating on one schema, against the appends themselves; then an
-    /// inclusion proof from the kept tree.
+    /// The kept Merkle tree on PostgreSQL: the follower after every batched append, alternating
+    /// on one schema, against the appends themselves: on the appending handle (the block from
+    /// the append call hashed in the app, tiles written through `merkle_put`, as `evtool serve`
+    /// runs it) and on another handle (as a follower in another process: `merkle_extend`, the
+    /// server hashes); then an inclusion proof from the kept tree.
     static func keptTreePostgres(url: String, rows: [BenchRow], batch: Int, runs: Int, bench: inout PostgresBenchmark,
                                  console: inout Console) throws {
-        var appendSeconds: [Double] = [], followerSeconds: [Double] = []
         var proofSeconds: [Double] = []
-        for _ in 0..<runs {
-            let schema = try bench.freshSchema("follower")
-            defer { bench.drop(schema) }
-            let store = try PostgresEventStore(url: url, schema: schema)
-            var (append, follow) = (0.0, 0.0)
-            var start = 0
-            while start < rows.count {
-                let end = min(start + batch, rows.count)
-                let first = rows[start]
-                append += try Measurement.seconds {
-                    try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
-                }
-                follow += try Measurement.seconds {
-                    var added = 0
-                    while added < end - start {
-                        let step = try store.extendMerkleTree(limit: batch).added
-                        guard step > 0 else { break }
-                        added += step
+        for elsewhere in [false, true] {
+            var appendSeconds: [Double] = [], followerSeconds: [Double] = []
+            for _ in 0..<runs {
+                let schema = try bench.freshSchema("follower")
+                defer { bench.drop(schema) }
+                let store = try PostgresEventStore(url: url, schema: schema)
+                let follower = elsewhere ? try PostgresEventStore(url: url, schema: schema) : store
+                var (append, follow) = (0.0, 0.0)
+                var start = 0
+                while start < rows.count {
+                    let end = min(start + batch, rows.count)
+                    let first = rows[start]
+                    append += try Measurement.seconds {
+                        try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
                     }
+                    follow += try Measurement.seconds {
+                        var added = 0
+                        while added < end - start {
+                            let step = try follower.extendMerkleTree(limit: batch).added
+                            guard step > 0 else { break }
+                            added += step
+                        }
+                    }
+                    start = end
                 }
-                start = end
+                let size = try store.merkleTreeState().size
+                guard size == UInt64(rows.count) else {
+                    throw CLIError(message: "benchmark tree has \(size) leaves, expected \(rows.count)", code: .failure)
+                }
+                appendSeconds.append(append)
+                followerSeconds.append(follow)
+                if !elsewhere {
+                    let index = size / 3
+                    proofSeconds.append(try Measurement.seconds {
+                        _ = try LogTree.proof(of: store, size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))
+                    })
+                }
             }
-            let size = try store.merkleTreeState().size
-            guard size == UInt64(rows.count) else {
-                throw CLIError(message: "benchmark tree has \(size) leaves, expected \(rows.count)", code: .failure)
-            }
-            appendSeconds.append(append)
-            followerSeconds.append(follow)
-            let index = size / 3
-            proofSeconds.append(try Measurement.seconds {
-                _ = try LogTree.proof(of: store, size: size, ranges: try MerkleProof.inclusionRanges(index: index, size: size))
-            })
+            let events = Double(rows.count)
+            let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
+            let which = elsewhere ? "on another handle (another process: merkle_extend, the server hashes)" : "on the appending handle (hashes in the app, merkle_put)"
+            console.output("Merkle tree follower \(which) after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / events * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / events * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
         }
-        let events = Double(rows.count)
-        let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
-        console.output("Merkle tree follower on the appending handle (hashes in the app, merkle_put) after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / events * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / events * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
         console.output("inclusion proof at \(String(rows.count).groupedThousands) events from the kept tree: \(String(format: "%.2f ms", Measurement.median(proofSeconds) * 1e3))")
         try oneEventPathPostgres(url: url, rows: rows, bench: &bench, console: &console)
     }
