@@ -170,11 +170,60 @@ struct GapSafetyTests {
         #expect(followed.map(\.id) == rebuild.map(\.id), "the follower's order differs from the rebuild's")
         #expect(notified.withLock { $0 }.map(\.id) == rebuild.map(\.id), "PostgresFollower's events differ from the rebuild's")
         #expect(zip(rebuild, rebuild.dropFirst()).allSatisfy { $0.position < $1.position })
+        try expectTransactionOrderFollowsPositions(url: url, schema: schema)
         // Per-stream versions are 1…n without gaps.
         for stream in Set(rebuild.map(\.streamID)) {
             let versions = rebuild.filter { $0.streamID == stream }.map(\.version)
             #expect(versions == Array(1...Int64(versions.count)), "stream \(stream)")
         }
+    }
+
+    /// The rule every reader's safety rests on (docs/POSTGRES-ORDERING.md, "Why no event is
+    /// skipped"): among the log's rows, transaction ids never fall as positions rise.
+    static func expectTransactionOrderFollowsPositions(url: String, schema: String) throws {
+        let inversions = PostgresResultText.value(try PostgresConnection(conninfo: url).execute("""
+            SELECT count(*) FILTER (WHERE tx_id < previous) || ' of ' || count(*)
+            FROM (SELECT tx_id, lag(tx_id) OVER (ORDER BY position) AS previous FROM \(schema).events) AS ordered
+            """)) ?? "?"
+        #expect(inversions.hasPrefix("0 of ") && inversions != "0 of 0", "rows with a smaller transaction id than the row before them: \(inversions)")
+    }
+
+    @Test("eight one-event writers and a batched writer at once, no jitter: every append lands once, and transaction ids rise with positions (the one-event reservation takes no lock writers wait for)")
+    func oneEventWritersKeepTransactionOrder() throws {
+        let url = try TestDatabase.url()
+        let schema = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
+        _ = try PostgresEventStore(url: url, schema: schema)
+        let failures = Failures()
+        let appended = Counter(0)
+        let done = Counter(0)
+        let writers = (0..<9).map { writer in
+            Thread {
+                defer { done.add(1) }
+                do {
+                    let store = try PostgresEventStore(url: url, schema: schema)
+                    for index in 0..<150 {
+                        let count = writer == 8 ? 1 + index % 40 : 1
+                        let batch = (0..<count).map { _ in event("Searched", #"{"w":\#(writer),"i":\#(index)}"#) }
+                        _ = try store.append(batch, to: index % 2 == 0 ? "shared-\(index % 5)" : "writer-\(writer)", expectedVersion: .any)
+                        appended.add(count)
+                    }
+                } catch {
+                    failures.add("writer \(writer): \(error)")
+                }
+            }
+        }
+        writers.forEach { $0.start() }
+        let deadline = Date().addingTimeInterval(120)
+        while done.value < writers.count && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(done.value == writers.count, "the writers did not finish in time")
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        let log = try PostgresEventStore(url: url, schema: schema).readAll(after: 0, limit: 1_000_000)
+        #expect(log.count == appended.value)
+        #expect(Set(log.map(\.id)).count == log.count)
+        try Self.expectTransactionOrderFollowsPositions(url: url, schema: schema)
+        var verifier = try LogVerifier(store: PostgresEventStore(url: url, schema: schema))
+        #expect(try verifier.verifyLog().events == log.count)
     }
 
     @Test("the control: reading by position alone (no transaction-id filter) can skip late commits")

@@ -24,6 +24,7 @@ struct PostgresMigrationTests {
         "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
         "cad6747dc0e40f004deec64242289fc2b8122fb9dd095ada15d5bec6bfa2b3be",
         "044cdb17f3108b74dd9198281f02e9600692d5798cf6ba6bae8aa0816d297ead",
+        "47c82e5ae7ba0d06d127af94ac9a0f1a1c18a7d8fdae204badeffc575f31cd0b",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
