@@ -184,7 +184,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         var status: Int32 = 0, failedPart: Int32 = 0, actual: Int64 = 0, versions: [Int64] = [], first: Int64 = 0
         var block: PostgresAppendedChain?
         do {
-            // A writer of the same stream that reserved later positions can commit first;
+            // A writer of the same stream that reserved later positions can commit first, or
+            // (one event) another append can take a position during this one's reservation;
             // the function then refuses (EV001, nothing written) and the call is repeated in
             // a new transaction with new positions (docs/POSTGRES-ORDERING.md).
             for attempt in 1...Self.appendAttempts {
@@ -293,8 +294,10 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     }
 
 
-    /// How many times one append is tried when writers of its stream keep committing
-    /// later positions first (each try is one round trip; more than two is rare).
+    /// How many times one append is tried when the function answers EV001: writers of its
+    /// stream keep committing later positions first, or (a one-event append, schema 14)
+    /// another append took a position during its reservation. Each try is one round trip;
+    /// more than two is rare.
     static let appendAttempts = 100
 
 
