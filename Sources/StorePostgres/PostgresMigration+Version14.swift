@@ -9,7 +9,8 @@ extension PostgresMigration {
     /// takes the next position, and is refused (EV001, called again by the client) when
     /// another position was taken in between: transaction ids still follow positions, which
     /// is all the readers' rule needs. Everything else is version 10's function; `CREATE OR
-    /// REPLACE` keeps its owner and grants.
+    /// REPLACE` keeps its grants. And every function of the schema is given to the schema's
+    /// owner: versions 5 and 6 left theirs owned by whoever ran the upgrade.
     static let version14 = PostgresMigration(version: 14, name: "one-event append, optimistic reservation", template: #"""
 CREATE OR REPLACE FUNCTION {{schema}}.append_one(
     p_stream text, p_kind integer, p_version bigint, p_id uuid, p_type text, p_data json, p_metadata json,
@@ -121,5 +122,27 @@ BEGIN
     END IF;
 END
 $fn$;
+
+-- Every function of the schema belongs to the schema's owner, whoever ran the upgrade that made
+-- it: versions 5 and 6 left append_one and merkle_extend owned by the role that ran them (a
+-- superuser, say), and a SECURITY DEFINER function runs as its owner. Versions 10 and 13
+-- reassigned only their own new functions. Only where the schema's owner owns the log too
+-- (the functions must be able to write it), and where the role running this may change the
+-- owner (a member of both roles); evtool roles reassigns everything anyway.
+DO $do$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure AS signature, n.nspowner::regrole AS owner
+             FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE n.nspname = '{{schema_name}}' AND p.prokind = 'f' AND p.proowner <> n.nspowner
+               AND n.nspowner = (SELECT c.relowner FROM pg_class c WHERE c.oid = '{{schema}}.events'::regclass)
+               AND pg_has_role(current_user, p.proowner, 'MEMBER') AND pg_has_role(current_user, n.nspowner, 'MEMBER')
+             ORDER BY p.oid
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s OWNER TO %s', f.signature, f.owner);
+    END LOOP;
+END
+$do$;
 """#)
 }

@@ -24,7 +24,7 @@ struct PostgresMigrationTests {
         "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
         "cad6747dc0e40f004deec64242289fc2b8122fb9dd095ada15d5bec6bfa2b3be",
         "044cdb17f3108b74dd9198281f02e9600692d5798cf6ba6bae8aa0816d297ead",
-        "47c82e5ae7ba0d06d127af94ac9a0f1a1c18a7d8fdae204badeffc575f31cd0b",
+        "0fd8e09ace7c6173952d3f2e68d35828825155498a3bfb94c0cb721656f5fd48",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema
@@ -102,6 +102,50 @@ struct PostgresMigrationTests {
         defer { try? PostgresEventStore.dropSchema(url: url, schema: unrestricted) }
         _ = try PostgresEventStore(url: url, schema: unrestricted)
         #expect(try TestDatabase.execute("SELECT has_function_privilege('\(auditor)', '\"\(unrestricted)\".append_one(text, integer, bigint, uuid, text, json, json, timestamptz)', 'EXECUTE')") == "t")
+    }
+
+    @Test("an upgrade to schema 14 gives every function of the schema to the schema's owner: a SECURITY DEFINER function a superuser's upgrade made no longer runs as the superuser")
+    func upgradeGivesFunctionsToTheSchemaOwner() throws {
+        let url = try TestDatabase.url()
+        let name = TestDatabase.freshSchema()
+        let owner = "owner14_\(String(name.dropFirst(2).prefix(8)))"
+        defer {
+            try? PostgresEventStore.dropSchema(url: url, schema: name)
+            _ = try? TestDatabase.execute("DROP OWNED BY \(owner) CASCADE; DROP ROLE IF EXISTS \(owner);")
+        }
+        let schema = try PostgresSchema(name: name)
+        for step in 0..<13 {
+            try TestDatabase.execute(schema.migrations[step] + "\nUPDATE \(schema.quoted).schema_version SET version = \(step + 1);")
+        }
+        // A store whose schema and tables belong to an owner role (as evtool roles leaves them)
+        // and whose functions a superuser's upgrades made.
+        try TestDatabase.execute("""
+            CREATE ROLE \(owner); ALTER SCHEMA \(schema.quoted) OWNER TO \(owner);
+            DO $$
+            DECLARE object record;
+            BEGIN
+                FOR object IN SELECT c.oid::regclass AS name, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                              WHERE n.nspname = '\(name)' AND c.relkind IN ('r', 'S', 'p') LOOP
+                    EXECUTE format('ALTER %s %s OWNER TO \(owner)', CASE object.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, object.name);
+                END LOOP;
+            END $$;
+            """)
+        let notOwned = """
+            SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = '\(name)' AND p.proowner <> n.nspowner
+            """
+        #expect(try TestDatabase.execute(notOwned) != "0")
+        _ = try PostgresEventStore(url: url, schema: name)
+        #expect(try TestDatabase.execute("SELECT version FROM \(schema.quoted).schema_version") == "14")
+        #expect(try TestDatabase.execute(notOwned) == "0")
+        #expect(try TestDatabase.execute("SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE oid = '\(schema.quoted).append_one(text, integer, bigint, uuid, text, json, json, timestamptz)'::regprocedure") == owner)
+        #expect(try TestDatabase.execute("SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE oid = '\(schema.quoted).merkle_extend(integer)'::regprocedure") == owner)
+        // The functions, now running as the owner, still write the log.
+        let store = try PostgresEventStore(url: url, schema: name)
+        #expect(try store.append(event(), to: "user-1", expectedVersion: .noStream).streamVersion == 1)
+        #expect(try store.append([event(), event()], to: "user-1", expectedVersion: .exactly(1)).streamVersion == 3)
+        var verifier = try LogVerifier(store: store)
+        #expect(try verifier.verifyLog().events == 3)
     }
 
     @Test("one-event appends (append_one) and batched appends (append) chain the same hashes: the log verifies and agrees with the SQL chain")
