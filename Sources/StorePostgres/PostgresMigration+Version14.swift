@@ -37,15 +37,22 @@ BEGIN
     -- between. Of two appends whose ids and positions are in opposite orders, one took its
     -- id and its position around the other's: that one is refused. Batched appends reserve
     -- a block (nextval, then setval) under the table's EXCLUSIVE lock; the ROW EXCLUSIVE
-    -- lock taken here, until commit, conflicts with it and with nothing else, so a block is
-    -- never reserved while a one-event append is between its steps.
-    LOCK TABLE {{schema}}.append_reservation IN ROW EXCLUSIVE MODE;
-    IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
-        RAISE EXCEPTION 'evtool append must run in its own transaction' USING ERRCODE = '25001';
-    END IF;
-    found_position := coalesce(pg_sequence_last_value('{{schema}}.position_seq'), 0);
-    xid := pg_current_xact_id();
-    first_position := nextval('{{schema}}.position_seq');
+    -- lock taken here conflicts with it and with nothing else, so a block is never reserved
+    -- while a one-event append is between its steps. Like theirs, it is released as soon as
+    -- the position is taken (the exception block's subtransaction ends), so a transaction
+    -- left open after an append holds no lock that other appends wait for.
+    BEGIN
+        LOCK TABLE {{schema}}.append_reservation IN ROW EXCLUSIVE MODE;
+        IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
+            RAISE EXCEPTION 'evtool append must run in its own transaction' USING ERRCODE = '25001';
+        END IF;
+        found_position := coalesce(pg_sequence_last_value('{{schema}}.position_seq'), 0);
+        xid := pg_current_xact_id();
+        first_position := nextval('{{schema}}.position_seq');
+        RAISE SQLSTATE 'EV000';
+    EXCEPTION WHEN SQLSTATE 'EV000' THEN
+        NULL;
+    END;
     IF first_position <> found_position + 1 THEN
         RAISE EXCEPTION 'evtool append: another append took a position while this one reserved; call again' USING ERRCODE = 'EV001';
     END IF;

@@ -24,7 +24,7 @@ struct PostgresMigrationTests {
         "e3dfbf79f39ed02f87e263888eb3441755cc855e92ece000ca8891e76200a187",
         "cad6747dc0e40f004deec64242289fc2b8122fb9dd095ada15d5bec6bfa2b3be",
         "044cdb17f3108b74dd9198281f02e9600692d5798cf6ba6bae8aa0816d297ead",
-        "0fd8e09ace7c6173952d3f2e68d35828825155498a3bfb94c0cb721656f5fd48",
+        "adc03b88f024ae061236c6db15ab0d5b3510339e235a90ac0f01e5bdf2f50f82",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

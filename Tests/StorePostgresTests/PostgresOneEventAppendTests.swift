@@ -92,6 +92,20 @@ struct PostgresOneEventAppendTests {
             """) == "3", "every head is its stream's last event")
     }
 
+    @Test("a transaction left open after a one-event append holds no lock other appends wait for: batched and one-event appends of other streams go on at once")
+    func openTransactionBlocksNoAppend() throws {
+        try TestDatabase.withStore { store, name in
+            let idle = try PostgresConnection(conninfo: try TestDatabase.url())
+            try idle.execute("BEGIN")
+            try idle.execute(Self.call(name, "user-idle"))
+            // Still open. The store's appends wait 2 s for a lock at most (lock_timeout), then fail.
+            #expect(try store.append([event(), event(), event()], to: "user-batch", expectedVersion: .noStream).streamVersion == 3)
+            #expect(try store.append(event(), to: "user-one", expectedVersion: .noStream).streamVersion == 1)
+            try idle.execute("COMMIT")
+            #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).events") == "5")
+        }
+    }
+
     @Test("append_one refuses a transaction that already wrote (25001) and an incomplete event (22023); nothing is written")
     func refusals() throws {
         try TestDatabase.withStore { store, name in
