@@ -77,9 +77,12 @@ struct PostgresPartitionTests {
             }
             #expect(failures.all == [])
             let expected = Int64(writers * (rounds / 5 * 11 + rounds - rounds / 5))
-            #expect(try store.headPosition() == expected)
+            // Every event once, in rising positions; a refused one-event reservation (schema 14)
+            // leaves a gap, as an aborted append does.
             let all = try store.readAll(after: 0, limit: 10_000)
-            #expect(all.map(\.position) == Array(1...expected))
+            #expect(Int64(all.count) == expected)
+            #expect(zip(all, all.dropFirst()).allSatisfy { $0.position < $1.position })
+            #expect(try store.headPosition() >= expected)
             let partitions = try store.partitions()
             Self.expectContiguous(partitions)
             // One whole partition beyond the one the head is in.
