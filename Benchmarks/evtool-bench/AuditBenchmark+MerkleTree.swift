@@ -52,24 +52,33 @@ extension AuditBenchmark {
     /// other work on the machine slows both alike) against the appends themselves, `runs` times:
     /// the median of each, as one line. In the appending process's own store (as `evtool serve`
     /// runs it: the append's chain hashes taken from memory), and, with `elsewhere`, through a
-    /// second store on the file (as a follower in another process: the rows read back).
+    /// second store on the file (as a follower in another process: the rows read back). The
+    /// same batches also go, alternating, to a file that keeps no tree: the second line is the
+    /// tree's whole cost (appends and follower against appends alone), so that work the
+    /// follower leaves to the appends (the WAL's checkpoints) is counted too.
     static func followerLine(_ rows: [BenchRow], batch: Int, runs: Int, elsewhere: Bool = false, bench: inout SQLiteBenchmark,
                              console: inout Console) throws {
         let events = rows.count
-        var appendSeconds: [Double] = [], followerSeconds: [Double] = []
+        var appendSeconds: [Double] = [], followerSeconds: [Double] = [], bothSeconds: [Double] = [], aloneSeconds: [Double] = []
         for _ in 0..<runs {
             let path = bench.freshPath("evtool-follower")
+            let alonePath = bench.freshPath("evtool-no-tree")
             let store = try SQLiteEventStore(path: path)
             let follower = elsewhere ? try SQLiteEventStore(path: path) : store
-            var (append, follow) = (0.0, 0.0)
+            let alone = try SQLiteEventStore(path: alonePath)
+            var (append, follow, appendAlone) = (0.0, 0.0, 0.0)
             var start = 0
             while start < rows.count {
                 let end = min(start + batch, rows.count)
                 let first = rows[start]
+                let proposed = rows[start..<end].map(\.event)
                 append += try Measurement.seconds {
-                    try store.append(rows[start..<end].map(\.event), to: first.stream, expectedVersion: .exactly(first.version - 1))
+                    try store.append(proposed, to: first.stream, expectedVersion: .exactly(first.version - 1))
                 }
                 follow += try Measurement.seconds { _ = try follower.extendMerkleTree(limit: batch) }
+                appendAlone += try Measurement.seconds {
+                    try alone.append(proposed, to: first.stream, expectedVersion: .exactly(first.version - 1))
+                }
                 start = end
             }
             guard try store.merkleTreeState().size == UInt64(events) else {
@@ -77,10 +86,16 @@ extension AuditBenchmark {
             }
             appendSeconds.append(append)
             followerSeconds.append(follow)
+            bothSeconds.append(append + follow)
+            aloneSeconds.append(appendAlone)
             bench.remove(path)
+            bench.remove(alonePath)
         }
         let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
-        console.output("Merkle tree follower\(elsewhere ? " on a second connection (another process: the rows read back)" : "") after each batch of \(batch): \(String(format: "%.2f", Measurement.median(followerSeconds) / Double(events) * 1e6)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(String(format: "%.2f", Measurement.median(appendSeconds) / Double(events) * 1e6)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
+        func perEvent(_ seconds: [Double]) -> String { String(format: "%.2f", Measurement.median(seconds) / Double(events) * 1e6) }
+        console.output("Merkle tree follower\(elsewhere ? " on a second connection (another process: the rows read back)" : "") after each batch of \(batch): \(perEvent(followerSeconds)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(perEvent(appendSeconds)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
+        let whole = Measurement.median(bothSeconds) / Measurement.median(aloneSeconds) - 1
+        console.output("  the tree's whole cost\(elsewhere ? " (second connection)" : ""): appends and follower \(perEvent(bothSeconds)) µs per event against \(perEvent(aloneSeconds)) µs for the same appends to a file with no tree: \(String(format: "%+.1f", whole * 100))% (checkpoints included; target ≤ 10%: \(whole <= 0.10 ? "ok" : "MISSED"))")
     }
 
     /// The `follower` suite: only the SQLite follower's lines of `audit` (after each batched

@@ -102,7 +102,11 @@ struct BenchCommandTests {
         #expect(lines.contains { $0.hasPrefix("append, batches of 1000, hashing ") }, "\(result)")
         #expect(lines.contains { $0.wholeMatch(of: /hashing costs -?[0-9]+\.[0-9]% of batched append throughput/) != nil }, "\(result)")
         #expect(lines.contains { $0.hasPrefix("Merkle tree follower after each batch of 1000: ") && $0.hasSuffix("; appends themselves: 0 extra writes") }, "\(result)")
+        // The tree's whole cost, beside appends to a file with no tree, for both followers.
+        let wholeCost = lines.filter { $0.wholeMatch(of: #/  the tree's whole cost( \(second connection\))?: appends and follower [0-9]+\.[0-9]{2} µs per event against [0-9]+\.[0-9]{2} µs for the same appends to a file with no tree: [+-][0-9]+\.[0-9]% \(checkpoints included; target ≤ 10%: (ok|MISSED)\)/#) != nil }
+        #expect(wholeCost.count == 2, "\(result)")
         #expect(lines.contains { $0.hasPrefix("Merkle tree extended over the whole log ") }, "\(result)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the audit run left files behind")
         #expect(lines.contains { $0.hasPrefix("inclusion proof at 1,000 events: ") && $0.contains(" from the kept tree, ") }, "\(result)")
         #expect(lines.contains { $0.hasPrefix("consistency proof at 1,000 events: ") }, "\(result)")
     }
