@@ -42,4 +42,7 @@ public final class UserStateCache: Sendable {
     public func forget(stream: String) {
         _ = entries.withLock { $0.removeValue(forKey: StreamKey(stream)) }
     }
+
+    /// How many users are kept now.
+    public var count: Int { entries.withLock { $0.count } }
 }
