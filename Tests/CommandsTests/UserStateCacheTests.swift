@@ -1,6 +1,7 @@
 @testable import Commands
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 /// The users' decision states kept between commands: never more than the
@@ -44,19 +45,26 @@ struct UserStateCacheTests {
     @Test("8 threads keeping rising versions of shared streams and reading them: every stream ends at its highest version")
     func concurrentKeepsAndReads() {
         let cache = UserStateCache(capacity: 1_000)
-        let streams = 200
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for round in 0..<2_000 {
-                let stream = "user-\((round * 7 + thread) % streams)"
-                cache.keep(Self.user(Int64(round + 1)), stream: stream)
-                if let found = cache.loaded(stream: stream) { precondition(found.version >= 1) }
+        let (streams, threads, rounds) = (200, 8, 2_000)
+        @Sendable func stream(thread: Int, round: Int) -> Int { (round * 7 + thread) % streams }
+        let missing = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for round in 0..<rounds {
+                let name = "user-\(stream(thread: thread, round: round))"
+                cache.keep(Self.user(Int64(round + 1)), stream: name)
+                // What this thread just kept, or a newer state, is there.
+                if (cache.loaded(stream: name)?.version ?? 0) < Int64(round + 1) { missing.add(1, ordering: .relaxed) }
             }
         }
+        #expect(missing.load(ordering: .relaxed) == 0, "a thread did not find the state it had just kept, or a newer one")
         #expect(cache.count == streams)
+        // The highest version any thread kept for each stream.
+        var highest: [Int: Int64] = [:]
+        for thread in 0..<threads {
+            for round in 0..<rounds { highest[stream(thread: thread, round: round)] = max(highest[stream(thread: thread, round: round)] ?? 0, Int64(round + 1)) }
+        }
         for n in 0..<streams {
-            // The highest version any thread kept for stream n.
-            let highest = (0..<8).flatMap { thread in (0..<2_000).filter { ($0 * 7 + thread) % streams == n }.map { Int64($0 + 1) } }.max()
-            #expect(cache.loaded(stream: "user-\(n)")?.version == highest)
+            #expect(cache.loaded(stream: "user-\(n)")?.version == highest[n])
         }
     }
 }
