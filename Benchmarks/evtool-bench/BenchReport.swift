@@ -1,4 +1,5 @@
 import Foundation
+import EventLog
 
 /// One line of a benchmark report: our rate beside a same-run baseline's.
 struct BenchFigure {
@@ -24,15 +25,3 @@ struct BenchFigure {
     private func format(_ value: Double) -> String { String(format: "%.2f", value) }
 }
 
-extension String {
-    /// "1234567" → "1,234,567".
-    var groupedThousands: String {
-        let digits = Array(self)
-        var result = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0, character != "-" { result.append(",") }
-            result.append(character)
-        }
-        return result
-    }
-}

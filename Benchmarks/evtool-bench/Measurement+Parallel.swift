@@ -1,4 +1,5 @@
 import Foundation
+import EventLog
 
 extension Measurement {
     /// Runs `body(i)` for i in 0..<count, each on a thread of its own, all at once, and

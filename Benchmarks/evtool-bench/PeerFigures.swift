@@ -1,4 +1,5 @@
 import Foundation
+import EventLog
 
 /// The peers' figures that ../shared/bench (`peers.sh`) wrote on this machine, read so that
 /// `bench postgres` and `bench sqlite` can print them beside evtool's own same-run figures.

@@ -1,4 +1,5 @@
 import Foundation
+import EventLog
 
 extension ServeBenchmark {
     /// What the server's view memory did so far, from its `/metrics` (one line): reads it

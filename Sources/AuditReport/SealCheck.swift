@@ -93,12 +93,12 @@ public struct SealCheck: Sendable, Hashable {
         }
         let census = try store.eventRowCensus(through: seal.position)
         add("count", census.rows == seal.events, census.rows == seal.events
-            ? "the log holds \(seal.events) events at positions up to \(seal.position), as the seal recorded"
-            : "the seal recorded \(seal.events) events up to position \(seal.position), the log holds \(census.rows) there: events were removed or added below the seal")
+            ? "the log holds \(seal.events.counted("event")) at positions up to \(seal.position), as the seal recorded"
+            : "the seal recorded \(seal.events.counted("event")) up to position \(seal.position), the log holds \(census.rows) there: events were removed or added below the seal")
 
         do {
             let checkpoint = outside.checkpoint
-            let described = "checkpoint ‘\(outside.name)’ (\(checkpoint.size) events, \(checkpoint.time))"
+            let described = "checkpoint ‘\(outside.name)’ (\(checkpoint.size.counted("event")), \(checkpoint.time))"
             if let key = outside.publicKey {
                 do {
                     try checkpoint.verifySignature(key)
@@ -120,7 +120,7 @@ public struct SealCheck: Sendable, Hashable {
             let before = try store.eventRowCensus(through: lastPosition).rows
             add("includes", UInt64(max(0, before)) <= checkpoint.size, UInt64(max(0, before)) <= checkpoint.size
                 ? "the checkpoint's \(checkpoint.size) events include the user's last event shown (event \(before) of the log)"
-                : "the checkpoint covers \(checkpoint.size) events, the user's last event shown is event \(before) of the log: it is not covered")
+                : "the checkpoint covers \(checkpoint.size.counted("event")), the user's last event shown is event \(before) of the log: it is not covered")
             if checkpoint.time == seal.sealedAt, checkpoint.size == UInt64(seal.events) {
                 check.steps.append(Step(name: "same", status: .passed, text: "the checkpoint was made with seal \(seal.number) (the same time and event count)"))
             }

@@ -45,7 +45,7 @@ extension UserReport {
         switch chain {
         case let .verified(events, erased):
             let erasedText = erased > 0 ? " (\(erased) erased, accepted by their kept digests)" : ""
-            chainText = "<span class=\"ok\" id=\"chain\" data-status=\"verified\">verified: \(events) events in the user's hash chain\(erasedText)</span>"
+            chainText = "<span class=\"ok\" id=\"chain\" data-status=\"verified\">verified: \(events.counted("event")) in the user's hash chain\(erasedText)</span>"
         case .failed(let reason):
             chainText = "<span class=\"bad\" id=\"chain\" data-status=\"failed\">does not verify: \(HTML.user(reason))</span>"
         case .empty:
@@ -55,7 +55,7 @@ extension UserReport {
         if let seal = coveringSeal {
             sealText = "<span id=\"seal\" data-number=\"\(seal.number)\">seal \(seal.number) at position \(seal.position), sealed \(HTML.escape(seal.sealedAt)): <span class=\"hash\">\(HTML.escape(seal.hash))</span></span>"
         } else {
-            sealText = "<span id=\"seal\" class=\"bad\">no seal covers the user's last event yet (\(sealCount) seals in the store): run <code>evtool seal</code></span>"
+            sealText = "<span id=\"seal\" class=\"bad\">no seal covers the user's last event yet (\(sealCount.counted("seal")) in the store): run <code>evtool seal</code></span>"
         }
         let facts = HTML.facts([("Hash chain (checked now)", chainText), ("Latest seal covering the last event", sealText),
                                 ("That seal (checked now)", sealCheckText)], id: "trust-facts")

@@ -17,7 +17,7 @@ public enum CommandOutcome: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .recorded(ids, version, positions):
-            let what = ids.count == 1 ? "1 event" : "\(ids.count) events"
+            let what = ids.count.counted("event")
             let place = positions.count == 1 ? "position \(positions.lowerBound)" : "positions \(positions.lowerBound)–\(positions.upperBound)"
             return "recorded \(what) (stream version \(version), \(place))"
         case .unchanged(let reason):

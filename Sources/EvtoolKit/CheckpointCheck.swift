@@ -19,7 +19,7 @@ public enum CheckpointCheck {
     /// - Parameter archives: after `evtool archive`, every archive's file, oldest first: their
     ///   events are streamed before the store's (the files are checked by verify).
     public static func run(store: any EventStore, checkpoint: Checkpoint, path: String, signature: String, archives: [String] = []) throws -> String {
-        let described = "checkpoint '\(path)' (\(checkpoint.size) events, \(signature))"
+        let described = "checkpoint '\(path)' (\(checkpoint.size.counted("event")), \(signature))"
         var archived: Int64 = 0
         if let archiving = store as? any ArchivingStore, let latest = try archiving.latestArchive() {
             guard !archives.isEmpty else {
@@ -29,7 +29,7 @@ public enum CheckpointCheck {
         }
         let size = UInt64(archived) + (try LogTree.streamedSize(of: store))
         guard size >= checkpoint.size else {
-            throw OperationError.invalid("the log fails \(described): it has \(size) events, fewer than the checkpoint covers: it was truncated or events were removed")
+            throw OperationError.invalid("the log fails \(described): it has \(size.counted("event")), fewer than the checkpoint covers: it was truncated or events were removed")
         }
         guard checkpoint.size > 0 else { return "extends \(described)" }
         var builders = [MerkleProofBuilder(size: size, ranges: try MerkleProof.consistencyRanges(from: checkpoint.size, to: size))]
@@ -44,7 +44,7 @@ public enum CheckpointCheck {
             }
         }
         guard streamed == archived else {
-            throw OperationError.invalid("the archive files hold \(streamed) events, and the store records \(archived) archived")
+            throw OperationError.invalid("the archive files hold \(streamed.counted("event")), and the store records \(archived) archived")
         }
         try LogTree.feed(&builders, from: store)
         let built = try builders[0].finish()

@@ -75,7 +75,7 @@ public struct EventAppender {
         let range = firstSource == source ? "line \(source)" : "lines \(firstSource)–\(source)"
         let before = appended
         func refused(_ source: Int, _ reason: String) -> EventCopier.CopyError {
-            EventCopier.CopyError(source: source, reason: "\(reason) (nothing of \(range) was imported; \(before) events were before them)")
+            EventCopier.CopyError(source: source, reason: "\(reason) (nothing of \(range) was imported; \(before.counted("event")) \(before == 1 ? "was" : "were") before them)")
         }
         var stored: [UUID: RecordedEvent] = [:]
         let givenIDs = items.filter(\.item.idIsGiven).map(\.item.event.id)

@@ -74,7 +74,7 @@ public struct EventCopier {
         window.removeAll(keepingCapacity: true)
         let range = firstSource == source ? "\(unit) \(source)" : "\(unit)s \(firstSource)–\(source)"
         func refused(_ source: Int, _ reason: String) -> CopyError {
-            CopyError(source: source, reason: "\(reason) (nothing of \(range) was \(verb); \(appended) events were before them)")
+            CopyError(source: source, reason: "\(reason) (nothing of \(range) was \(verb); \(appended.counted("event")) \(appended == 1 ? "was" : "were") before them)")
         }
 
         // The events of this batch the store already holds: one query.

@@ -134,13 +134,13 @@ public struct EventImport {
                     }
                 } catch let error as LogRecord.LineError {
                     try flush(through: number - 1)
-                    throw OperationError.invalid("line \(number): \(error.reason) (nothing from this line on was imported; \(appended) events were)")
+                    throw OperationError.invalid("line \(number): \(error.reason) (nothing from this line on was imported; \(appended.counted("event")) \(appended == 1 ? "was" : "were"))")
                 }
                 // Stop right after a batch was committed (or an event found already there).
                 if appended + skipped != committedBefore, !hasPending {
                     if let totalBytes { try progress(.advanced(min(lines.bytesRead, totalBytes))) }
                     if shouldStop() {
-                        throw OperationError.interrupted("interrupted after importing \(appended) events (through line \(number)); run the same import again to resume")
+                        throw OperationError.interrupted("interrupted after importing \(appended.counted("event")) (through line \(number)); run the same import again to resume")
                     }
                 }
             }

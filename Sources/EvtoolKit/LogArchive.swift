@@ -71,7 +71,7 @@ public enum LogArchive {
                     throw OperationError.invalid("the archive file '\(files[index])' is not the file of archive \(record.number) (its SHA-256 differs from the one the store recorded): it was changed, or it is another archive's")
                 }
                 guard read == record.events else {
-                    throw OperationError.invalid("the archive files up to '\(files[index])' hold \(read) events, and archive \(record.number) records \(record.events)")
+                    throw OperationError.invalid("the archive files up to '\(files[index])' hold \(read.counted("event")), and archive \(record.number) records \(record.events)")
                 }
                 index += 1
                 guard index < files.count else { return [] }
@@ -275,7 +275,7 @@ public enum LogArchive {
         }
         let root = builder.root
         guard root == (try LogTree.root(of: store, size: UInt64(events))) else {
-            throw OperationError.invalid("the archived events' Merkle root differs from the kept tree's at \(events) events, so nothing was archived: run 'evtool verify'")
+            throw OperationError.invalid("the archived events' Merkle root differs from the kept tree's at \(events.counted("event")), so nothing was archived: run 'evtool verify'")
         }
         let seals = try archiving.seals().filter { $0.position >= (previous?.position ?? 1) - 1 && $0.position < position }.count
         var documents: [StreamKey: Data] = [:]

@@ -26,7 +26,7 @@ public enum Migration {
         let sourceDigest = try LogDigest.of(source)
         let targetDigest = try LogDigest.of(target)
         guard sourceDigest == targetDigest else {
-            throw MigrationError.verificationFailed("verification failed: source has \(sourceDigest.count) events (digest \(sourceDigest.hex.prefix(16))…), target \(targetDigest.count) (digest \(targetDigest.hex.prefix(16))…)")
+            throw MigrationError.verificationFailed("verification failed: source has \(sourceDigest.count.counted("event")) (digest \(sourceDigest.hex.prefix(16))…), target \(targetDigest.count) (digest \(targetDigest.hex.prefix(16))…)")
         }
         return sourceDigest
     }

@@ -10,7 +10,7 @@ extension Proofs {
     public static func consistency(at location: StoreLocation, from older: Checkpoint, _ olderPath: String,
                                    to newer: Checkpoint, _ newerPath: String) throws -> ProofDocument {
         guard older.size > 0, older.size <= newer.size else {
-            throw OperationError.invalid("no consistency proof from a tree of \(older.size) events to one of \(newer.size)")
+            throw OperationError.invalid("no consistency proof from a tree of \(older.size.counted("event")) to one of \(newer.size)")
         }
         let store = try LogAudit.open(location)
         let built = try finishing(location) { try LogTree.consistencyProof(of: store, from: older.size, to: newer.size) }
@@ -33,7 +33,7 @@ extension Proofs {
         }
         let size = try checkpoint?.checkpoint.size ?? LogTree.size(of: store)
         guard index < size else {
-            throw OperationError.invalid("event \(idText) is leaf \(index), after the checkpoint's \(size) events: seal again and prove it in the newer checkpoint")
+            throw OperationError.invalid("event \(idText) is leaf \(index), after the checkpoint's \(size.counted("event")): seal again and prove it in the newer checkpoint")
         }
         let built = try inclusionDocument(of: event, index: index, size: size, in: store, "\(location)")
         if let checkpoint { try expect(built.root, of: checkpoint.checkpoint, checkpoint.path) }
@@ -74,7 +74,7 @@ extension Proofs {
             throw OperationError.invalid("the proof is not an inclusion proof")
         }
         guard checkpoint.size == size else {
-            throw OperationError.invalid("the proof is for a tree of \(size) events, the checkpoint's has \(checkpoint.size)")
+            throw OperationError.invalid("the proof is for a tree of \(size.counted("event")), the checkpoint's has \(checkpoint.size)")
         }
         do {
             try MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(entry), index: index, size: size, path: path, root: checkpoint.root)
@@ -91,7 +91,7 @@ extension Proofs {
             throw OperationError.invalid("the proof is not a consistency proof")
         }
         guard older.size == from, newer.size == to else {
-            throw OperationError.invalid("the proof is from \(from) to \(to) events, the checkpoints have \(older.size) and \(newer.size)")
+            throw OperationError.invalid("the proof is from \(from) to \(to.counted("event")), the checkpoints have \(older.size) and \(newer.size)")
         }
         do {
             try MerkleProof.verifyConsistency(from: from, to: to, fromRoot: older.root, toRoot: newer.root, path: path)

@@ -20,7 +20,7 @@ extension Proofs {
             throw ProofRequestError(.damaged, "the recorded checkpoint \(recorded.number) is not a checkpoint (\(error)): run 'evtool verify'")
         }
         guard checkpoint.size == recorded.size else {
-            throw ProofRequestError(.damaged, "the recorded checkpoint \(recorded.number) states \(checkpoint.size) events, its record \(recorded.size): run 'evtool verify'")
+            throw ProofRequestError(.damaged, "the recorded checkpoint \(recorded.number) states \(checkpoint.size.counted("event")), its record \(recorded.size): run 'evtool verify'")
         }
         return (recorded, checkpoint)
     }
@@ -56,7 +56,7 @@ extension Proofs {
             size = requested
         } else if let latest {
             guard latest.checkpoint.size <= treeSize else {
-                throw ProofRequestError(.damaged, "the newest recorded checkpoint (\(latest.recorded.number)) has \(latest.checkpoint.size) events, the kept tree only \(treeSize): run 'evtool verify'")
+                throw ProofRequestError(.damaged, "the newest recorded checkpoint (\(latest.recorded.number)) has \(latest.checkpoint.size.counted("event")), the kept tree only \(treeSize): run 'evtool verify'")
             }
             size = latest.checkpoint.size
         } else {
@@ -67,9 +67,9 @@ extension Proofs {
         }
         guard index < size else {
             if requested != nil {
-                throw ProofRequestError(.invalid, parameter: "size", "event \(idText) is leaf \(index): it is not in the tree of the first \(size) events (the size must be above \(index))")
+                throw ProofRequestError(.invalid, parameter: "size", "event \(idText) is leaf \(index): it is not in the tree of the first \(size.counted("event")) (the size must be above \(index))")
             }
-            let bound = latest.map { "the newest recorded checkpoint's (\($0.recorded.number)) \(size) events" } ?? "the kept tree's \(size) events"
+            let bound = latest.map { "the newest recorded checkpoint's (\($0.recorded.number)) \(size.counted("event"))" } ?? "the kept tree's \(size.counted("event"))"
             throw ProofRequestError(.invalid, parameter: "event", "event \(idText) is leaf \(index), after \(bound): seal again, or ask with a size from \(index + 1) to \(treeSize)")
         }
         let built: (document: ProofDocument, root: [UInt8])
@@ -79,7 +79,7 @@ extension Proofs {
             throw ProofRequestError(.damaged, "\(error): run 'evtool verify'")
         }
         if let latest, built.root != latest.checkpoint.root {
-            throw ProofRequestError(.damaged, "the tree of the first \(size) events does not have the root of the newest recorded checkpoint (\(latest.recorded.number)): the log or its kept tree was rewritten, or the record forged (run 'evtool verify')")
+            throw ProofRequestError(.damaged, "the tree of the first \(size.counted("event")) does not have the root of the newest recorded checkpoint (\(latest.recorded.number)): the log or its kept tree was rewritten, or the record forged (run 'evtool verify')")
         }
         return built.document
     }
@@ -112,6 +112,6 @@ extension Proofs {
 
     /// Why a size is beyond a tree of `treeSize` events.
     private static func beyond(_ treeSize: UInt64, _ rule: String) -> String {
-        treeSize == 0 ? "the log has no events yet: there is no tree to prove in" : "the log's tree has \(treeSize) events: \(rule)"
+        treeSize == 0 ? "the log has no events yet: there is no tree to prove in" : "the log's tree has \(treeSize.counted("event")): \(rule)"
     }
 }

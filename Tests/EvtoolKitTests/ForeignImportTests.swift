@@ -97,7 +97,7 @@ struct ForeignImportTests {
             let message = operationError("invalid") { _ = try Self.run(into, text) }
             let before = expected.hasPrefix("line 2") ? 1 : 0
             #expect(message.hasPrefix(expected), "\(message)")
-            #expect(message.hasSuffix("(nothing from this line on was imported; \(before) events were)"), "\(message)")
+            #expect(message.hasSuffix("(nothing from this line on was imported; \(before == 1 ? "1 event was" : "\(before) events were"))"), "\(message)")
             #expect(try into.headPosition() == Int64(before), "\(expected)")
         }
         // A given format is held to from the first line.

@@ -65,7 +65,7 @@ struct ServeScenario {
         for token in tokens.values { #expect(!ended.errors.contains(token), "no token in the log") }
         #expect(!ended.errors.contains("Pantages"), "no body in the log")
         #expect(ended.errors.contains("admin 'e2e-admin' seal: sealed: seal "), "the seal's audit line: \(ended.errors.suffix(3_000))")
-        #expect(ended.errors.contains("admin 'e2e-admin' forget user 'forget-\(run)' by 'e2e-admin': erased 1 events"), "the erasure's audit line")
+        #expect(ended.errors.contains("admin 'e2e-admin' forget user 'forget-\(run)' by 'e2e-admin': erased 1 event"), "the erasure's audit line")
         #expect(ended.errors.contains("admin 'e2e-admin' rebuild nope: refused 422 no view named 'nope'"), "a refused admin operation's audit line")
         #expect(!ended.errors.contains("e2e ticket"), "no reason (a body) in the log")
 

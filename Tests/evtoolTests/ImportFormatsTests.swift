@@ -30,7 +30,7 @@ struct ImportFormatsTests {
             """)
         result = try cli.run("import", mixed)
         #expect(result.status == 65, "\(result)")
-        #expect(result.errors == "Error: line 2: 'specversion' makes this line a CloudEvent, in a file of plain event lines (as line 1 is); one format per file (nothing from this line on was imported; 1 events were)\n", "\(result)")
+        #expect(result.errors == "Error: line 2: 'specversion' makes this line a CloudEvent, in a file of plain event lines (as line 1 is); one format per file (nothing from this line on was imported; 1 event was)\n", "\(result)")
 
         result = try cli.run("import", "--format", "csv", file)
         #expect(result.status == 64 && result.errors.hasPrefix("Error: '--format' must be jsonl, plain or cloudevents, not 'csv'\n"), "\(result)")

@@ -320,7 +320,7 @@ public struct LogVerifier {
             let kind: VerificationFailure.Kind = events < seal.events || heads.count < Int(seal.streams) ? .deleted : .inserted
             let truncated = lastPosition < seal.position ? "; the log ends at position \(lastPosition): it was truncated" : ""
             throw VerificationFailure(kind, position: seal.position, stream: nil,
-                                      "seal \(seal.number) recorded \(seal.events) events in \(seal.streams) streams up to position \(seal.position), the log has \(events) in \(heads.count)\(truncated)")
+                                      "seal \(seal.number) recorded \(seal.events.counted("event")) in \(seal.streams.counted("stream")) up to position \(seal.position), the log has \(events) in \(heads.count)\(truncated)")
         }
         guard heads.digest().hexString == seal.headsSHA256 else {
             throw VerificationFailure(.modified, position: seal.position, stream: nil,

@@ -22,17 +22,17 @@ public enum RecordedCheckpointCheck {
                 throw failure("is not a checkpoint (\(error)): it was rewritten")
             }
             guard checkpoint.size == entry.size else {
-                throw failure("states \(checkpoint.size) events, but is recorded for \(entry.size): it was rewritten")
+                throw failure("states \(checkpoint.size.counted("event")), but is recorded for \(entry.size): it was rewritten")
             }
             guard let seal = seals.first(where: { $0.number == entry.seal }), UInt64(seal.events) == checkpoint.size, seal.sealedAt == checkpoint.time else {
-                throw failure("names seal \(entry.seal), and no seal of \(checkpoint.size) events sealed at \(checkpoint.time) has that number: the checkpoint or the seals were replaced")
+                throw failure("names seal \(entry.seal), and no seal of \(checkpoint.size.counted("event")) sealed at \(checkpoint.time) has that number: the checkpoint or the seals were replaced")
             }
             guard checkpoint.size <= logSize else {
-                throw failure("covers \(checkpoint.size) events and the log has \(logSize): it was truncated or events were removed")
+                throw failure("covers \(checkpoint.size.counted("event")) and the log has \(logSize): it was truncated or events were removed")
             }
             let root = checkpoint.size == 0 ? MerkleHash.empty : try LogTree.root(of: store, size: checkpoint.size)
             guard root == checkpoint.root else {
-                throw failure("(\(checkpoint.size) events) does not have the root of the log's first \(checkpoint.size) events: an event there was modified, removed, inserted or reordered, or the checkpoint was forged")
+                throw failure("(\(checkpoint.size.counted("event"))) does not have the root of the log's first \(checkpoint.size.counted("event")): an event there was modified, removed, inserted or reordered, or the checkpoint was forged")
             }
         }
         return recorded.count
@@ -49,7 +49,7 @@ public enum RecordedCheckpointCheck {
         else { return nil }
         let recorded = try recording.recordedCheckpoints().filter { $0.seal == seal.number }
         guard !recorded.isEmpty else {
-            throw RecordedCheckpointFailure(number: nil, reason: "for seal \(seal.number) (\(external.size) events at \(external.time)) is not recorded in the store: it was removed")
+            throw RecordedCheckpointFailure(number: nil, reason: "for seal \(seal.number) (\(external.size.counted("event")) at \(external.time)) is not recorded in the store: it was removed")
         }
         guard let same = recorded.first(where: { $0.note == external.text }) else {
             throw RecordedCheckpointFailure(number: recorded[0].number, reason: "for seal \(seal.number) differs from the checkpoint file: the store's record was forged or replaced")

@@ -12,7 +12,7 @@ public enum MerkleProofError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .impossible(let text), .malformed(let text), .mismatch(let text): text
-        case .missingLeaves(let expected, let got): "the log has \(got) events, not the \(expected) the proof needs"
+        case .missingLeaves(let expected, let got): "the log has \(got.counted("event")), not the \(expected) the proof needs"
         }
     }
 }

@@ -28,7 +28,7 @@ enum DemoCommand {
             let application = Application(store: try location.openForViews(create: true))
             var generator = ActivityGenerator(users: users, listings: listings, seed: seed)
             var recorded = 0, unchanged = 0
-            var progress = Progress(label: "demo", total: Int64(actions), console: console)
+            var progress = Progress(label: "demo", total: Int64(actions), unit: "actions", console: console)
             let started = Date()
             for index in 0..<actions {
                 let action = generator.next()
@@ -67,7 +67,7 @@ enum DemoCommand {
                 try console.output("== cached details of the most popular listing (evtool details --listing \(popular))")
                 try console.output("  \((try? cached.decodedDetails())?.info.name ?? popular): viewed \(cached.views) times, last fetched by \(cached.fetchedBy)")
             }
-            try console.output("== history of \(user), last 3 actions (evtool history --user \(user))")
+            try console.output("== history of \(user), the last 3 of it (evtool history --user \(user)): position, time, action")
             var entries: [History.Entry] = []
             try application.forEachHistoryEntry(of: user) { entries.append($0) }
             for entry in entries.suffix(3) { try console.output("  \(entry.position)  \(Timestamp.format(entry.recordedAt))  \(entry.summary)") }

@@ -84,11 +84,11 @@ enum ProofCommands {
                 let file = arguments.value("event-file")
                 try Proofs.checkInclusion(proof, against: checkpoints[0], eventFile: file)
                 let content = file.map { ", with the content of \($0)" } ?? ""
-                try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size) events of checkpoint \(paths[0]) (\(notes[0]))\(content)")
+                try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size.counted("event")) of checkpoint \(paths[0]) (\(notes[0]))\(content)")
             case .consistency(let from, let to, _):
                 guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
                 try Proofs.checkConsistency(proof, from: checkpoints[0], to: checkpoints[1])
-                try console.output("OK: checkpoint \(paths[1]) (\(to) events, \(notes[1])) extends checkpoint \(paths[0]) (\(from) events, \(notes[0]))")
+                try console.output("OK: checkpoint \(paths[1]) (\(to.counted("event")), \(notes[1])) extends checkpoint \(paths[0]) (\(from.counted("event")), \(notes[0]))")
             }
         })
 }

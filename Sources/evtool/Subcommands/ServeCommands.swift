@@ -176,9 +176,9 @@ enum ServeCommands {
             try console.flush()
             var received: Int32 = 0
             sigwait(&signals, &received)
-            console.message("serve: \(received == SIGTERM ? "SIGTERM" : "interrupt"): finishing \(server.requestsInFlight) requests in flight")
+            console.message("serve: \(received == SIGTERM ? "SIGTERM" : "interrupt"): finishing \(server.requestsInFlight.counted("request")) in flight")
             let left = server.stop()
-            console.message(left == 0 ? "serve: stopped" : "serve: stopped with \(left) requests unfinished after \(Int(configuration.shutdownGraceSeconds)) s")
+            console.message(left == 0 ? "serve: stopped" : "serve: stopped with \(left.counted("request")) unfinished after \(Int(configuration.shutdownGraceSeconds)) s")
         })
 
     static let token = CommandSpec(

@@ -1,4 +1,5 @@
 import Foundation
+import EventLog
 
 /// Progress of a long command on standard error: a bar with count, rate and time left on a
 /// terminal, plain lines every few seconds otherwise.
