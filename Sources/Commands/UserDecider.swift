@@ -20,6 +20,14 @@ public enum UserDecider {
         try decision(command, state: state).events
     }
 
+    /// Checks `command`'s fields against the rules, as ``decision(_:state:)`` does whatever the
+    /// stream holds (no rule depends on the state): a face refuses bad input with this before
+    /// it opens a store, so a rejected command never creates one.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
+    public static func check(_ command: UserCommand) throws {
+        _ = try decision(command, state: UserState())
+    }
+
     /// Like ``decide(_:state:)``, but says why nothing is recorded when nothing is.
     /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
     public static func decision(_ command: UserCommand, state: UserState) throws -> Decision {

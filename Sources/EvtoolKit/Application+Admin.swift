@@ -81,12 +81,7 @@ extension Application {
     ///   a malformed user id or a user with no events; the store's failures.
     public func forget(user typed: String, reason: String, operatorName: String) throws(ApplicationError) -> ErasureResult {
         do {
-            guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw ApplicationError.invalid(field: "reason", message: "the reason must say why (a ticket, the legal basis)")
-            }
-            guard !operatorName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw ApplicationError.invalid(field: "by", message: "the operator must be named")
-            }
+            try LogAudit.checkErasure(reason: reason, operatorName: operatorName)
             guard let auditable = store as? any AuditableEventStore else {
                 throw ApplicationError.failed("this store cannot erase users")
             }

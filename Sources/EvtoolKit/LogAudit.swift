@@ -204,9 +204,19 @@ public enum LogAudit {
     ///   archived store without `archives`; ``OperationError/invalid(_:)`` for an empty reason
     ///   or archive files that are not the store's or fail verification; ``CommandError`` for
     ///   an unknown user.
+    /// Checks an erasure's reason and operator, as every face records them: text (not only
+    /// spaces, at most ``Rules/maximumTextLength`` bytes, no control characters).
+    /// - Throws: ``CommandError/rejected(field:rule:)`` naming `reason` or `by`.
+    public static func checkErasure(reason: String, operatorName: String) throws {
+        if Rules.isBlank(reason) { throw CommandError.rejected(field: "reason", rule: "must say why (a ticket, the legal basis)") }
+        try Rules.checkText(reason, field: "reason")
+        if Rules.isBlank(operatorName) { throw CommandError.rejected(field: "by", rule: "must name the operator") }
+        try Rules.checkText(operatorName, field: "by")
+    }
+
     public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation,
                               archives: [String] = []) throws -> Forgetting {
-        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw OperationError.invalid("the reason must say why") }
+        try checkErasure(reason: reason, operatorName: operatorName)
         let store = try location.openForViews()
         guard let auditable = store as? any AuditableEventStore else {
             throw OperationError.unsupported("the store \(location) cannot erase users")

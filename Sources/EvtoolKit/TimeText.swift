@@ -30,7 +30,7 @@ public enum TimeText {
     }
 
     /// Whether `text` looks like `YYYY-MM-DD` (a real calendar date), optionally followed by
-    /// `THH:MM:SS` (in range), up to 9 fraction digits and `Z` or `±HH:MM`. Checked before Foundation's formatter sees the text:
+    /// `THH:MM:SS` (in range), up to 9 fraction digits and `Z` or `±HH:MM` (an hour 00–23 and minutes 00–59). Checked before Foundation's formatter sees the text:
     /// ICU's date parser traps (SIGFPE) on some malformed times, such as
     /// `2026-01-01T00:0:00000.333…3Z` with a long fraction (found by scripts/fuzz.sh).
     public static func hasTimeShape(_ text: String) -> Bool {
@@ -63,6 +63,9 @@ public enum TimeText {
         }
         if byte("Z") { return index == bytes.count }
         guard byte("+") || byte("-"), digits(2), byte(":"), digits(2) else { return false }
+        // An offset is an hour of the day and its minutes (RFC 3339's time-numoffset): +25:00 or
+        // +00:60 is no time zone, and the formatter would take it as a day's shift.
+        guard number((index - 5)..<(index - 3)) <= 23, number((index - 2)..<index) <= 59 else { return false }
         return index == bytes.count
     }
 

@@ -81,13 +81,47 @@ public struct TokenFile: Sendable {
         return name.isEmpty ? line : line + " " + name
     }
 
-    /// Appends a new token's line to the file at `path` (created with mode 0600).
-    /// - Throws: ``FileError`` when the file cannot be written.
+    /// The largest tokens file `append` reads to check (a million tokens' lines).
+    static let maximumFileBytes = 128 * 1024 * 1024
+
+    /// Appends a new token's line to the file at `path` (created with mode 0600). A file that
+    /// exists must be a tokens file already (read and parsed first): a token line appended to a
+    /// store or a key would damage it, and the server would refuse the file anyway.
+    /// - Throws: ``FileError`` when the file is not a tokens file or cannot be written; then
+    ///   nothing was added.
     public static func append(token: String, role: Role, name: String, to path: String) throws(FileError) {
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw FileError(description: "cannot write the tokens file '\(path)': \(String(cString: strerror(errno)))") }
+        let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link (give the file itself)" : String(cString: strerror(errno))
+            throw FileError(description: "cannot write the tokens file '\(path)': \(reason)")
+        }
         defer { close(descriptor) }
-        let bytes = Array((line(for: token, role: role, name: name) + "\n").utf8)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw FileError(description: "'\(path)' is not a plain file: a tokens file is one; nothing was added")
+        }
+        guard status.st_size <= maximumFileBytes else {
+            throw FileError(description: "'\(path)' is \(status.st_size) bytes, larger than any tokens file evtool writes; nothing was added")
+        }
+        let size = Int(status.st_size)
+        var existing = [UInt8](repeating: 0, count: size)
+        var read = 0
+        while read < size {
+            let got = existing.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + read, size - read, off_t(read)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw FileError(description: "cannot read the tokens file '\(path)': \(String(cString: strerror(errno)))") }
+            read += got
+        }
+        guard let text = String(validating: existing, as: UTF8.self) else {
+            throw FileError(description: "'\(path)' is not a tokens file (it is not UTF-8 text); nothing was added")
+        }
+        do {
+            _ = try TokenFile(parsing: text, path: path)
+        } catch {
+            throw FileError(description: "'\(path)' is not a tokens file (\(error.description)); nothing was added")
+        }
+        let separator = existing.isEmpty || existing.last == 0x0A ? "" : "\n"
+        let bytes = Array((separator + line(for: token, role: role, name: name) + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else {
             throw FileError(description: "cannot write the tokens file '\(path)': \(String(cString: strerror(errno)))")

@@ -58,6 +58,21 @@ public enum History {
             self.asOf = asOf
         }
 
+        /// Checks that the filter can match something: every type is one the history holds
+        /// (``DomainEvent/typeNames``; named with the nearest spelling when only its case
+        /// differs), and `since` is not after `until`. A filter that can never match would
+        /// answer an empty history for a user who has one.
+        /// - Throws: ``EventStoreError/invalidInput(_:)`` naming the type or the two times.
+        public func check() throws {
+            for type in types.sorted() where !DomainEvent.typeNames.contains(type) {
+                let hint = DomainEvent.typeNames.first { $0.lowercased() == type.lowercased() }.map { "; did you mean '\($0)'?" } ?? ""
+                throw EventStoreError.invalidInput("type '\(type)' is not one a history holds (\(DomainEvent.typeNames.joined(separator: ", ")))\(hint)")
+            }
+            if let since, let until, since > until {
+                throw EventStoreError.invalidInput("since (\(Timestamp.format(since))) is after until (\(Timestamp.format(until))): no action can be in between")
+            }
+        }
+
         func includes(_ event: RecordedEvent) -> Bool {
             if !types.isEmpty, !types.contains(event.type) { return false }
             if let since, event.recordedAt < since { return false }
@@ -72,6 +87,7 @@ public enum History {
     ///   there (found through its index, ``StreamSearch``), not from its first event.
     public static func forEachEntry(of user: String, in store: any EventStore, filter: Filter = Filter(), afterPosition: Int64 = 0,
                                     _ body: (Entry) throws -> Void) throws {
+        try filter.check()
         var next = try StreamSearch.firstVersion(of: UserStream.id(for: user), afterPosition: afterPosition, in: store)
         while true {
             let batch = try store.read(stream: UserStream.id(for: user), from: next, direction: .forwards, limit: 1_000)

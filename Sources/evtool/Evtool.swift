@@ -54,6 +54,15 @@ enum Evtool {
         throw CLIError.usage("unknown subcommand '\(name)'\(suggestion)", nil)
     }
 
+    /// Runs evtool with the process's arguments (``RawArguments/process()``): the usage error
+    /// of one that is not UTF-8, or ``run(_:console:)-([String],_)``.
+    static func run(_ arguments: Result<[String], CLIError>, console: inout Console) -> ExitCode {
+        switch arguments {
+        case .success(let arguments): return run(arguments, console: &console)
+        case .failure(let error): return report(error, console: &console, json: false)
+        }
+    }
+
     /// Runs evtool with `arguments` (without the program name) and returns the exit code.
     /// Output is flushed before it returns; a write to standard output that failed ends
     /// the command with 74 (a closed pipe, `| head`, quietly with 0).

@@ -14,5 +14,5 @@ sigaddset(&unblocked, SIGINT)
 sigaddset(&unblocked, SIGTERM)
 sigprocmask(SIG_UNBLOCK, &unblocked, nil)
 var console = Console.standard
-let code = Evtool.run(Array(CommandLine.arguments.dropFirst()), console: &console)
+let code = Evtool.run(RawArguments.process(), console: &console)
 exit(code.rawValue)

@@ -22,19 +22,20 @@ struct ReportCommandTests {
         let empty = try Processes.run(Processes.evtool, ["report", "--user", "", "--store", store])
         #expect(empty.status == 65 && empty.output.isEmpty && empty.errors.hasPrefix("Error: "), "a rejected user id, as in the other commands: \(empty)")
         let old = folder.path + "/old.html"
-        try "old page".write(toFile: old, atomically: true, encoding: .utf8)
+        // An earlier report (any HTML page): what --out replaces; any other file it refuses.
+        try "<!DOCTYPE html>\n<p>old page</p>\n".write(toFile: old, atomically: true, encoding: .utf8)
         let missing = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", old, "--store", "sqlite:" + folder.path + "/none.sqlite"])
         #expect(missing.status == 69, "\(missing)")
-        #expect(try String(contentsOfFile: old, encoding: .utf8) == "old page")
+        #expect(try String(contentsOfFile: old, encoding: .utf8) == "<!DOCTYPE html>\n<p>old page</p>\n")
         let unwritable = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", folder.path + "/no/such/dir/page.html", "--store", store])
-        #expect(unwritable.status == 1 && unwritable.errors.hasPrefix("Error: cannot write the report to"), "\(unwritable)")
+        #expect(unwritable.status == 1 && unwritable.errors.hasPrefix("Error: will not write the report to '\(folder.path)/no/such/dir/page.html': the folder '\(folder.path)/no/such/dir' does not exist"), "\(unwritable)")
 
         let page = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--store", store])
         #expect(page.status == 0, "\(page)")
         #expect(page.output.hasPrefix("<!DOCTYPE html>") && page.output.hasSuffix("</html>\n"))
         let written = try Processes.run(Processes.evtool, ["report", "--user", "ada", "--out", old, "--store", store])
         #expect(written.status == 0 && written.output.isEmpty, "\(written)")
-        #expect(try String(contentsOfFile: old, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        #expect(try String(contentsOfFile: old, encoding: .utf8).hasPrefix("<!DOCTYPE html>") && !String(contentsOfFile: old, encoding: .utf8).contains("old page"))
     }
 
     @Test("escape: each of & < > \" ' and NUL replaced, other text (multi-byte, RTL) unchanged")

@@ -31,8 +31,11 @@ enum AppendCommand {
             let metadata = Data((arguments.value("metadata") ?? "{}").utf8)
             let expected = try arguments.required(Self.expected)
             let id = try arguments.value(Self.id) ?? UUID()
+            let event = ProposedEvent(id: id, type: type, data: data, metadata: metadata)
+            // The store's own rules, checked before it is opened: a refused event creates no store.
+            try AppendValidation.validate([event], stream: stream)
             let store = try StoreLocation.resolve(arguments).open(create: true)
-            let result = try store.append(ProposedEvent(id: id, type: type, data: data, metadata: metadata), to: stream, expectedVersion: expected)
+            let result = try store.append(event, to: stream, expectedVersion: expected)
             if arguments.flag(SharedOptions.json) {
                 try console.output(JSONOutput.object { writer in
                     writer.key("stream"); writer.string(stream)

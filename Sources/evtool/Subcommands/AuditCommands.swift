@@ -123,6 +123,8 @@ enum AuditCommands {
             }
             let key = try arguments.value("key").map { try AuditFiles.key($0, "private key") }
             if let key, key.privateKey == nil { throw CLIError(message: "'--key' needs the private key, not the public one", code: .invalidData) }
+            // A path that cannot take the checkpoint is refused before anything is sealed.
+            if let out = arguments.value("checkpoint-out") { try AuditFiles.checkReplaceable(out, what: "checkpoint", earlier: .checkpoint) }
             let location = try StoreLocation.resolve(arguments)
             var display = ProgressRenderer(minimumTotal: 100_000)
             let sealing = try LogAudit.seal(try LogAudit.open(location), location: location, key: key, makeCheckpoint: arguments.value("checkpoint-out") != nil,
@@ -147,9 +149,9 @@ enum AuditCommands {
             }
             if let out = arguments.value("checkpoint-out") {
                 do {
-                    try Data(checkpoint.text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+                    try AuditFiles.replace(out, with: checkpoint.text, what: "checkpoint", earlier: .checkpoint)
                 } catch {
-                    throw CLIError(message: "the seal was recorded, but the checkpoint could not be written to '\(out)': \(error.localizedDescription)", code: .failure)
+                    throw CLIError(message: "the seal was recorded, but the checkpoint was not written: \(error)", code: .failure)
                 }
             }
             if json { return try console.output(sealJSON(checkpoint: key != nil ? checkpoint.text : nil)) }

@@ -150,6 +150,9 @@ enum RecordCommands {
             userID: user, source: try arguments.required(Self.source),
             occurredAt: try arguments.value(occurredAt) ?? Timestamp.now(),
             requestID: try arguments.value(requestID), correlationID: try arguments.value(correlationID))
+        // Refused before the store is opened: a rejected command creates no store.
+        try context.validate()
+        try UserDecider.check(command)
         // A long stream is read from its snapshot; snapshots of the views are kept for time travel.
         let application = Application(store: try StoreLocation.resolve(arguments).openForViews(create: true))
         let outcome = try application.perform(command, context: context)
@@ -192,19 +195,9 @@ enum JSONInput {
     static func decode<T: Decodable>(_: T.Type, from source: String, what: String) throws -> T {
         let data = try InputSource(source, what: what).readAll(what: what)
         do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let error as DecodingError {
-            throw CLIError(message: "the \(what) JSON is not usable: \(JSONInput.reason(error))", code: .invalidData)
-        }
-    }
-
-    static func reason(_ error: DecodingError) -> String {
-        switch error {
-        case let .keyNotFound(key, _): return "'\(key.stringValue)' is missing"
-        case let .typeMismatch(type, context): return "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not a \(type)"
-        case let .valueNotFound(_, context): return "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' is null"
-        case let .dataCorrupted(context): return context.codingPath.isEmpty ? "it is not valid JSON" : "'\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
-        @unknown default: return "\(error)"
+            return try JSONDecodingFailure.decode(T.self, from: data)
+        } catch {
+            throw CLIError(message: "the \(what) JSON is not usable: \(error)", code: .invalidData)
         }
     }
 }

@@ -66,6 +66,7 @@ enum ReportCommand {
                 SealCheck.Outside(checkpoint: try AuditFiles.checkpoint(path), name: path,
                                   publicKey: try arguments.value("public-key").map { try AuditFiles.key($0, "public key") })
             }
+            if let outPath { try AuditFiles.checkReplaceable(outPath, what: "report", earlier: .htmlPage) }
             let location = try StoreLocation.resolve(arguments)
             let store = try location.open(create: false)
             try AsOfCheck.within(asOf, of: store)
@@ -76,18 +77,7 @@ enum ReportCommand {
                 // The page ends with a newline; output(_:) adds one per line.
                 return try console.output(String(page.dropLast()))
             }
-            try write(page, to: outPath)
+            // The old file or the whole new page; never over a file that is not an earlier page.
+            try AuditFiles.replace(outPath, with: page, what: "report", earlier: .htmlPage)
         })
-
-    /// Writes `page` to `path` through a temporary file in the same directory and a rename, so
-    /// the file is either the old one or the whole new page.
-    static func write(_ page: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try Data(page.utf8).write(to: url, options: .atomic)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-            throw CLIError(message: "cannot write the report to '\(path)': \(reason)", code: .failure)
-        }
-    }
 }

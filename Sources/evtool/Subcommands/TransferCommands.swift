@@ -30,6 +30,9 @@ enum TransferCommands {
             let format = try arguments.required(Self.format)
             let from = Int64(try arguments.required(fromPosition))
             let to = Int64(try arguments.required(toPosition))
+            guard to >= from else {
+                throw CLIError.usage("'--to \(to)' is before '--from \(from)': the export is the events after --from through --to", arguments.command)
+            }
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let count = try LogExport.write(store, format: format, from: from, to: to) { try console.output($0) }
             try console.flush()
