@@ -25,11 +25,17 @@ extension API {
     }
 
     func adminRebuild(_ match: RouteMatch) throws -> HTTPResponse {
-        let body = match.request.body.isEmpty ? RebuildBody() : try RequestBodies.decode(RebuildBody.self, from: match.request, what: "rebuild")
+        let body = match.request.body.isEmpty ? RebuildBody() : try RequestBodies.decode(RebuildBody.self, from: match.request, what: "rebuild", members: ["views"])
+        if let views = body.views {
+            guard !views.isEmpty else { throw Problem(.validation, "'views' names no view: name at least one, or send no body to rebuild them all", field: "views") }
+            if let twice = Dictionary(grouping: views, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+                throw Problem(.validation, "'views' names '\(twice)' more than once", field: "views")
+            }
+        }
         let result = try audited(match, "rebuild \(body.views?.joined(separator: ",") ?? "all views")") {
             try application.rebuildViews(body.views)
         } describe: { result in
-            "rebuilt \(result.views.map { "\($0.name) (\($0.documents) documents)" }.joined(separator: ", ")) through position \(result.head)"
+            "rebuilt \(result.views.map { "\($0.name) (\($0.documents.counted("document")))" }.joined(separator: ", ")) through position \(result.head)"
         }
         var writer = ResponseWriter()
         writer.beginObject()
@@ -52,7 +58,7 @@ extension API {
         let result = try audited(match, "seal") {
             try application.seal(signingKey: sealKey)
         } describe: { result in
-            "sealed: seal \(result.seal.number) at position \(result.seal.position) (\(result.seal.events) events in \(result.seal.streams) streams) \(result.seal.hash)"
+            "sealed: seal \(result.seal.number) at position \(result.seal.position) (\(result.seal.events.counted("event")) in \(result.seal.streams.counted("stream"))) \(result.seal.hash)"
                 + (result.isSigned ? ", checkpoint signed" : "")
         }
         let seal = result.seal
@@ -73,7 +79,7 @@ extension API {
 
     func adminForget(_ match: RouteMatch) throws -> HTTPResponse {
         let user = match.parameter("user")
-        let body = try RequestBodies.decode(ForgetBody.self, from: match.request, what: "erasure")
+        let body = try RequestBodies.decode(ForgetBody.self, from: match.request, what: "erasure", members: ["reason", "by"])
         let operatorName = body.by ?? callerName(match.request) ?? "admin"
         let result = try audited(match, "forget user '\(RequestLogText.printable(user))' by '\(RequestLogText.printable(operatorName))'") {
             guard try application.streamVersion(user: user) > 0 else {
@@ -81,7 +87,7 @@ extension API {
             }
             return try application.forget(user: user, reason: body.reason, operatorName: operatorName)
         } describe: { result in
-            "erased \(result.outcome.erasedEvents) events (UserErased at position \(result.outcome.position)); views rebuilt through \(result.rebuiltThrough)"
+            "erased \(result.outcome.erasedEvents.counted("event")) (UserErased at position \(result.outcome.position)); views rebuilt through \(result.rebuiltThrough)"
         }
         var writer = ResponseWriter()
         writer.beginObject()

@@ -10,15 +10,15 @@ extension API {
     func recentlyViewed(_ match: RouteMatch) throws -> HTTPResponse { try userView(Views.recentlyViewed, match) }
 
     /// A user's view document (`{"items":[…]}`, empty when the user has none), with the
-    /// stream version as its ETag; `as-of` computes it as it was then, from the log.
+    /// stream version as its ETag; `as-of` computes it as it was then, from the log, and has
+    /// no ETag: a past document is not the resource a write's `If-Match` is checked against.
     /// A current read is answered from the server's view memory when it holds it
     /// (``Application/currentViewAnswer(_:user:)``), with the same bytes and ETag.
     func userView<P: Projection>(_ projection: P, _ match: RouteMatch) throws -> HTTPResponse {
         let user = match.parameter("user")
         if let asOf = try asOf(match) {
             let view = try application.view(projection, user: user, asOf: asOf)
-            let body = view.document.map { Array($0.jsonData) } ?? Self.emptyView
-            return .json(200, body, headers: [("ETag", ETag.text(view.streamVersion))])
+            return .json(200, view.document.map { Array($0.jsonData) } ?? Self.emptyView)
         }
         let answer = try application.currentViewAnswer(projection, user: user)
         return .json(200, answer.bytes ?? Self.emptyView, headers: [("ETag", ETag.text(answer.version))])
@@ -70,6 +70,8 @@ extension API {
         writer.key("nextAfter")
         if let next = page.nextAfter { writer.number(next) } else { writer.null() }
         writer.endObject()
+        // As of a point, the history is a past one: no ETag (see userView).
+        if filter.asOf != nil { return .json(200, writer.bytes) }
         return .json(200, writer.bytes, headers: [("ETag", ETag.text(try application.streamVersion(user: user)))])
     }
 

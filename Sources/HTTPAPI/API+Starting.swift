@@ -50,7 +50,7 @@ extension API {
     /// - Parameter mayRead: whether this thread may read the user's stream first (false on a
     ///   connection thread: only a cached user's write starts there).
     public func start(_ write: PreparedWrite, mayRead: Bool, completion: @escaping @Sendable (HTTPResponse?) -> Void) -> StartedWrite {
-        guard !write.ifMatchesAny else { return .declined }
+        guard write.readsFirst == nil else { return .declined }
         do {
             let started = try application.start(write.command, context: write.context, requiredVersion: write.requiredVersion,
                                                 mayRead: mayRead) { [self] outcome in

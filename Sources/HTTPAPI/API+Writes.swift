@@ -54,13 +54,26 @@ extension API {
         return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), user: write.user)
     }
 
-    /// The version a write must be appended at: its `If-Match` version, or for `If-Match: *`
-    /// the stream's version now (read; 412 when the user has no events); nil without `If-Match`.
+    /// The version a write must be appended at: the one its `If-Match` names, or for the
+    /// forms that need the stream's version now (``PreparedWrite/readsFirst``) that version,
+    /// read, when the precondition holds (412 with the current ETag when it does not); nil
+    /// without `If-Match`. The append is then made at exactly that version, so a write that
+    /// lands in between is still a 412.
     func requiredVersion(_ write: PreparedWrite) throws -> Int64? {
-        guard write.ifMatchesAny else { return write.requiredVersion }
+        guard let (precondition, header) = write.readsFirst else { return write.requiredVersion }
         try Rules.checkIdentifier(write.user, field: "user id")
         let version = try application.streamVersion(user: write.user)
-        guard version > 0 else { throw Problem(.preconditionFailed, "If-Match '*' but the user has no events yet", headers: [("ETag", ETag.text(0))]) }
+        let current = [(name: "ETag", value: ETag.text(version))]
+        switch precondition {
+        case .exists:
+            guard version > 0 else { throw Problem(.preconditionFailed, "If-Match '*' but the user has no events yet", headers: current) }
+        case .versions(let versions):
+            guard versions.contains(version) else {
+                throw Problem(.preconditionFailed, "If-Match names versions \(versions.map(String.init).joined(separator: ", ")) and the user's events are at version \(version)", headers: current)
+            }
+        case .never:
+            throw Problem(.preconditionFailed, "If-Match '\(header)' names no version of this user's events (send the ETag of a read, e.g. \"3\")", headers: current)
+        }
         return version
     }
 
@@ -79,15 +92,12 @@ extension API {
         let context = CommandContext(userID: user, source: request.header("x-source") ?? "evtool-http", occurredAt: occurredAt,
                                      requestID: request.header("idempotency-key"), correlationID: request.header("x-correlation-id"))
         var required: Int64?
-        var any = false
+        var readsFirst: (precondition: ETag.Precondition, header: String)?
         if let ifMatch = request.header("if-match") {
-            switch ETag.precondition(ifMatch: ifMatch) {
-            case .version(let version): required = version
-            case .never: throw Problem(.preconditionFailed, "If-Match '\(ifMatch)' names no version of this user's events (send the ETag of a read, e.g. \"3\")")
-            case .exists: any = true
-            }
+            let precondition = ETag.precondition(ifMatch: ifMatch)
+            if case .versions(let versions) = precondition, versions.count == 1 { required = versions[0] } else { readsFirst = (precondition, ifMatch) }
         }
-        return PreparedWrite(command: command, context: context, requiredVersion: required, ifMatchesAny: any, user: user)
+        return PreparedWrite(command: command, context: context, requiredVersion: required, readsFirst: readsFirst, user: user)
     }
 
     /// The answer to a recorded (201) or unchanged (200) action.

@@ -7,22 +7,28 @@ public enum ETag {
     public enum Precondition: Sendable, Hashable {
         /// `*`: the user's stream must exist.
         case exists
-        /// The stream must be at this version.
-        case version(Int64)
-        /// Nothing this server ever tags (a weak or foreign tag): never true.
+        /// The stream must be at one of these versions (sorted, at least one).
+        case versions([Int64])
+        /// Nothing this server ever tags (only weak or foreign tags): never true.
         case never
     }
 
-    /// Parses `If-Match`: `*`, or one or more tags separated by commas (the first of ours counts).
+    /// Parses `If-Match` (RFC 9110 §13.1.1): `*`, or a list of tags separated by commas (two
+    /// `If-Match` headers arrive joined as one list). The request's precondition holds when the
+    /// user's stream is at any version the list names. Tags compare strongly and as opaque
+    /// text: only this server's own form, `"12"`, names a version (not `"012"`, `"+12"` or
+    /// `W/"12"`); any other tag names none.
     public static func precondition(ifMatch header: String) -> Precondition {
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         if trimmed == "*" { return .exists }
+        var versions = Set<Int64>()
         for tag in trimmed.split(separator: ",") {
             let tag = tag.trimmingCharacters(in: .whitespaces)
-            // Weak tags never match with If-Match (RFC 9110 §13.1.1: strong comparison).
-            guard tag.count >= 3, tag.hasPrefix("\""), tag.hasSuffix("\""), let version = Int64(tag.dropFirst().dropLast()), version >= 0 else { continue }
-            return .version(version)
+            guard tag.count >= 3, tag.hasPrefix("\""), tag.hasSuffix("\"") else { continue }
+            let inner = tag.dropFirst().dropLast()
+            guard let version = Int64(inner), version >= 0, String(version) == inner else { continue }
+            versions.insert(version)
         }
-        return .never
+        return versions.isEmpty ? .never : .versions(versions.sorted())
     }
 }

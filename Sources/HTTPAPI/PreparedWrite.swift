@@ -8,10 +8,13 @@ public struct PreparedWrite: Sendable {
     var command: UserCommand
     /// Who, from where, when, with which request id.
     var context: CommandContext
-    /// The version `If-Match` names; nil without one (or for `*`, see ``ifMatchesAny``).
+    /// The version `If-Match` names when it names exactly one; nil without one (and for the
+    /// other forms, see ``readsFirst``).
     var requiredVersion: Int64?
-    /// `If-Match: *`: the version is the stream's now, which takes a read.
-    var ifMatchesAny: Bool
+    /// An `If-Match` that is checked against the stream's version now, which takes a read:
+    /// `*`, a list of several versions, or tags that name none (412 with the current ETag);
+    /// nil when there is no `If-Match` or it names one version.
+    var readsFirst: (precondition: ETag.Precondition, header: String)?
     /// The path's user, as sent.
     var user: String
     /// The route's name (for metrics) and when the request was taken up.

@@ -1,4 +1,5 @@
 import Commands
+import EvtoolKit
 import Foundation
 
 /// The JSON bodies of the write operations, and how they are read.
@@ -36,34 +37,23 @@ enum RequestBodies {
     /// Decodes a JSON body of type `T`, after checking its media type.
     /// - Throws: 415 for another media type, 400 for text that is not JSON, 422 naming the
     ///   member that is missing or of the wrong type.
-    static func decode<T: Decodable>(_: T.Type, from request: HTTPRequest, what: String) throws(Problem) -> T {
+    /// - Parameter members: the only members the body may have, for bodies where one that is
+    ///   mistyped must not pass for absent (an admin's `{"viewz": …}` would rebuild every view);
+    ///   nil lets others through (app clients may send more than a route reads).
+    static func decode<T: Decodable>(_: T.Type, from request: HTTPRequest, what: String, members: Set<String>? = nil) throws(Problem) -> T {
         let type = request.header("content-type")?.split(separator: ";").first.map { HTTPText.lowercased(String(HTTPText.trimmed($0))) }
         guard type == "application/json" else {
             throw Problem(.unsupportedMediaType, "the \(what) must be sent as 'Content-Type: application/json'" + (type.map { ", not '\($0)'" } ?? ""))
         }
+        if let members, let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+           let unknown = object.keys.sorted().first(where: { !members.contains($0) }) {
+            throw Problem(.validation, "the \(what) JSON is not usable: '\(unknown)' is not one of its members (\(members.sorted().joined(separator: ", ")))", field: unknown)
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body))
-        } catch let error as DecodingError {
-            switch error {
-            case let .dataCorrupted(context) where context.codingPath.isEmpty:
-                throw Problem(.malformedRequest, "the \(what) is not valid JSON")
-            case let .keyNotFound(key, context):
-                let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")
-                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)' is missing", field: path)
-            case let .typeMismatch(type, context):
-                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)' is not a \(type)", field: path)
-            case let .valueNotFound(_, context):
-                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)' is null", field: path)
-            case let .dataCorrupted(context):
-                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-                throw Problem(.validation, "the \(what) JSON is not usable: '\(path)': \(context.debugDescription)", field: path)
-            @unknown default:
-                throw Problem(.malformedRequest, "the \(what) JSON is not usable")
-            }
+            return try JSONDecodingFailure.decode(T.self, from: Data(request.body))
         } catch {
-            throw Problem(.malformedRequest, "the \(what) is not valid JSON")
+            if error.isSyntax { throw Problem(.malformedRequest, "the \(what) is not valid JSON") }
+            throw Problem(.validation, "the \(what) JSON is not usable: \(error)", field: error.field)
         }
     }
 }

@@ -155,6 +155,12 @@ public final class HTTPServer: @unchecked Sendable {
                 return answer(connection, state: state, method: method, url: url,
                               Problem(.unavailable, "the server is shutting down", headers: [("Retry-After", "1"), ("Connection", "close")]).response)
             }
+            if let framing = framingProblem(connection) {
+                // libmicrohttpd took one of the lengths: whatever follows may be read as another
+                // request (smuggled). Refused, and the connection closed after the answer.
+                return answer(connection, state: state, method: method, url: url,
+                              Problem(.malformedRequest, framing, headers: [("Connection", "close")]).response)
+            }
             if let length = value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int($0) }), length > configuration.maximumBodyBytes {
                 state.tooLarge = true
                 return answer(connection, state: state, method: method, url: url, tooLarge(length))
@@ -303,6 +309,20 @@ public final class HTTPServer: @unchecked Sendable {
         guard let text, !text.isEmpty, text.utf8.count <= 64,
               text.utf8.allSatisfy({ $0 < 0x80 && (isalnum(Int32($0)) != 0 || "-_.:".utf8.contains($0)) }) else { return nil }
         return text
+    }
+
+    /// Why a request's body cannot be delimited safely (RFC 9112 §6.3): two `Content-Length`
+    /// headers, or one with `Transfer-Encoding`; nil when its framing is sound.
+    private func framingProblem(_ connection: OpaquePointer) -> String? {
+        var lengths = 0
+        var encoded = false
+        forEachValue(connection, .HEADER_KIND) { name, value in
+            if HTTPText.equalsIgnoringCase(name, "content-length") { lengths += value.contains(",") ? 2 : 1 }
+            if HTTPText.equalsIgnoringCase(name, "transfer-encoding") { encoded = true }
+        }
+        if lengths > 1 { return "the request has more than one Content-Length: its body cannot be told apart from the next request" }
+        if lengths == 1 && encoded { return "the request has both Content-Length and Transfer-Encoding: its body cannot be told apart from the next request" }
+        return nil
     }
 
     private func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {

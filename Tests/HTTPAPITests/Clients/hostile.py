@@ -99,4 +99,39 @@ time.sleep(0.5)
 ok, seconds = quick_health()
 check(ok, "after the flood of idle connections the server answers again")
 print("idle flood ok", flush=True)
+
+
+# Request smuggling: a body whose length two headers disagree on (or that has both a length and
+# a chunked encoding) cannot be told apart from the request after it. One 400, the connection
+# closed, the request behind it never answered, nothing recorded (the test checks the store).
+def exchange(raw):
+    s = socket.create_connection((HOST, PORT), timeout=5)
+    s.sendall(raw)
+    data = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        data += b"<still open>"
+    s.close()
+    return data
+
+
+body = b'{"name":"a","venue":"v","localDateTime":"2026-12-05 19:30:00","category":"Music"}'
+smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+head = b"PUT /v1/users/smuggler/favorites/L1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+for name, framing, payload in [
+    ("two Content-Length headers", b"Content-Length: %d\r\nContent-Length: %d\r\n" % (len(body), len(body + smuggled)), body + smuggled),
+    ("Content-Length and Transfer-Encoding", b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(body),
+     b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n" + smuggled),
+]:
+    answer = exchange(head + framing + b"\r\n" + payload)
+    check(answer.startswith(b"HTTP/1.1 400") and b"/problems/malformed-request" in answer, f"{name}: 400 malformed-request ({answer[:120]!r})")
+    check(answer.count(b"HTTP/1.1 ") == 1 and not answer.endswith(b"<still open>"), f"{name}: one answer, then the connection is closed ({answer[-200:]!r})")
+ok, seconds = quick_health()
+check(ok, "after the smuggling tries the server answers")
+print("smuggling refused", flush=True)
 print(f"{passed} passed, 0 failed", flush=True)
