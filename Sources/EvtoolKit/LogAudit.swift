@@ -186,6 +186,16 @@ public enum LogAudit {
         return Sealing(seal: seal, checkpoint: checkpoint)
     }
 
+    /// Checks an erasure's reason and operator, as every face records them: text (not only
+    /// spaces, at most ``Rules/maximumTextLength`` bytes, no control characters).
+    /// - Throws: ``CommandError/rejected(field:rule:)`` naming `reason` or `by`.
+    public static func checkErasure(reason: String, operatorName: String) throws {
+        if Rules.isBlank(reason) { throw CommandError.rejected(field: "reason", rule: "must say why (a ticket, the legal basis)") }
+        try Rules.checkText(reason, field: "reason")
+        if Rules.isBlank(operatorName) { throw CommandError.rejected(field: "by", rule: "must name the operator") }
+        try Rules.checkText(operatorName, field: "by")
+    }
+
     /// Erases a user (docs/AUDIT.md): in one transaction keeps the SHA-256 of each of their
     /// payloads, replaces the payloads with tombstones and records a `UserErased` event (who
     /// and why); then rebuilds every view and, on SQLite, rewrites the file and empties the WAL.
@@ -201,19 +211,10 @@ public enum LogAudit {
     ///     folded as tombstones. The files themselves are not changed: ``Forgetting/archived``
     ///     names those that still hold the user's events.
     /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase, and for an
-    ///   archived store without `archives`; ``OperationError/invalid(_:)`` for an empty reason
-    ///   or archive files that are not the store's or fail verification; ``CommandError`` for
+    ///   archived store without `archives`; ``CommandError`` for a reason or operator
+    ///   ``checkErasure(reason:operatorName:)`` refuses; ``OperationError/invalid(_:)`` for
+    ///   archive files that are not the store's or fail verification; ``CommandError`` for
     ///   an unknown user.
-    /// Checks an erasure's reason and operator, as every face records them: text (not only
-    /// spaces, at most ``Rules/maximumTextLength`` bytes, no control characters).
-    /// - Throws: ``CommandError/rejected(field:rule:)`` naming `reason` or `by`.
-    public static func checkErasure(reason: String, operatorName: String) throws {
-        if Rules.isBlank(reason) { throw CommandError.rejected(field: "reason", rule: "must say why (a ticket, the legal basis)") }
-        try Rules.checkText(reason, field: "reason")
-        if Rules.isBlank(operatorName) { throw CommandError.rejected(field: "by", rule: "must name the operator") }
-        try Rules.checkText(operatorName, field: "by")
-    }
-
     public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation,
                               archives: [String] = []) throws -> Forgetting {
         try checkErasure(reason: reason, operatorName: operatorName)

@@ -41,7 +41,7 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
 ///
 /// The description names the SQLSTATE, the server's message and the SQL text, never the
 /// values bound to the statement (they can be personal data) nor a password.
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, broadly.
     public enum Kind: Sendable, Hashable {
         /// The connection could not be opened.
@@ -67,12 +67,23 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The server as `host:port`, for connection errors.
     public var server: String?
 
-    public var description: String {
+    /// The server, its message and code, never the SQL text: whatever prints the error shows
+    /// a user no statement (evtool's, not theirs).
+    public var description: String { summary }
+
+    /// ``description`` and the statement that failed (its first 200 characters), for tests
+    /// and debugging.
+    public var debugDescription: String {
+        guard let sql else { return summary }
+        return summary + " in: \(sql.count > 200 ? String(sql.prefix(200)) + "…" : sql)"
+    }
+
+    /// The server, its message and code, without the SQL text.
+    public var summary: String {
         var text = ""
         if let server { text += "\(server): " }
         text += message
         if let sqlState { text += " (SQLSTATE \(sqlState))" }
-        if let sql { text += " in: \(sql.count > 200 ? String(sql.prefix(200)) + "…" : sql)" }
         return text
     }
 }

@@ -466,7 +466,7 @@ extension PostgresError {
             if sqlState?.rawValue == "42P01" || sqlState?.rawValue == "42883" {
                 return .corrupt("\(message) (SQLSTATE \(sqlState?.rawValue ?? "")); was the schema dropped?")
             }
-            return .unavailable(description)
+            return .unavailable(summary)
         case .unexpectedResult:
             return .corrupt(message)
         }

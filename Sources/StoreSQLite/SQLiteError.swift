@@ -4,7 +4,7 @@ import Glibc
 /// A failure reported by SQLite: its extended result code, its message and the SQL that failed.
 ///
 /// Bound values never appear here: they can be personal data.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+public struct SQLiteError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// SQLite's extended result code (e.g. 2067 for a unique-constraint violation).
     public var code: ResultCode
     /// SQLite's own message (`sqlite3_errmsg`).
@@ -35,9 +35,14 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
-        if let sql { return "SQLite error \(code.rawValue): \(message) (in: \(sql))" }
-        return "SQLite error \(code.rawValue): \(message)"
+    /// The code and SQLite's message, never the SQL text: whatever prints the error shows a
+    /// user no statement (evtool's, not theirs).
+    public var description: String { "SQLite error \(code.rawValue): \(message)" }
+
+    /// ``description`` and the statement that failed, for tests and debugging.
+    public var debugDescription: String {
+        guard let sql else { return description }
+        return "SQLite error \(code.rawValue): \(message) (in: \(sql))"
     }
 
     /// An SQLite result code; the primary code is the low byte of an extended one.

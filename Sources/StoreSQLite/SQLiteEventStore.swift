@@ -511,7 +511,8 @@ public final class SQLiteEventStore: MultiStreamAppending {
         case .corrupt:
             return .corrupt("'\(path)' is damaged: \(error.message)")
         default:
-            return .unavailable("SQLite failed on '\(path)': \(error.description)")
+            // The message and code, never the statement (evtool's, not the user's).
+            return .unavailable("SQLite failed on '\(path)': \(error.message) (SQLite error \(error.code.rawValue))")
         }
     }
 }

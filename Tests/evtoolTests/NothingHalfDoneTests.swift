@@ -139,4 +139,26 @@ struct NothingHalfDoneTests {
                                                          "--occurred-at", "2026-03-01T10:00:00+14:00", "--store", store])
         #expect(fine.status == 0, "\(fine)")
     }
+
+    @Test("a store whose layout clashes with evtool's (an SQLite file claiming an older schema, a PostgreSQL schema with a table named events) is refused without evtool's SQL in the message")
+    func clashesShowNoSQL() throws {
+        let directory = try Self.folder(); defer { directory.remove() }
+        let path = directory.path + "/old.sqlite"
+        let cli = CLI(store: "sqlite:" + path, directory: directory.path)
+        try #require(try cli.run("search", "--user", "ada", "--keyword", "jazz", "--location", "LA").status == 0)
+        try #require(try Processes.run(Processes.sqlite3, [path, "PRAGMA user_version = 0;"]).status == 0)
+        let sqlite = try cli.run("init")
+        #expect(sqlite.status != 0 && sqlite.errors.hasPrefix("Error: "), "\(sqlite)")
+        #expect(!sqlite.errors.contains("CREATE") && !sqlite.errors.contains("(in: "), "\(sqlite)")
+
+        let url = try TestStores.postgresURL()
+        let schema = TestStores.freshSchema()
+        defer { TestStores.dropPostgres(url: url, schema: schema) }
+        let made = try Processes.run(Processes.psql, [url, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE SCHEMA \(schema); CREATE TABLE \(schema).events (id int);"])
+        try #require(made.status == 0, "\(made)")
+        let postgres = try Processes.run(Processes.evtool, ["search", "--user", "ada", "--keyword", "jazz", "--location", "LA",
+                                                             "--store", url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"])
+        #expect(postgres.status != 0 && postgres.errors.hasPrefix("Error: "), "\(postgres)")
+        #expect(!postgres.errors.contains("CREATE") && !postgres.errors.contains(" in: "), "\(postgres)")
+    }
 }
