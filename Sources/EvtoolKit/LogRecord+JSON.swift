@@ -40,9 +40,13 @@ extension LogRecord {
         payload("metadata", metadata, to: &writer)
     }
 
-    /// A stored payload as it is, or as a string in `NAMEText` when it holds a line break.
+    /// A stored payload as it is, or as a string in `NAMEText` when it holds a line break or
+    /// is not JSON at all. The store takes only JSON, so the last is a row changed behind its
+    /// back: spliced in as it is, its bytes could close the object and add members of their
+    /// own (`…},"stream":"someone-else"`); as a string they are shown, and `verify` names the
+    /// event.
     static func payload(_ name: StaticString, _ json: Data, to writer: inout JSONWriter) {
-        if json.contains(0x0A) || json.contains(0x0D) {
+        if json.contains(0x0A) || json.contains(0x0D) || JSONSyntax.problem(in: json) != nil {
             writer.key(escaping: "\(name)Text")
             writer.string(String(decoding: json, as: UTF8.self))
         } else {

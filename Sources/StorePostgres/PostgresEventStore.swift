@@ -114,6 +114,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.installLockClass), \(schema.lockKey))")
                 let found = try installedVersion(connection)
                 if found == 0, !createIfMissing { throw try noStore(connection) }
+                if found == 0 { try refuseForeignTables(connection) }
                 if found > PostgresSchema.currentVersion {
                     throw EventStoreError.newerSchema(found: found, supported: PostgresSchema.currentVersion)
                 }
@@ -130,6 +131,19 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         } catch let error as PostgresError {
             throw error.storeError(appending: false)
         }
+    }
+
+    /// Refuses to install a store into a schema that holds no store but tables (or views,
+    /// sequences) of something else: evtool's tables would be mixed in with them, or clash
+    /// with one of the same name. SQLite refuses a database that is not a store likewise.
+    private func refuseForeignTables(_ connection: PostgresConnection) throws {
+        let found = try connection.execute("""
+            SELECT count(*), min(c.relname) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = '\(schema.name)' AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+            """)
+        guard let count = Int(PostgresResultText.value(found) ?? "0"), count > 0 else { return }
+        let first = found.isNull(row: 0, column: 1) ? "" : found.string(row: 0, column: 1)
+        throw EventStoreError.invalidInput("schema '\(schema.name)' holds \(count == 1 ? "a table" : "\(count) tables") of something else ('\(first)'\(count > 1 ? ", …" : "")) and no evtool store: a store is made only in a new or empty schema (give another one: ?schema=NAME); nothing was created")
     }
 
     /// The error for a read of a schema that holds no store (nothing is created).

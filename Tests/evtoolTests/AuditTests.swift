@@ -33,6 +33,24 @@ struct AuditTests {
         try Processes.run(Processes.evtool, ["verify", "--store", path] + extra)
     }
 
+    @Test("a payload changed to text that is not JSON is shown as text (dataText), never spliced into the line: its bytes add no members; export and history alike")
+    func tamperedPayloadIsNeverSpliced() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let path = try Self.makeLog(directory)
+        let forged = #"{"n":1}},"stream":"someone-else","hash":"FORGED","x":{"y":1"#
+        try Self.tamper(path, "UPDATE events SET data = CAST('\(forged)' AS BLOB) WHERE position = 2;")
+        for command in [["log", "--json"], ["export"]] {
+            let result = try Processes.run(Processes.evtool, command + ["--store", path])
+            #expect(result.status == 0, "\(command): \(result)")
+            let line = try #require(result.output.split(separator: "\n").first { $0.contains(#""position":2,"#) }, "\(result.output)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(command): not JSON: \(line)")
+            #expect(object["stream"] as? String != "someone-else" && object["hash"] as? String != "FORGED", "\(command): \(line)")
+            #expect(object["dataText"] as? String == forged && object["data"] == nil, "\(command): \(line)")
+        }
+        let verified = try Self.verify(path)
+        #expect(verified.status == 65, "verify names the changed event: \(verified)")
+    }
+
     @Test("an untouched log verifies: OK with counts, exit 0")
     func untouched() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }

@@ -12,6 +12,15 @@ struct NothingHalfDoneTests {
 
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
+    /// An SQLite store in `directory` with one search of ada's, its WAL checkpointed, and its bytes.
+    static func storeWithOneSearch(_ directory: TemporaryDirectory) throws -> (cli: CLI, path: String, bytes: Data) {
+        let path = directory.path + "/evtool.sqlite"
+        let cli = CLI(store: "sqlite:" + path, directory: directory.path)
+        try #require(try cli.run("search", "--user", "ada", "--keyword", "jazz", "--location", "LA").status == 0)
+        _ = try Processes.run(Processes.sqlite3, [path, "PRAGMA wal_checkpoint(TRUNCATE);"])
+        return (cli, path, try #require(bytes(path)))
+    }
+
     @Test("a rejected recording or append creates no SQLite file", arguments: [
         ["search", "--user", "ada", "--keyword", "  ", "--here", "1,2"],
         ["search", "--user", "", "--keyword", "jazz", "--location", "LA"],
@@ -67,11 +76,7 @@ struct NothingHalfDoneTests {
     @Test("report --out and seal --checkpoint-out never replace a store, a key or a folder; an earlier report or checkpoint is replaced whole")
     func outputsNeverReplaceOtherFiles() throws {
         let directory = try Self.folder(); defer { directory.remove() }
-        let path = directory.path + "/evtool.sqlite"
-        let cli = CLI(store: "sqlite:" + path, directory: directory.path)
-        try #require(try cli.run("search", "--user", "ada", "--keyword", "jazz", "--location", "LA").status == 0)
-        _ = try Processes.run(Processes.sqlite3, [path, "PRAGMA wal_checkpoint(TRUNCATE);"])
-        let store = try #require(Self.bytes(path))
+        let (cli, path, store) = try Self.storeWithOneSearch(directory)
         let key = try cli.file("key.pem", "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n")
         for target in [path, key, directory.path] {
             let report = try cli.run("report", "--user", "ada", "--out", target)
@@ -107,11 +112,7 @@ struct NothingHalfDoneTests {
     @Test("token create appends only to a tokens file: a store or any other file is refused and left as it was")
     func tokensOnlyIntoATokensFile() throws {
         let directory = try Self.folder(); defer { directory.remove() }
-        let path = directory.path + "/evtool.sqlite"
-        let cli = CLI(store: "sqlite:" + path, directory: directory.path)
-        try #require(try cli.run("search", "--user", "ada", "--keyword", "jazz", "--location", "LA").status == 0)
-        _ = try Processes.run(Processes.sqlite3, [path, "PRAGMA wal_checkpoint(TRUNCATE);"])
-        let store = try #require(Self.bytes(path))
+        let (cli, path, store) = try Self.storeWithOneSearch(directory)
         let refused = try CLI.bare("token", "create", "--role", "app", "--tokens", path)
         #expect(refused.status != 0 && refused.errors.contains("is not a tokens file") && refused.errors.contains("nothing was added"), "\(refused)")
         #expect(refused.output.isEmpty, "no token is shown for a file that did not take it: \(refused)")
@@ -160,5 +161,8 @@ struct NothingHalfDoneTests {
                                                              "--store", url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"])
         #expect(postgres.status != 0 && postgres.errors.hasPrefix("Error: "), "\(postgres)")
         #expect(!postgres.errors.contains("CREATE") && !postgres.errors.contains(" in: "), "\(postgres)")
+        #expect(postgres.status == 65 && postgres.errors.contains("schema '\(schema)' holds a table of something else ('events') and no evtool store"), "\(postgres)")
+        let tables = try Processes.run(Processes.psql, [url, "-Atqc", "SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)'"])
+        #expect(tables.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "nothing was added beside the foreign table: \(tables)")
     }
 }
