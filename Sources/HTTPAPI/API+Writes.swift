@@ -85,7 +85,7 @@ extension API {
         var occurredAt = Timestamp.now()
         if let text = request.header("x-occurred-at") {
             guard let date = TimeText.parse(text) else {
-                throw Problem(.validation, "X-Occurred-At must be a time like 2026-03-01T10:00:00Z, not '\(text)'", field: "occurred at")
+                throw Problem(.validation, "X-Occurred-At must be a time like 2026-03-01T10:00:00Z, not '\(text)'", field: "X-Occurred-At")
             }
             occurredAt = date
         }

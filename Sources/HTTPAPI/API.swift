@@ -133,6 +133,11 @@ public final class API: Sendable {
         return role
     }
 
+    /// The rules' names of what a write's headers carry (the command line's words: `request
+    /// id`) as the header an HTTP client sent, for a problem's `field`.
+    static let headerFields = ["request id": "Idempotency-Key", "source": "X-Source", "correlation id": "X-Correlation-ID",
+                               "occurred at": "X-Occurred-At"]
+
     /// The problem document for any error a handler threw.
     static func problem(for error: any Error) -> Problem {
         switch error {
@@ -140,7 +145,7 @@ public final class API: Sendable {
             return problem
         case let error as ApplicationError:
             switch error {
-            case let .invalid(field, message): return Problem(.validation, message, field: field)
+            case let .invalid(field, message): return Problem(.validation, message, field: field.map { headerFields[$0] ?? $0 })
             case let .versionMismatch(_, actual): return Problem(.preconditionFailed, error.description, headers: [("ETag", ETag.text(actual))])
             case let .conflict(message): return Problem(.conflict, message)
             case let .unavailable(message): return Problem(.unavailable, message, headers: [("Retry-After", "1")])

@@ -53,6 +53,13 @@ struct NothingHalfDoneTests {
         }
         let inner = try Processes.run(Processes.evtool, ["search", "--user", "ada lovelace", "--keyword", "jazz", "--location", "LA", "--store", store])
         #expect(inner.status == 0, "a space inside an id is fine: \(inner)")
+        // A stream recorded under such an id before the rule (here by a raw append) can still be
+        // found and erased under the id as typed.
+        let data = #"{"category":"All","distance":10,"keyword":"jazz","location":{"custom":{"text":"LA"}},"schemaVersion":2,"units":"miles"}"#
+        let old = try Processes.run(Processes.evtool, ["append", "--stream", " old", "--type", "Searched", "--data", data, "--store", store])
+        try #require(old.status == 0, "\(old)")
+        let erased = try Processes.run(Processes.evtool, ["forget", "--user", " old", "--reason", "ticket 7", "--by", "ops", "--store", store])
+        #expect(erased.status == 0 && erased.output.contains("erased 1 event of user ' old'"), "\(erased)")
     }
 
     @Test("an argument that is not UTF-8 is refused (exit 64) naming it and its option, and nothing is created")

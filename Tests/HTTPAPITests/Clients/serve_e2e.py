@@ -236,7 +236,7 @@ check(head() == before, "replays record nothing new")
 r = client.post(f"/v1/users/{idem_user}/searches", json=SEARCH, headers={**auth("app"), "If-Match": '"0"', "Idempotency-Key": key})
 check(r.status_code == 201 and r.headers.get("idempotent-replayed") == "true", "a replay wins over a stale If-Match (the first outcome)", r)
 r = client.post(f"/v1/users/{idem_user}/searches", json=SEARCH, headers={**auth("app"), "Idempotency-Key": "x" * 201})
-problem(r, 422, "validation", "request id")
+problem(r, 422, "validation", "Idempotency-Key")
 print("idempotency ok", flush=True)
 
 # --- history, log, stats, as-of ---------------------------------------------------------------------
