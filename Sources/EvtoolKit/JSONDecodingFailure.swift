@@ -19,8 +19,13 @@ public struct JSONDecodingFailure: Error, Sendable, CustomStringConvertible {
     }
 
     /// Decodes `data` as `T` with Foundation's decoder.
-    /// - Throws: ``JSONDecodingFailure`` for text that is not JSON or a document of another shape.
+    /// - Throws: ``JSONDecodingFailure`` for text that is not JSON, a member given twice in one
+    ///   object, or a document of another shape.
     public static func decode<T: Decodable>(_: T.Type, from data: Data) throws(JSONDecodingFailure) -> T {
+        // Foundation would keep one of two same-named members without a word.
+        if JSONSyntax.problem(in: data) == nil, let twice = JSONSyntax.duplicateMember(in: data) {
+            throw JSONDecodingFailure(field: twice, problem: "is given twice (a member name must be unique in its object)", isSyntax: false)
+        }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {

@@ -211,13 +211,16 @@ public enum LogAudit {
     ///     folded as tombstones. The files themselves are not changed: ``Forgetting/archived``
     ///     names those that still hold the user's events.
     /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase, and for an
-    ///   archived store without `archives`; ``CommandError`` for a reason or operator
-    ///   ``checkErasure(reason:operatorName:)`` refuses; ``OperationError/invalid(_:)`` for
-    ///   archive files that are not the store's or fail verification; ``CommandError`` for
-    ///   an unknown user.
+    ///   archived store without `archives`; ``OperationError/invalid(_:)`` for a reason or
+    ///   operator ``checkErasure(reason:operatorName:)`` refuses, and for archive files that
+    ///   are not the store's or fail verification; ``CommandError`` for an unknown user.
     public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation,
                               archives: [String] = []) throws -> Forgetting {
-        try checkErasure(reason: reason, operatorName: operatorName)
+        do {
+            try checkErasure(reason: reason, operatorName: operatorName)
+        } catch let refused as CommandError {
+            throw OperationError.invalid(refused.description)
+        }
         let store = try location.openForViews()
         guard let auditable = store as? any AuditableEventStore else {
             throw OperationError.unsupported("the store \(location) cannot erase users")

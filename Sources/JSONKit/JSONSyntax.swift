@@ -56,6 +56,36 @@ public enum JSONSyntax {
         }
     }
 
+    /// The first member name that appears twice in one object anywhere in `bytes` (which must
+    /// be valid JSON: ``problem(in:)`` first), as a path (`results.listingIDs`, `artists[2].name`);
+    /// nil when every object's names are distinct. RFC 8259 leaves duplicate names to the
+    /// reader and Foundation keeps one of them silently: a request that sends two is refused
+    /// instead of half-read.
+    public static func duplicateMember(in bytes: Data) -> String? {
+        bytes.withUnsafeBytes { whole -> String? in
+            duplicate(whole, 0..<whole.count, path: "", depth: 0)
+        }
+    }
+
+    private static func duplicate(_ whole: UnsafeRawBufferPointer, _ range: Range<Int>, path: String, depth: Int) -> String? {
+        guard depth < maximumDepth else { return nil }
+        let raw = UnsafeRawBufferPointer(rebasing: whole[range])
+        if let entries = JSONScan.members(raw, offset: range.lowerBound) {
+            var seen = Set<String>()
+            for entry in entries {
+                let name = JSONScan.string(whole, (entry.name.lowerBound - 1)..<(entry.name.upperBound + 1)) ?? ""
+                let member = path.isEmpty ? name : path + "." + name
+                if !seen.insert(name).inserted { return member }
+                if let found = duplicate(whole, entry.value, path: member, depth: depth + 1) { return found }
+            }
+        } else if let elements = JSONScan.elements(raw, offset: range.lowerBound) {
+            for (index, element) in elements.enumerated() {
+                if let found = duplicate(whole, element, path: path + "[\(index)]", depth: depth + 1) { return found }
+            }
+        }
+        return nil
+    }
+
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

@@ -107,6 +107,8 @@ struct APIStrictnessTests {
                 (#"{"keyword":"x","location":"y","results":{"count":3,"listingIDs":[7]}}"#, "'results.listingIDs[0]' must be a string", "results.listingIDs[0]"),
                 (#"{"keyword":"x","location":"y","distance":"far"}"#, "'distance' must be a number", "distance"),
                 (#"[]"#, "the document must be an object", nil),
+                (#"{"keyword":"x","keyword":"y","location":"LA"}"#, "'keyword' is given twice", "keyword"),
+                (#"{"keyword":"x","location":"LA","results":{"count":1,"listingIDs":["L1"],"count":2}}"#, "'results.count' is given twice", "results.count"),
                 (#"{"keyword":"x","location":"y","distance":1e999}"#, "number", nil),
             ]
             for (body, words, field) in cases {
