@@ -44,11 +44,12 @@ public struct CommandContext: Sendable, Hashable {
     /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
     public func normalized() throws -> CommandContext {
         var context = self
+        try Rules.checkNewIdentifier(userID, field: "user id")
         context.userID = try Rules.identifier(userID, field: "user id")
-        try Rules.checkIdentifier(source, field: "source")
-        if let requestID { try Rules.checkIdentifier(requestID, field: "request id") }
-        if let correlationID { try Rules.checkIdentifier(correlationID, field: "correlation id") }
-        if let causationID { try Rules.checkIdentifier(causationID, field: "causation id") }
+        try Rules.checkNewIdentifier(source, field: "source")
+        if let requestID { try Rules.checkNewIdentifier(requestID, field: "request id") }
+        if let correlationID { try Rules.checkNewIdentifier(correlationID, field: "correlation id") }
+        if let causationID { try Rules.checkNewIdentifier(causationID, field: "causation id") }
         guard Self.acceptedTimes.contains(occurredAt) else {
             throw CommandError.rejected(field: "occurred at", rule: "must be a time from 1970 to 9999")
         }

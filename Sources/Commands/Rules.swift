@@ -9,8 +9,7 @@ public enum Rules {
     /// The longest free text (keyword, custom location, names, links), in UTF-8 bytes.
     public static let maximumTextLength = 2_000
 
-    /// Checks an identifier: non-empty, not only spaces, no space (or other white space) at
-    /// either end, at most ``maximumIdentifierLength`` bytes, no invisible
+    /// Checks an identifier: non-empty, at most ``maximumIdentifierLength`` bytes, no invisible
     /// character (control, format — zero-width, byte-order mark, bidirectional controls — or
     /// line separator; the error names the code point).
     public static func checkIdentifier(_ value: String, field: String) throws {
@@ -22,10 +21,17 @@ public enum Rules {
         if let rule = Identifier.invisibleCharacterRule(in: value) {
             throw CommandError.rejected(field: field, rule: rule)
         }
+    }
+
+    /// Checks an identifier a command is about to record: what ``checkIdentifier(_:field:)``
+    /// checks, and not only spaces nor with a space (or other white space) at either end:
+    /// ' ada' and 'ada' would be two users that look alike in every listing. Only new records
+    /// are held to this; ids recorded before it stay readable, removable and erasable.
+    public static func checkNewIdentifier(_ value: String, field: String) throws {
+        try checkIdentifier(value, field: field)
         if isBlank(value) {
             throw CommandError.rejected(field: field, rule: "must not be only spaces")
         }
-        // ' ada' and 'ada' would be two users that look alike in every listing.
         if let first = value.unicodeScalars.first, let last = value.unicodeScalars.last,
            first.properties.isWhitespace || last.properties.isWhitespace {
             throw CommandError.rejected(field: field, rule: "must not begin or end with a space")

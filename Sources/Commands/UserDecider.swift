@@ -37,12 +37,16 @@ public enum UserDecider {
         switch command {
         case .search(var search):
             if var results = search.results {
-                results.listingIDs = try results.listingIDs.map { try Rules.identifier($0, field: "results listing id") }
+                results.listingIDs = try results.listingIDs.map {
+                    try Rules.checkNewIdentifier($0, field: "results listing id")
+                    return try Rules.identifier($0, field: "results listing id")
+                }
                 search.results = results
             }
             try check(search)
             return .record([.searched(search)])
         case let .favorite(listingID, summary):
+            try Rules.checkNewIdentifier(listingID, field: "listing id")
             let listingID = try Rules.identifier(listingID, field: "listing id")
             try check(summary)
             if state.favorites.contains(listingID) {
@@ -50,12 +54,15 @@ public enum UserDecider {
             }
             return .record([.favorited(Favorited(listingID: listingID, summary: summary))])
         case let .unfavorite(listingID):
+            // Not held to the new-id rule: a favorite recorded before it can still be removed.
             let listingID = try Rules.identifier(listingID, field: "listing id")
             if !state.favorites.contains(listingID) {
                 return .unchanged(.notFavorite(listingID: listingID))
             }
             return .record([.unfavorited(Unfavorited(listingID: listingID))])
         case .viewDetails(let listingID, var details):
+            try Rules.checkNewIdentifier(listingID, field: "listing id")
+            try Rules.checkNewIdentifier(details.listingID, field: "details listing id")
             let listingID = try Rules.identifier(listingID, field: "listing id")
             details.listingID = try Rules.identifier(details.listingID, field: "details listing id")
             try check(details, listingID: listingID)

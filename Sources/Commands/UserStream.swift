@@ -23,8 +23,8 @@ extension UserStream {
     /// The stream a query or an erasure names by a typed user id: the id as recorded now (NFC,
     /// ``Rules/identifier(_:field:)``). Streams recorded before that rule stay reachable: when
     /// no stream has the NFC id but one has the id exactly as typed (not NFC), that one; an id
-    /// the rules now refuse (an invisible format character, only spaces, a space at either
-    /// end) names the stream of exactly those bytes when there is one.
+    /// the rules now refuse for an invisible format character names the stream of exactly
+    /// those bytes when there is one.
     ///
     /// Cost: nothing for an id typed in NFC; otherwise one or two version lookups.
     /// - Throws: ``CommandError/rejected(field:rule:)`` for an id that breaks the rules and
@@ -34,10 +34,9 @@ extension UserStream {
         do {
             id = try Rules.identifier(user, field: "user id")
         } catch let refused as CommandError {
-            // Empty ids and control characters were always refused; a format or separator
-            // character, only spaces or a space at either end (refused since) can be in an id
-            // recorded before.
-            guard !user.isEmpty, user.utf8.count <= AppendValidation.maximumStreamIDLength,
+            // Control characters were always refused, so only a format or separator character
+            // can be in an id recorded before.
+            guard Identifier.invisibleCharacter(in: user) != nil, user.utf8.count <= AppendValidation.maximumStreamIDLength,
                   !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
                   try store.version(of: user) > 0 else { throw refused }
             return user

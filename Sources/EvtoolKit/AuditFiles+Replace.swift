@@ -31,6 +31,7 @@ extension AuditFiles {
             if !folder.isEmpty, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue) {
                 throw refuse("the folder '\(folder)' does not exist")
             }
+            try checkWritableFolder(of: path, refuse)
             return
         }
         switch status.st_mode & S_IFMT {
@@ -54,22 +55,37 @@ extension AuditFiles {
             holdsEarlier = status.st_size <= sniffedBytes && (try? Checkpoint(text: String(decoding: head, as: UTF8.self))) != nil
         }
         if !holdsEarlier { throw refuse("it exists and does not hold an earlier \(what)") }
+        try checkWritableFolder(of: path, refuse)
+    }
+
+    /// The new file is made in the path's folder and renamed over the path: the folder must
+    /// take it, checked now so that `seal` refuses before it seals.
+    private static func checkWritableFolder(of path: String, _ refuse: (String) -> OperationError) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0 else {
+            throw refuse("this user may not write in the folder '\(folder.isEmpty ? "." : folder)' (\(String(cString: strerror(errno))))")
+        }
     }
 
     /// Writes `text` to `path` as a whole: checked as ``checkReplaceable(_:what:earlier:)``
-    /// does, written to a new file in the same folder, flushed to disk, then renamed over
-    /// `path`, so the path holds the old file or the whole new one.
+    /// does, written to a new file in the same folder (a name no one else has: created with
+    /// `O_EXCL`, a random part in it), flushed to disk, given the old file's permissions (a
+    /// report holds a person's history: one kept private stays private; a new file gets 0644
+    /// less the umask), renamed over `path`, and the folder flushed, so the path holds the old
+    /// file or the whole new one.
     /// - Throws: ``OperationError/cannotWrite(_:)``.
     public static func replace(_ path: String, with text: String, what: String, earlier: EarlierOutput) throws {
         try checkReplaceable(path, what: what, earlier: earlier)
+        var old = stat()
+        let oldMode: mode_t? = stat(path, &old) == 0 ? old.st_mode & 0o7777 : nil
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).evtool-\(getpid()).tmp"
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).evtool-\(UUID().uuidString.prefix(8).lowercased()).tmp"
         func failure(_ reason: String) -> OperationError {
             unlink(temporary)
             return OperationError.cannotWrite("cannot write the \(what) to '\(path)': \(reason)")
         }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, oldMode == nil ? 0o644 : 0o600)
         guard descriptor >= 0 else { throw OperationError.cannotWrite("cannot write the \(what) to '\(path)': \(String(cString: strerror(errno)))") }
         let bytes = Array(text.utf8)
         var offset = 0
@@ -79,8 +95,11 @@ extension AuditFiles {
             guard written > 0 else { let reason = String(cString: strerror(errno)); close(descriptor); throw failure(reason) }
             offset += written
         }
+        if let oldMode, fchmod(descriptor, oldMode) != 0 { let reason = String(cString: strerror(errno)); close(descriptor); throw failure(reason) }
         guard fsync(descriptor) == 0 else { let reason = String(cString: strerror(errno)); close(descriptor); throw failure(reason) }
         close(descriptor)
         guard rename(temporary, path) == 0 else { throw failure(String(cString: strerror(errno))) }
+        let directory = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 { _ = fsync(directory); close(directory) }
     }
 }

@@ -38,13 +38,13 @@ public struct JSONDecodingFailure: Error, Sendable, CustomStringConvertible {
     }
 
     /// Text Foundation would not parse: not JSON (what is wrong, from JSONKit's checker), or
-    /// JSON with a number Foundation will not take for its member (1e999, 1e-400, or 1.5 for a
-    /// whole number: Foundation's decoder does not say which member then).
+    /// JSON with a value Foundation will not take for its member (1e999, 1e-400, 1.5 for a whole
+    /// number, a lone surrogate `\ud800`: Foundation's decoder does not say which member then).
     static func syntaxOrRange(_ data: Data) -> JSONDecodingFailure {
         if let syntax = JSONSyntax.problem(in: data) {
             return JSONDecodingFailure(field: nil, problem: "is not valid JSON: \(syntax)", isSyntax: true)
         }
-        return JSONDecodingFailure(field: nil, problem: "holds a number its member cannot take (a fraction where a whole number must be, or one out of range)", isSyntax: false)
+        return JSONDecodingFailure(field: nil, problem: "holds a value Foundation's decoder cannot take (a number out of range, a fraction where a whole number must be, or a string with a lone surrogate)", isSyntax: false)
     }
 
     init(field: String?, problem: String, isSyntax: Bool) {

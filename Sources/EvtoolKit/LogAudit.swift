@@ -186,12 +186,13 @@ public enum LogAudit {
         return Sealing(seal: seal, checkpoint: checkpoint)
     }
 
-    /// Checks an erasure's reason and operator, as every face records them: text (not only
-    /// spaces, at most ``Rules/maximumTextLength`` bytes, no control characters).
+    /// Checks an erasure's reason and operator, as every face records them: not only spaces,
+    /// at most ``Rules/maximumTextLength`` bytes, no control characters (a reason may hold
+    /// line breaks and tabs: a ticket's text).
     /// - Throws: ``CommandError/rejected(field:rule:)`` naming `reason` or `by`.
     public static func checkErasure(reason: String, operatorName: String) throws {
         if Rules.isBlank(reason) { throw CommandError.rejected(field: "reason", rule: "must say why (a ticket, the legal basis)") }
-        try Rules.checkText(reason, field: "reason")
+        try Rules.checkText(reason.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " "), field: "reason")
         if Rules.isBlank(operatorName) { throw CommandError.rejected(field: "by", rule: "must name the operator") }
         try Rules.checkText(operatorName, field: "by")
     }

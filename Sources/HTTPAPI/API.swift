@@ -101,7 +101,8 @@ public final class API: Sendable {
                 throw Problem(.forbidden, "the role '\(role.rawValue)' may not \(route.method) \(route.template); roles that may: \(Role.allCases.filter { roles.contains($0) }.map(\.rawValue).joined(separator: ", "))")
             }
         }
-        if let accepted = OpenAPIDocument.queryParameters[route.name] {
+        do {
+            let accepted = OpenAPIDocument.queryParameters[route.name] ?? []
             for pair in request.query {
                 let name = try PathSegments.decodeQuery(pair.name, name: pair.name)
                 guard accepted.contains(name) else {

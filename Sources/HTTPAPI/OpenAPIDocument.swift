@@ -17,18 +17,29 @@ extension OpenAPIDocument {
     /// them: the server refuses any other (``API/match(_:)``), so the document and what is
     /// served cannot drift apart and a parameter a route does not take (`as-of` on a route
     /// that has no past) is an error, not ignored.
+    /// A route with no entry (an operation id the document does not have) takes none: the
+    /// check fails closed, and a test holds every route to an entry.
     static let queryParameters: [String: Set<String>] = {
         guard let document = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
               let paths = document["paths"] as? [String: [String: Any]] else { return [:] }
+        let shared = (document["components"] as? [String: Any])?["parameters"] as? [String: [String: Any]] ?? [:]
+        // A parameter may be a `$ref` to components/parameters.
+        func resolved(_ parameter: [String: Any]) -> [String: Any] {
+            guard let reference = parameter["$ref"] as? String, reference.hasPrefix("#/components/parameters/") else { return parameter }
+            return shared[String(reference.dropFirst("#/components/parameters/".count))] ?? parameter
+        }
         var table: [String: Set<String>] = [:]
         for (_, item) in paths {
-            let shared = item["parameters"] as? [[String: Any]] ?? []
+            let common = item["parameters"] as? [[String: Any]] ?? []
             for (method, value) in item where method != "parameters" {
                 guard let operation = value as? [String: Any], let id = operation["operationId"] as? String else { continue }
-                let declared = shared + (operation["parameters"] as? [[String: Any]] ?? [])
+                let declared = (common + (operation["parameters"] as? [[String: Any]] ?? [])).map(resolved)
                 table[id] = Set(declared.compactMap { $0["in"] as? String == "query" ? $0["name"] as? String : nil })
             }
         }
         return table
     }()
+
+    /// Whether the document declares the operation, and so the query parameters it takes.
+    public static func declaresQueryParameters(ofOperation id: String) -> Bool { queryParameters[id] != nil }
 }

@@ -58,15 +58,18 @@ public enum History {
             self.asOf = asOf
         }
 
-        /// Checks that the filter can match something: every type is one the history holds
-        /// (``DomainEvent/typeNames``; named with the nearest spelling when only its case
-        /// differs), and `since` is not after `until`. A filter that can never match would
-        /// answer an empty history for a user who has one.
+        /// Checks that the filter can match what it was meant to: a type that differs from one
+        /// of evtool's (``DomainEvent/typeNames``, the erasure marker) only in case is refused
+        /// naming the right spelling (types compare exactly; other types, appended or imported,
+        /// are taken as given), and `since` may not be after `until`. Such a filter would answer
+        /// an empty history for a user who has one.
         /// - Throws: ``EventStoreError/invalidInput(_:)`` naming the type or the two times.
         public func check() throws {
-            for type in types.sorted() where !DomainEvent.typeNames.contains(type) {
-                let hint = DomainEvent.typeNames.first { $0.lowercased() == type.lowercased() }.map { "; did you mean '\($0)'?" } ?? ""
-                throw EventStoreError.invalidInput("type '\(type)' is not one a history holds (\(DomainEvent.typeNames.joined(separator: ", ")))\(hint)")
+            let known = DomainEvent.typeNames + [Erasure.markerType]
+            for type in types.sorted() where !known.contains(type) {
+                if let meant = known.first(where: { $0.lowercased() == type.lowercased() }) {
+                    throw EventStoreError.invalidInput("type '\(type)' is not a type of the log (types compare exactly); did you mean '\(meant)'?")
+                }
             }
             if let since, let until, since > until {
                 throw EventStoreError.invalidInput("since (\(Timestamp.format(since))) is after until (\(Timestamp.format(until))): no action can be in between")

@@ -54,11 +54,15 @@ struct NothingHalfDoneTests {
         let inner = try Processes.run(Processes.evtool, ["search", "--user", "ada lovelace", "--keyword", "jazz", "--location", "LA", "--store", store])
         #expect(inner.status == 0, "a space inside an id is fine: \(inner)")
         // A stream recorded under such an id before the rule (here by a raw append) can still be
-        // found and erased under the id as typed.
+        // read, reported on and erased under the id as typed: only new records meet the rule.
         let data = #"{"category":"All","distance":10,"keyword":"jazz","location":{"custom":{"text":"LA"}},"schemaVersion":2,"units":"miles"}"#
         let old = try Processes.run(Processes.evtool, ["append", "--stream", " old", "--type", "Searched", "--data", data, "--store", store])
         try #require(old.status == 0, "\(old)")
-        let erased = try Processes.run(Processes.evtool, ["forget", "--user", " old", "--reason", "ticket 7", "--by", "ops", "--store", store])
+        for read in [["history", "--user", " old"], ["recent", "--user", " old"], ["report", "--user", " old"]] {
+            let result = try Processes.run(Processes.evtool, read + ["--store", store])
+            #expect(result.status == 0 && result.output.contains("jazz"), "\(read): \(result)")
+        }
+        let erased = try Processes.run(Processes.evtool, ["forget", "--user", " old", "--reason", "ticket 7\nthe user asked by mail", "--by", "ops", "--store", store])
         #expect(erased.status == 0 && erased.output.contains("erased 1 event of user ' old'"), "\(erased)")
     }
 
@@ -103,8 +107,11 @@ struct NothingHalfDoneTests {
         let page = directory.path + "/report.html"
         #expect(try cli.run("report", "--user", "ada", "--out", page).status == 0)
         try #require(try cli.run("search", "--user", "ada", "--keyword", "opera", "--location", "LA").status == 0)
+        try #require(chmod(page, 0o600) == 0)
         let again = try cli.run("report", "--user", "ada", "--out", page)
         #expect(again.status == 0, "an earlier report is replaced: \(again)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: page)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "a report kept private stays private: \(String(mode ?? 0, radix: 8))")
         #expect(String(decoding: try #require(Self.bytes(page)), as: UTF8.self).contains("opera"))
         let checkpoint = directory.path + "/latest.checkpoint"
         #expect(try cli.run("seal", "--checkpoint-out", checkpoint).status == 0)
