@@ -58,6 +58,14 @@ struct NothingHalfDoneTests {
         let data = #"{"category":"All","distance":10,"keyword":"jazz","location":{"custom":{"text":"LA"}},"schemaVersion":2,"units":"miles"}"#
         let old = try Processes.run(Processes.evtool, ["append", "--stream", " old", "--type", "Searched", "--data", data, "--store", store])
         try #require(old.status == 0, "\(old)")
+        // A favorite recorded under a padded listing id before the rule can still be removed.
+        let padded = #"{"listingID":"L3 ","schemaVersion":1,"summary":{"category":"Music","localDateTime":"2026-12-05 19:30:00","name":"N","venue":"V"}}"#
+        try #require(try Processes.run(Processes.evtool, ["append", "--stream", "ada lovelace", "--type", "Favorited", "--data", padded, "--store", store]).status == 0)
+        let removed = try Processes.run(Processes.evtool, ["unfavorite", "--user", "ada lovelace", "--listing", "L3 ", "--store", store])
+        #expect(removed.status == 0 && removed.output.hasPrefix("recorded Unfavorited"), "\(removed)")
+        let refavorited = try Processes.run(Processes.evtool, ["favorite", "--user", "ada lovelace", "--listing", "L3 ", "--name", "N", "--venue", "V",
+                                                               "--date", "2026-12-05 19:30:00", "--category", "Music", "--store", store])
+        #expect(refavorited.status == 65 && refavorited.errors.contains("listing id must not begin or end with a space"), "\(refavorited)")
         for read in [["history", "--user", " old"], ["recent", "--user", " old"], ["report", "--user", " old"]] {
             let result = try Processes.run(Processes.evtool, read + ["--store", store])
             #expect(result.status == 0 && result.output.contains("jazz"), "\(read): \(result)")
