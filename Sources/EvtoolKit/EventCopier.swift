@@ -67,11 +67,39 @@ public struct EventCopier {
     public var hasPending: Bool { !window.isEmpty }
 
     /// Compares the pending events with what the store holds, then commits the new ones in
-    /// one transaction. On any error nothing of the batch is kept.
+    /// one transaction. On any error nothing of the batch is kept. A batch that another writer
+    /// raced (a version taken, an id appended in between: another import of the same file, say)
+    /// is compared again, so what the other wrote is skipped, not refused; up to
+    /// ``EventAppender/conflictRetries`` times.
     public mutating func flush(through source: Int) throws(CopyError) {
-        guard let firstSource = window.first?.source else { return }
+        guard !window.isEmpty else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
+        var attempt = 0
+        while true {
+            do {
+                try copy(items, through: source)
+                return
+            } catch let error where attempt < EventAppender.conflictRetries && Self.isRace(error) {
+                // What this copier knew of versions and heads may be the other writer's past.
+                versions.removeAll(keepingCapacity: true)
+                heads.removeAll(keepingCapacity: true)
+                attempt += 1
+            }
+        }
+    }
+
+    /// Whether `error` is another writer's append racing this batch (worth comparing again).
+    private static func isRace(_ error: CopyError) -> Bool {
+        switch error.underlying as? EventStoreError {
+        case .wrongExpectedVersion?, .duplicateEventID?: return true
+        default: return false
+        }
+    }
+
+    /// One attempt at a batch: compares it with the store, then appends what is new.
+    private mutating func copy(_ items: [(item: LogRecord.Imported, source: Int)], through source: Int) throws(CopyError) {
+        guard let firstSource = items.first?.source else { return }
         let range = firstSource == source ? "\(unit) \(source)" : "\(unit)s \(firstSource)–\(source)"
         func refused(_ source: Int, _ reason: String) -> CopyError {
             CopyError(source: source, reason: "\(reason) (nothing of \(range) was \(verb); \(appended.counted("event")) \(appended == 1 ? "was" : "were") before them)")
@@ -157,7 +185,11 @@ public struct EventCopier {
                 do { current = try store.version(of: item.stream) } catch { throw CopyError(source: source, error: error) }
             }
             guard item.version > current else {
-                throw refused(source, "stream '\(item.stream)' already holds a different event at version \(item.version)")
+                // Perhaps another writer appended this very event after the query above: a race,
+                // compared again (refused for good when the event there is another).
+                var refusal = refused(source, "stream '\(item.stream)' already holds a different event at version \(item.version)")
+                refusal.underlying = EventStoreError.wrongExpectedVersion(stream: item.stream, expected: .exactly(item.version - 1), actual: current)
+                throw refusal
             }
             guard item.version == current + 1 else {
                 throw refused(source, "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
