@@ -111,6 +111,28 @@ struct ArchiveTests {
         #expect(heads.status == 65 && heads.errors.contains("carried over at archive 2"), "\(heads)")
     }
 
+    @Test("after an archive that splits a tile of the kept tree, every kept event is proved at its own leaf", arguments: ["sqlite", "postgres"])
+    func proofsAfterAnArchiveInsideATile(kind: String) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let made = try Self.store(kind, directory); defer { made.cleanup() }
+        let cli = made.cli
+        try #require(try cli.run("demo", "--users", "3", "--actions", "40", "--seed", "7", "--quiet").status == 0)
+        try #require(try cli.run("seal").status == 0)
+        let log = try cli.run("log", "--json")
+        let events = log.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(events.count > 30, "\(log)")
+        let boundary = events[events.count - 4]["position"] as! Int
+        let archived = try cli.run("archive", "--before", String(boundary), "--to", directory.path + "/a1.jsonl")
+        try #require(archived.status == 0, "\(archived)")
+        // Leaf i is the i-th event of the log (from 0), archived ones included.
+        for (leaf, event) in events.enumerated().suffix(4) {
+            let proof = try cli.run("prove", "--event", event["id"] as! String, "--json")
+            #expect(proof.status == 0, "leaf \(leaf): \(proof)")
+            let document = try? JSONSerialization.jsonObject(with: Data(proof.output.utf8)) as? [String: Any]
+            #expect(document?["index"] as? Int == leaf, "\(proof.output)")
+        }
+    }
+
     @Test("archive refuses, exit 65 and nothing archived: a file that exists, a position beyond the head or not after the boundary, views behind; rebuild and forget of an archived store are refused")
     func refusals() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }

@@ -97,7 +97,18 @@ extension LogTree {
             return try streamedLeaf(of: id, in: store)
         }
         guard let event = try byID.events(withIDs: [id]).first else { return nil }
-        if let index = try kept.merkleLeafIndex(position: event.position) { return (index, event) }
+        if let index = try kept.merkleLeafIndex(position: event.position) {
+            // The store finds the tile by its positions and counts the events before this one
+            // in it; after an archive that split the tile, the archived ones are not there to be
+            // counted. The tile's own leaf hashes say where the event is.
+            let width = UInt64(MerkleTile.width)
+            guard let tile = try kept.merkleTiles(level: 0, from: index / width, limit: 1).first, tile.index == index / width else {
+                return (index, event)
+            }
+            let leaf = try leafHash(of: event)
+            if let offset = tile.hashes.firstIndex(of: leaf) { return (tile.index * width + UInt64(offset), event) }
+            return (index, event)
+        }
         return try streamedLeaf(of: id, in: store)
     }
 }
