@@ -91,6 +91,7 @@ public struct EventCopier {
 
     /// Whether `error` is another writer's append racing this batch (worth comparing again).
     private static func isRace(_ error: CopyError) -> Bool {
+        if error.mayBeRace { return true }
         switch error.underlying as? EventStoreError {
         case .wrongExpectedVersion?, .duplicateEventID?: return true
         default: return false
@@ -188,11 +189,14 @@ public struct EventCopier {
                 // Perhaps another writer appended this very event after the query above: a race,
                 // compared again (refused for good when the event there is another).
                 var refusal = refused(source, "stream '\(item.stream)' already holds a different event at version \(item.version)")
-                refusal.underlying = EventStoreError.wrongExpectedVersion(stream: item.stream, expected: .exactly(item.version - 1), actual: current)
+                refusal.mayBeRace = true
                 throw refusal
             }
             guard item.version == current + 1 else {
-                throw refused(source, "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
+                // Or another writer's events of this stream were committed between the lookups.
+                var refusal = refused(source, "stream '\(item.stream)' jumps from version \(current) to \(item.version) (events missing or out of order)")
+                refusal.mayBeRace = true
+                throw refusal
             }
             // A new event: its stream id must be one the stores accept now (NFC, no invisible
             // character), named by this line rather than by the batch that would refuse it.
@@ -310,6 +314,10 @@ public struct EventCopier {
         public var reason: String
         /// The store's error behind the refusal, when there is one.
         public var underlying: (any Error)?
+        /// A refusal of the file's content that another writer's commit between this batch's
+        /// lookups would also explain: compared again; the same refusal after the retries
+        /// stands as one of the content (invalid data, not a conflict to retry).
+        var mayBeRace = false
 
         init(source: Int, reason: String, underlying: (any Error)? = nil) {
             self.source = source

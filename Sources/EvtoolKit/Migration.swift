@@ -17,7 +17,35 @@ public enum Migration {
         guard differences.isEmpty else {
             throw MigrationError.notACopy("source position \(match.position): event \(last.id.lowercaseString), the target's last event, differs from the source's in its \(EventCopier.Fields.list(differences)); the target is not a copy of this source; migrate into an empty store")
         }
+        try checkPrefix(source: source, target: target)
         return match.position
+    }
+
+    /// Checks that the target's events are the source's first ones, in order (by id): a
+    /// target that also holds events of its own, anywhere, is refused before anything is
+    /// copied into it. Reads the target once (as the final ``verify(source:target:)`` does).
+    static func checkPrefix(source: any EventStore, target: any EventStore) throws {
+        var afterSource: Int64 = 0, afterTarget: Int64 = 0, count = 0
+        var pending: [RecordedEvent] = []
+        while true {
+            let targets = try target.readAll(after: afterTarget, limit: 1_000)
+            guard let lastTarget = targets.last else { return }
+            afterTarget = lastTarget.position
+            for event in targets {
+                if pending.isEmpty {
+                    pending = try source.readAll(after: afterSource, limit: 1_000)
+                    afterSource = pending.last?.position ?? afterSource
+                    pending.reverse()
+                }
+                count += 1
+                guard let expected = pending.popLast() else {
+                    throw MigrationError.notACopy("the target holds more events than this source (its event \(count), at position \(event.position), is beyond the source's last); migrate into an empty store")
+                }
+                guard expected.id == event.id else {
+                    throw MigrationError.notACopy("the target already holds events that are not a copy of this source: its event \(count) (position \(event.position), \(event.id.lowercaseString)) is not the source's (\(expected.id.lowercaseString)); nothing was copied; migrate into an empty store")
+                }
+            }
+        }
     }
 
     /// Reads both logs in order and compares them (``LogDigest``); returns the source's digest.

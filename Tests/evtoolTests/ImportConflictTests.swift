@@ -146,4 +146,34 @@ struct ImportConflictTests {
         #expect(withoutPositions(copied.output) == withoutPositions(export.output), "the target holds the export, each event once")
         #expect(try target.cli.run("verify").status == 0)
     }
+
+    @Test("migrate into a store holding a copy of part of the source and an event of its own (not its last) is refused before anything is copied", arguments: Kind.allCases)
+    func migrateRefusesAForeignEventAnywhere(kind: Kind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let source = CLI(store: "sqlite:\(directory.path)/source.sqlite", directory: directory.path)
+        try #require(try source.run("demo", "--users", "20", "--actions", "300", "--quiet").status == 0)
+        let lines = try source.run("export").output.split(separator: "\n")
+        let part = try source.file("part.jsonl", lines.prefix(100).joined(separator: "\n") + "\n")
+        let target = try Self.store(kind, in: directory.path, name: "target"); defer { target.drop() }
+        try #require(try target.cli.run("search", "--user", "zed", "--keyword", "jazz", "--location", "LA").status == 0)
+        try #require(try target.cli.run("import", part).status == 0)
+        let before = try target.cli.run("export").output
+        let migrated = try Processes.run(Processes.evtool, ["migrate", "--from", source.store, "--to", target.cli.store])
+        #expect(migrated.status == 65 && migrated.errors.contains("is not the source's") && migrated.errors.contains("nothing was copied"), "\(migrated)")
+        #expect(try target.cli.run("export").output == before, "the target is as it was")
+    }
+
+    @Test("a stream that holds another event at a line's version is refused as invalid data (65), not as a conflict to retry", arguments: Kind.allCases)
+    func anotherEventAtTheVersionIsInvalidData(kind: Kind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let source = CLI(store: "sqlite:\(directory.path)/source.sqlite", directory: directory.path)
+        try #require(try source.run("demo", "--users", "5", "--actions", "30", "--quiet").status == 0)
+        let export = try source.run("export").output
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(export.prefix { $0 != "\n" }.utf8)) as? [String: Any])
+        let stream = try #require(first["stream"] as? String)
+        let target = try Self.store(kind, in: directory.path, name: "target"); defer { target.drop() }
+        try #require(try target.cli.run("search", "--user", stream, "--keyword", "jazz", "--location", "LA").status == 0)
+        let imported = try target.cli.run("import", try source.file("export.jsonl", export))
+        #expect(imported.status == 65 && imported.errors.contains("line 1: stream '\(stream)' already holds a different event at version 1"), "\(imported)")
+    }
 }

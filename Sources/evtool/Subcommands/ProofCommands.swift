@@ -58,13 +58,14 @@ enum ProofCommands {
         ],
         discussion: """
             Needs no store: an auditor can hand a third party one event's inclusion proof, the
-            checkpoint and the public key. An inclusion proof checks that the event with the
-            proof's id and chain hash is leaf I of the checkpoint's tree; a consistency proof,
-            that the older checkpoint's tree is a prefix of the newer one's. With --event-file,
-            the event's chain hash is recomputed from its content (stream, version, id, type,
-            time, data, metadata) and the proof's previous hash, and must be the proven leaf's:
-            the proof is then about exactly that event. Exit 0 when it holds; 65 when it does
-            not, naming why.
+            checkpoint and the public key. An inclusion proof checks that the proof's chain hash
+            (its entry) is leaf I of the checkpoint's tree; a consistency proof, that the older
+            checkpoint's tree is a prefix of the newer one's. The event id a proof names is only
+            its claim until --event-file: then the event's chain hash is recomputed from its
+            content (stream, version, id, type, time, data, metadata) and the proof's previous
+            hash, and must be the proven leaf's, so the proof is about exactly that event (the OK
+            line names the event only then; without it, the entry). Exit 0 when it holds; 65
+            when it does not, naming why.
             """,
         examples: ["evtool check-proof proof.txt --checkpoint cp-12.txt --public-key checkpoint-key.pub.pem",
                    "evtool check-proof consistency.txt --checkpoint cp-12.txt --checkpoint cp-40.txt --public-key checkpoint-key.pub.pem"],
@@ -79,12 +80,15 @@ enum ProofCommands {
                 notes.append(try AuditFiles.checkSignature(checkpoint, file: path, publicKey: arguments.value("public-key")))
             }
             switch proof {
-            case .inclusion(let index, let size, let event, _, _, _):
+            case .inclusion(let index, let size, let event, let entry, _, _):
                 guard checkpoints.count == 1 else { throw CLIError.usage("an inclusion proof takes one '--checkpoint'", arguments.command) }
                 let file = arguments.value("event-file")
                 try Proofs.checkInclusion(proof, against: checkpoints[0], eventFile: file)
-                let content = file.map { ", with the content of \($0)" } ?? ""
-                try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size.counted("event")) of checkpoint \(paths[0]) (\(notes[0]))\(content)")
+                guard let file else {
+                    // What the proof holds is a chain hash; the id beside it is not covered by anything checked.
+                    return try console.output("OK: entry \(entry.hexString) is leaf \(index) of the \(size.counted("event")) of checkpoint \(paths[0]) (\(notes[0])); the proof names it event \(event.lowercaseString): give --event-file (its line from 'evtool export') to check that it is")
+                }
+                try console.output("OK: event \(event.lowercaseString) is leaf \(index) of the \(size.counted("event")) of checkpoint \(paths[0]) (\(notes[0])), with the content of \(file)")
             case .consistency(let from, let to, _):
                 guard checkpoints.count == 2 else { throw CLIError.usage("a consistency proof takes two '--checkpoint's: the older, then the newer", arguments.command) }
                 try Proofs.checkConsistency(proof, from: checkpoints[0], to: checkpoints[1])
