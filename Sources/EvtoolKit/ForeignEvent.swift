@@ -55,6 +55,9 @@ public struct ForeignEvent: Sendable {
     }
 
     /// The CloudEvents attributes mapped to evtool's fields rather than kept in the metadata.
+    /// The recording times an import takes, in microseconds since 1970: 1970 to 2199.
+    static let acceptedTimes: Range<Int64> = 0..<Timestamp.microseconds(Timestamp.parse("2200-01-01T00:00:00.000000Z")!)
+
     static let mappedAttributes: Set<String> = ["specversion", "type", "subject", "time", "data", "datacontenttype"]
 
     /// Reads another producer's CloudEvent (1.0, structured JSON mode): `subject` is the
@@ -89,6 +92,11 @@ public struct ForeignEvent: Sendable {
             let text = try fields.string("time")
             guard let time = Timestamp.parse(text) ?? TimeText.parse(text) else {
                 throw LogRecord.LineError("'time' must be an RFC 3339 time like 2026-11-30T11:15:21.123456Z")
+            }
+            // Stores keep microseconds; a Date holds them exactly only within a few centuries of
+            // 1970, and the text form has four-digit years: a time outside is refused, not moved.
+            guard Self.acceptedTimes.contains(Timestamp.microseconds(time)) else {
+                throw LogRecord.LineError("'time' is '\(text.prefix(40))': a recording time must be from 1970 to 2199")
             }
             recordedAt = time
         }

@@ -8,15 +8,41 @@ public enum TimeText {
     /// (RFC 3339, or a date alone meaning its UTC midnight; a space or `t` may stand for the
     /// `T`, as RFC 3339 allows); nil for anything else.
     public static func parse(_ text: String) -> Date? {
-        let text = withTSeparator(text)
+        var text = withTSeparator(text)
+        // RFC 3339 (section 5.6, NOTE) allows a lower-case z as well.
+        if text.utf8.count > 19, text.utf8.last == 0x7A { text = String(text.dropLast()) + "Z" }
         if let exact = Timestamp.parse(text) { return exact }
         guard hasTimeShape(text) else { return nil }
+        if let exact = microseconds(text) { return exact }
         let formatter = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate]] {
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }
         }
         return nil
+    }
+
+    /// A date and time of ``hasTimeShape(_:)``'s form to the microsecond, as stores keep times:
+    /// a longer fraction (.NET writes 7 digits, Go 9) is cut there, not to Foundation's
+    /// milliseconds; the offset is applied exactly. Nil for a date alone.
+    static func microseconds(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count > 19 else { return nil }
+        var index = 19
+        var fraction: [UInt8] = []
+        if bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { fraction.append(bytes[index]); index += 1 }
+        }
+        let digits = Array((fraction + Array("000000".utf8)).prefix(6))
+        let utcText = String(decoding: bytes[0..<19] + [UInt8(ascii: ".")] + digits + [UInt8(ascii: "Z")], as: UTF8.self)
+        guard let local = Timestamp.parse(utcText), index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "Z") { return local }
+        guard bytes.count == index + 6 else { return nil }
+        func number(_ at: Int) -> Int { Int(bytes[at] - 0x30) * 10 + Int(bytes[at + 1] - 0x30) }
+        let offset = number(index + 1) * 3_600 + number(index + 4) * 60
+        let microseconds = Timestamp.microseconds(local) - Int64(bytes[index] == UInt8(ascii: "-") ? -offset : offset) * 1_000_000
+        return Timestamp.date(microseconds: microseconds)
     }
 
     /// `2026-03-01 10:00:00Z` (or `2026-03-01t10:00:00Z`) as `2026-03-01T10:00:00Z`: RFC 3339

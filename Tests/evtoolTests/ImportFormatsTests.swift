@@ -61,4 +61,21 @@ struct ImportFormatsTests {
         #expect(result.output.contains("100% \(grouped)/\(grouped) bytes, "), "\(result.output.debugDescription)")
         #expect(result.output.contains("imported 3000 events, skipped 0 already present"), "\(result.output.debugDescription)")
     }
+
+    @Test("a CloudEvent's time is kept to the microsecond whatever its fraction and offset; one outside 1970–2199 is refused naming the line",
+          arguments: [("2026-03-01T10:00:00.1234567Z", "2026-03-01T10:00:00.123456Z"), ("2026-03-01T10:00:00.123456789Z", "2026-03-01T10:00:00.123456Z"),
+                      ("2026-03-01t10:00:00.5z", "2026-03-01T10:00:00.500000Z"), ("2026-03-01T10:00:00.25+01:30", "2026-03-01T08:30:00.250000Z"),
+                      ("3000-01-01T00:00:00.000001Z", ""), ("0001-01-01T00:00:00Z", "")])
+    func cloudEventTimes(given: String, stored: String) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let cli = CLI(store: "sqlite:\(directory.path)/s.sqlite", directory: directory.path)
+        let line = #"{"specversion":"1.0","id":"e1","source":"s","type":"T","subject":"s1","time":"\#(given)","data":{}}"#
+        let imported = try cli.run("import", try cli.file("c.jsonl", line + "\n"))
+        if stored.isEmpty {
+            #expect(imported.status == 65 && imported.errors.contains("line 1: 'time' is '\(given)': a recording time must be from 1970 to 2199"), "\(imported)")
+        } else {
+            #expect(imported.status == 0, "\(imported)")
+            #expect(try cli.run("export").output.contains(#""recordedAt":"\#(stored)""#))
+        }
+    }
 }
