@@ -38,6 +38,13 @@ public struct EventAppender {
     /// Whether events were added that are not yet committed.
     public var hasPending: Bool { !window.isEmpty }
 
+    /// Drops the events added since the last commit, uncommitted (a later line of their batch
+    /// was refused: a batch is imported whole or not at all); the first one's source, if any.
+    public mutating func discardPending() -> Int? {
+        defer { window.removeAll(keepingCapacity: true) }
+        return window.first?.source
+    }
+
     /// Adds one event; `source` is its line number, for errors. Commits a batch when it is full.
     public mutating func add(_ item: ForeignEvent, source: Int) throws(EventCopier.CopyError) {
         window.append((item, source))

@@ -66,6 +66,13 @@ public struct EventCopier {
     /// Whether events were added that are not yet compared and committed.
     public var hasPending: Bool { !window.isEmpty }
 
+    /// Drops the events added since the last commit, uncommitted (a later line of their batch
+    /// was refused: a batch is imported whole or not at all); the first one's source, if any.
+    public mutating func discardPending() -> Int? {
+        defer { window.removeAll(keepingCapacity: true) }
+        return window.first?.source
+    }
+
     /// Compares the pending events with what the store holds, then commits the new ones in
     /// one transaction. On any error nothing of the batch is kept. A batch that another writer
     /// raced (a version taken, an id appended in between: another import of the same file, say)

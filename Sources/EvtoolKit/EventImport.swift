@@ -81,13 +81,17 @@ public struct EventImport {
             try copier.flush(through: line)
             try appender.flush(through: line)
         }
+        /// Drops the lines of the batch in progress; the first one's number, if any.
+        func discard() -> Int? {
+            [copier.discardPending(), appender.discardPending()].compactMap { $0 }.min()
+        }
         do {
             while true {
                 let line: Data?
                 do {
                     line = try lines.next()
                 } catch {
-                    try flush(through: lines.lineNumber)
+                    _ = discard()
                     throw error
                 }
                 guard let line else { break }
@@ -133,8 +137,9 @@ public struct EventImport {
                         }
                     }
                 } catch let error as LogRecord.LineError {
-                    try flush(through: number - 1)
-                    throw OperationError.invalid("line \(number): \(error.reason) (nothing from this line on was imported; \(appended.counted("event")) \(appended == 1 ? "was" : "were"))")
+                    // A batch is imported whole or not at all: its lines before this one go too.
+                    let from = discard().map { "line \($0)" } ?? "this line"
+                    throw OperationError.invalid("line \(number): \(error.reason) (nothing from \(from) on was imported; \(appended.counted("event")) \(appended == 1 ? "was" : "were") before it)")
                 }
                 // Stop right after a batch was committed (or an event found already there).
                 if appended + skipped != committedBefore, !hasPending {

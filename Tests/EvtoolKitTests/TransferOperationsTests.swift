@@ -49,8 +49,9 @@ struct TransferOperationsTests {
         let into = try target.open()
         var reader = lines(text.joined(separator: "\n"))
         let message = operationError("invalid") { _ = try EventImport(store: into, batchSize: 2).run(&reader) }
-        #expect(message == "line 4: 'id' is missing (nothing from this line on was imported; 3 events were)", "\(message)")
-        #expect(try into.headPosition() == 3)
+        // Batches of 2: lines 1–2 were committed; line 3, of the refused line's batch, is not.
+        #expect(message == "line 4: 'id' is missing (nothing from line 3 on was imported; 2 events were before it)", "\(message)")
+        #expect(try into.headPosition() == 2)
     }
 
     @Test("import: progress in bytes after each batch, and a stop request ends it after a commit; rerunning resumes")

@@ -117,7 +117,7 @@ struct CloudEventsSDKTests {
         #expect(written.status == 0 && written.output.contains("data_base64"), "\(written)")
         let result = try cli.run("import", "-", input: written.output)
         #expect(result.status == 65, "\(result)")
-        #expect(result.errors == "Error: line 1: 'data_base64' (binary data) cannot be imported: evtool keeps JSON payloads (nothing from this line on was imported; 0 events were)\n", "\(result)")
+        #expect(result.errors == "Error: line 1: 'data_base64' (binary data) cannot be imported: evtool keeps JSON payloads (nothing from this line on was imported; 0 events were before it)\n", "\(result)")
         #expect(try cli.run("export").output.isEmpty)
     }
 }

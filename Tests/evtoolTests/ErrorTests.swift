@@ -36,7 +36,7 @@ struct ErrorTests {
         let good = try cli.run("export").output
         let target = CLI(store: "sqlite:\(directory.path)/t.sqlite", directory: directory.path)
         let cases: [(String, String)] = [
-            ("{\"position\":1,", "Error: line 1: not a JSON object: expected a member name at offset 14 (nothing from this line on was imported; 0 events were)"),
+            ("{\"position\":1,", "Error: line 1: not a JSON object: expected a member name at offset 14 (nothing from this line on was imported; 0 events were before it)"),
             ("[1,2]", "Error: line 1: not a JSON object: it is not a JSON object"),
             (#"{"stream":"ada","version":1,"id":"not-a-uuid","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","data":{},"metadata":{}}"#,
              "Error: line 1: 'id' must be a UUID, not 'not-a-uuid'"),
@@ -52,10 +52,15 @@ struct ErrorTests {
             #expect(result.status == 65, "\(line): \(result)")
             #expect(result.errors.hasPrefix(expected), "\(line): \(result.errors)")
         }
-        // A bad line after a good one: the good one, in the batch before it, is imported; the bad one is named.
-        let result = try target.run("import", "-", input: good + "garbage\n")
+        // A bad line after good ones: the batches before its own are imported (one line each
+        // here, --batch 1); the bad one is named. In one batch with it, nothing is.
+        let together = try target.run("import", "-", input: good + "garbage\n")
+        #expect(together.status == 65 && together.errors.contains("(nothing from line 1 on was imported; 0 events were before it)"), "\(together)")
+        #expect(try target.run("export").output.isEmpty)
+        let goodLines = good.split(separator: "\n").count
+        let result = try target.run("import", "--batch", "1", "-", input: good + "garbage\n")
         #expect(result.status == 65)
-        #expect(result.errors.hasPrefix("Error: line 2: not a JSON object"))
+        #expect(result.errors.hasPrefix("Error: line \(goodLines + 1): not a JSON object"), "\(result)")
         #expect(try target.run("export").output == good)
         #expect(try target.run("import", "-", input: "\u{FF}\u{FE}\n").status == 65)
     }

@@ -30,13 +30,14 @@ struct ImportFormatsTests {
             """)
         result = try cli.run("import", mixed)
         #expect(result.status == 65, "\(result)")
-        #expect(result.errors == "Error: line 2: 'specversion' makes this line a CloudEvent, in a file of plain event lines (as line 1 is); one format per file (nothing from this line on was imported; 1 event was)\n", "\(result)")
+        #expect(result.errors == "Error: line 2: 'specversion' makes this line a CloudEvent, in a file of plain event lines (as line 1 is); one format per file (nothing from line 1 on was imported; 0 events were before it)\n", "\(result)")
 
         result = try cli.run("import", "--format", "csv", file)
         #expect(result.status == 64 && result.errors.hasPrefix("Error: '--format' must be jsonl, plain or cloudevents, not 'csv'\n"), "\(result)")
         result = try cli.run("import", "--format", "cloudevents", file)
         #expect(result.status == 65 && result.errors.hasPrefix("Error: line 1: 'specversion' is missing"), "\(result)")
-        #expect(try cli.run("verify").output.hasPrefix("OK: 4 events in 3 streams"))
+        // The refused line took its batch with it (cyd's line 1 too).
+        #expect(try cli.run("verify").output.hasPrefix("OK: 3 events in 2 streams"))
     }
 
     @Test("import shows a progress bar on a terminal (through the library's progress steps), and none in a pipe")
