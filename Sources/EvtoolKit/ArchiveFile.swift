@@ -17,6 +17,9 @@ public final class ArchiveFile {
     /// - Throws: ``OperationError/invalid(_:)`` when it cannot be opened.
     public init(path: String) throws {
         self.path = path
+        // Before opening: a FIFO would block the open until a writer comes, a folder opens and
+        // then fails each read with Foundation's words.
+        try AuditFiles.requireRegularFile(path, "archive")
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw OperationError.invalid("cannot open the archive file '\(path)': \(String(cString: strerror(errno)))")
         }

@@ -7,12 +7,37 @@ import Foundation
 /// missing, unreadable or not what it should be, ``OperationError/cannotWrite(_:)`` for a key
 /// file that cannot be created.
 public enum AuditFiles {
-    /// The text of a file given on the command line (`what` names it in the error).
+    /// The largest key, checkpoint or proof file read (a proof is O(log n) lines: a few KiB).
+    public static let maximumFileBytes = 1 << 20
+
+    /// The text of a file given on the command line (`what` names it in the error): a plain
+    /// file of at most ``maximumFileBytes`` (a third party's file is not read whole whatever
+    /// its size).
     public static func text(_ path: String, _ what: String) throws -> String {
+        try requireRegularFile(path, what)
+        var status = stat()
+        if stat(path, &status) == 0, status.st_size > maximumFileBytes {
+            throw OperationError.invalid("the \(what) file '\(path)' is \(status.st_size) bytes: larger than any \(what) (at most \(maximumFileBytes))")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw OperationError.invalid("cannot read the \(what) file '\(path)'")
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Refuses a path that is not a plain file (following symbolic links), naming what it is.
+    /// - Throws: ``OperationError/invalid(_:)``.
+    public static func requireRegularFile(_ path: String, _ what: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw OperationError.invalid("cannot read the \(what) file '\(path)': \(String(cString: strerror(errno)))")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw OperationError.invalid("the \(what) file '\(path)' is a folder, not a file")
+        case S_IFIFO: throw OperationError.invalid("the \(what) file '\(path)' is a pipe (FIFO), not a file: give the file itself")
+        default: throw OperationError.invalid("the \(what) file '\(path)' is not a plain file")
+        }
     }
 
     /// An Ed25519 key from a PEM file.

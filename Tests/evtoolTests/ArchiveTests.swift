@@ -111,6 +111,28 @@ struct ArchiveTests {
         #expect(heads.status == 65 && heads.errors.contains("carried over at archive 2"), "\(heads)")
     }
 
+    @Test("an --archive that is a FIFO or a folder, and a proof file that is a FIFO, a folder or larger than any proof, are refused at once naming what they are (exit 65)")
+    func archiveAndProofFilesThatAreNotFiles() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let made = try Self.store("sqlite", directory); defer { made.cleanup() }
+        try Self.makeLog(made.cli)
+        try #require(try made.cli.run("archive", "--before", "4", "--to", directory.path + "/a1.jsonl").status == 0)
+        let fifo = directory.path + "/fifo", folder = directory.path + "/folder", big = directory.path + "/big.txt"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try Data(count: 2 << 20).write(to: URL(fileURLWithPath: big))
+        for (path, words) in [(fifo, "is a pipe (FIFO), not a file"), (folder, "is a folder, not a file")] {
+            for command in [["verify", "--archive", path], ["rebuild", "--archive", path]] {
+                let result = try made.cli.run(command[0], command[1], command[2])
+                #expect(result.status == 65 && result.errors.contains("the archive file '\(path)' \(words)"), "\(command): \(result)")
+            }
+        }
+        for (path, words) in [(fifo, "is a pipe (FIFO)"), (folder, "is a folder"), (big, "larger than any proof")] {
+            let result = try CLI.bare("check-proof", path, "--checkpoint", path)
+            #expect(result.status == 65 && result.errors.contains("the proof file '\(path)' ") && result.errors.contains(words), "\(result)")
+        }
+    }
+
     @Test("after an archive that splits a tile of the kept tree, every kept event is proved at its own leaf", arguments: ["sqlite", "postgres"])
     func proofsAfterAnArchiveInsideATile(kind: String) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
