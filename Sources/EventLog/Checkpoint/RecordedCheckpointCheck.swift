@@ -52,7 +52,7 @@ public enum RecordedCheckpointCheck {
             throw RecordedCheckpointFailure(number: nil, reason: "for seal \(seal.number) (\(external.size.counted("event")) at \(external.time)) is not recorded in the store: it was removed")
         }
         guard let same = recorded.first(where: { $0.note == external.text }) else {
-            throw RecordedCheckpointFailure(number: recorded[0].number, reason: "for seal \(seal.number) differs from the checkpoint file: the store's record was forged or replaced")
+            throw RecordedCheckpointFailure(number: recorded[0].number, reason: "for seal \(seal.number) differs from the checkpoint file: the file or the store's record was changed (with --public-key, a file its signer did not sign is refused before this)")
         }
         return same.number
     }
