@@ -141,7 +141,7 @@ struct ArchiveTests {
         try #require(try cli.run("demo", "--users", "3", "--actions", "40", "--seed", "7", "--quiet").status == 0)
         try #require(try cli.run("seal").status == 0)
         let log = try cli.run("log", "--json")
-        let events = log.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = try log.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         try #require(events.count > 30, "\(log)")
         let boundary = events[events.count - 4]["position"] as! Int
         let archived = try cli.run("archive", "--before", String(boundary), "--to", directory.path + "/a1.jsonl")
@@ -150,8 +150,8 @@ struct ArchiveTests {
         for (leaf, event) in events.enumerated().suffix(4) {
             let proof = try cli.run("prove", "--event", event["id"] as! String, "--json")
             #expect(proof.status == 0, "leaf \(leaf): \(proof)")
-            let document = try? JSONSerialization.jsonObject(with: Data(proof.output.utf8)) as? [String: Any]
-            #expect(document?["index"] as? Int == leaf, "\(proof.output)")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(proof.output.utf8)) as? [String: Any], "\(proof)")
+            #expect(document["index"] as? Int == leaf, "\(proof.output)")
         }
     }
 
