@@ -40,7 +40,7 @@ extension AuditFiles {
         case S_IFLNK: throw refuse("it is a symbolic link (evtool replaces only a plain file)")
         default: throw refuse("it is not a plain file")
         }
-        guard status.st_size > 0 else { return }
+        guard status.st_size > 0 else { return try checkWritableFolder(of: path, refuse) }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw refuse("it exists and cannot be read to tell what it holds") }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: sniffedBytes)) ?? Data()

@@ -9,7 +9,7 @@ enum RawArguments {
     /// not UTF-8.
     static func process() -> Result<[String], CLIError> {
         var arguments: [String] = []
-        for index in 1..<Int(CommandLine.argc) {
+        for index in stride(from: 1, to: Int(CommandLine.argc), by: 1) {   // argc may be 0 (execve with no argv)
             guard let pointer = CommandLine.unsafeArgv[index] else { break }
             guard let text = String(validatingCString: pointer) else {
                 let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
