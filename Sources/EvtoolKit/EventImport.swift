@@ -99,6 +99,10 @@ public struct EventImport {
                 let number = lines.lineNumber
                 let committedBefore = appended + skipped
                 do {
+                    // Named, not left to the JSON reader's "unexpected byte at offset 0".
+                    if number == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+                        throw LogRecord.LineError("the file begins with a UTF-8 byte-order mark (bytes EF BB BF), which JSON Lines do not have: save it without one")
+                    }
                     let members = try LogRecord.members(of: line)
                     if format == nil {
                         guard let detected = ImportFormat.detect(members) else {

@@ -79,4 +79,20 @@ struct ImportFormatsTests {
             #expect(try cli.run("export").output.contains(#""recordedAt":"\#(stored)""#))
         }
     }
+
+    @Test("a UTF-8 byte-order mark before the first line is named in the refusal; seal --list refuses --json")
+    func byteOrderMark() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let source = CLI(store: "sqlite:\(directory.path)/source.sqlite", directory: directory.path)
+        try #require(try source.run("demo", "--users", "3", "--actions", "20", "--quiet").status == 0)
+        let export = try source.run("export").output
+        let path = directory.path + "/bom.jsonl"
+        try (Data([0xEF, 0xBB, 0xBF]) + Data(export.utf8)).write(to: URL(fileURLWithPath: path))
+        let target = CLI(store: "sqlite:\(directory.path)/target.sqlite", directory: directory.path)
+        let imported = try target.run("import", path)
+        #expect(imported.status == 65 && imported.errors.hasPrefix("Error: line 1: the file begins with a UTF-8 byte-order mark (bytes EF BB BF)"), "\(imported)")
+        #expect(try target.run("import", try target.file("clean.jsonl", export)).status == 0, "the same file without it imports")
+        let listed = try source.run("seal", "--list", "--json")
+        #expect(listed.status == 64 && listed.errors.contains("'--list' prints the checkpoints as recorded"), "\(listed)")
+    }
 }

@@ -118,6 +118,9 @@ enum AuditCommands {
                 guard arguments.value("key") == nil, arguments.value("checkpoint-out") == nil else {
                     throw CLIError.usage("'--list' seals nothing: it takes no '--key' or '--checkpoint-out'", arguments.command)
                 }
+                guard !arguments.flag("json") else {
+                    throw CLIError.usage("'--list' prints the checkpoints as recorded (text); '--json' is for a seal's outcome", arguments.command)
+                }
                 try listCheckpoints(try StoreLocation.resolve(arguments), console: &console)
                 return
             }
