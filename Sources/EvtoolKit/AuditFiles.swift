@@ -14,10 +14,9 @@ public enum AuditFiles {
     /// file of at most ``maximumFileBytes`` (a third party's file is not read whole whatever
     /// its size).
     public static func text(_ path: String, _ what: String) throws -> String {
-        try requireRegularFile(path, what)
-        var status = stat()
-        if stat(path, &status) == 0, status.st_size > maximumFileBytes {
-            throw OperationError.invalid("the \(what) file '\(path)' is \(status.st_size) bytes: larger than any \(what) (at most \(maximumFileBytes))")
+        let size = try requireRegularFile(path, what).st_size
+        if size > maximumFileBytes {
+            throw OperationError.invalid("the \(what) file '\(path)' is \(size) bytes: larger than any \(what) (at most \(maximumFileBytes))")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw OperationError.invalid("cannot read the \(what) file '\(path)'")
@@ -26,14 +25,16 @@ public enum AuditFiles {
     }
 
     /// Refuses a path that is not a plain file (following symbolic links), naming what it is.
+    /// - Returns: the file's status.
     /// - Throws: ``OperationError/invalid(_:)``.
-    public static func requireRegularFile(_ path: String, _ what: String) throws {
+    @discardableResult
+    public static func requireRegularFile(_ path: String, _ what: String) throws -> stat {
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw OperationError.invalid("cannot read the \(what) file '\(path)': \(String(cString: strerror(errno)))")
         }
         switch status.st_mode & S_IFMT {
-        case S_IFREG: return
+        case S_IFREG: return status
         case S_IFDIR: throw OperationError.invalid("the \(what) file '\(path)' is a folder, not a file")
         case S_IFIFO: throw OperationError.invalid("the \(what) file '\(path)' is a pipe (FIFO), not a file: give the file itself")
         default: throw OperationError.invalid("the \(what) file '\(path)' is not a plain file")

@@ -62,17 +62,9 @@ public struct EventAppender {
             do {
                 try append(items)
                 return
-            } catch let error where attempt < Self.conflictRetries && Self.isRace(error) {
+            } catch let error where attempt < Self.conflictRetries && error.isRace {
                 attempt += 1
             }
-        }
-    }
-
-    /// Whether `error` is another writer's append racing this batch (worth comparing again).
-    private static func isRace(_ error: EventCopier.CopyError) -> Bool {
-        switch error.underlying as? EventStoreError {
-        case .wrongExpectedVersion?, .duplicateEventID?: return true
-        default: return false
         }
     }
 

@@ -87,21 +87,12 @@ public struct EventCopier {
             do {
                 try copy(items, through: source)
                 return
-            } catch let error where attempt < EventAppender.conflictRetries && Self.isRace(error) {
+            } catch let error where attempt < EventAppender.conflictRetries && error.isRace {
                 // What this copier knew of versions and heads may be the other writer's past.
                 versions.removeAll(keepingCapacity: true)
                 heads.removeAll(keepingCapacity: true)
                 attempt += 1
             }
-        }
-    }
-
-    /// Whether `error` is another writer's append racing this batch (worth comparing again).
-    private static func isRace(_ error: CopyError) -> Bool {
-        if error.mayBeRace { return true }
-        switch error.underlying as? EventStoreError {
-        case .wrongExpectedVersion?, .duplicateEventID?: return true
-        default: return false
         }
     }
 
@@ -325,6 +316,16 @@ public struct EventCopier {
         /// lookups would also explain: compared again; the same refusal after the retries
         /// stands as one of the content (invalid data, not a conflict to retry).
         var mayBeRace = false
+
+        /// Whether another writer's append racing the batch would explain it (worth comparing
+        /// the batch again): a version or an id taken in between, or ``mayBeRace``.
+        var isRace: Bool {
+            if mayBeRace { return true }
+            switch underlying as? EventStoreError {
+            case .wrongExpectedVersion?, .duplicateEventID?: return true
+            default: return false
+            }
+        }
 
         init(source: Int, reason: String, underlying: (any Error)? = nil) {
             self.source = source

@@ -22,12 +22,9 @@ public struct JSONDecodingFailure: Error, Sendable, CustomStringConvertible {
     /// - Throws: ``JSONDecodingFailure`` for text that is not JSON, a member given twice in one
     ///   object, or a document of another shape.
     public static func decode<T: Decodable>(_: T.Type, from data: Data) throws(JSONDecodingFailure) -> T {
-        // Foundation would keep one of two same-named members without a word.
-        if JSONSyntax.problem(in: data) == nil, let twice = JSONSyntax.duplicateMember(in: data) {
-            throw JSONDecodingFailure(field: twice, problem: "is given twice (a member name must be unique in its object)", isSyntax: false)
-        }
+        let value: T
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            value = try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             let failure = JSONDecodingFailure(error)
             guard failure.isSyntax else { throw failure }
@@ -35,6 +32,11 @@ public struct JSONDecodingFailure: Error, Sendable, CustomStringConvertible {
         } catch {
             throw syntaxOrRange(data)
         }
+        // Foundation kept one of two same-named members without a word; the text is JSON here.
+        if let twice = JSONSyntax.duplicateMember(in: data) {
+            throw JSONDecodingFailure(field: twice, problem: "is given twice (a member name must be unique in its object)", isSyntax: false)
+        }
+        return value
     }
 
     /// Text Foundation would not parse: not JSON (what is wrong, from JSONKit's checker), or

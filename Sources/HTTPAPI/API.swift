@@ -101,14 +101,12 @@ public final class API: Sendable {
                 throw Problem(.forbidden, "the role '\(role.rawValue)' may not \(route.method) \(route.template); roles that may: \(Role.allCases.filter { roles.contains($0) }.map(\.rawValue).joined(separator: ", "))")
             }
         }
-        do {
-            let accepted = OpenAPIDocument.queryParameters[route.name] ?? []
-            for pair in request.query {
-                let name = try PathSegments.decodeQuery(pair.name, name: pair.name)
-                guard accepted.contains(name) else {
-                    let takes = accepted.isEmpty ? "it takes no query parameters" : "it takes " + accepted.sorted().map { "'\($0)'" }.joined(separator: ", ")
-                    throw Problem(.malformedRequest, "query parameter '\(name)' is not one \(route.method) \(route.template) takes; \(takes)", field: name)
-                }
+        let accepted = OpenAPIDocument.queryParameters[route.name] ?? []
+        for pair in request.query {
+            let name = try PathSegments.decodeQuery(pair.name, name: pair.name)
+            guard accepted.contains(name) else {
+                let takes = accepted.isEmpty ? "it takes no query parameters" : "it takes " + accepted.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                throw Problem(.malformedRequest, "query parameter '\(name)' is not one \(route.method) \(route.template) takes; \(takes)", field: name)
             }
         }
         if request.body.count > limits.maximumBodyBytes {
