@@ -14,9 +14,9 @@ extension ServeBenchmark {
             }
             return nil
         }
-        guard let memory = value(#"evtool_view_memory_reads{source="memory"}"#), let store = value(#"evtool_view_memory_reads{source="store"}"#),
+        guard let memory = value(#"evtool_view_memory_reads_total{source="memory"}"#), let store = value(#"evtool_view_memory_reads_total{source="store"}"#),
               let bytes = value("evtool_view_memory_bytes") else {
-            return "view memory: off (no evtool_view_memory_reads in /metrics)"
+            return "view memory: off (no evtool_view_memory_reads_total in /metrics)"
         }
         let total = max(1, memory + store)
         return "view memory: \(String(memory).groupedThousands) reads from memory, \(String(store).groupedThousands) from the store (\(String(format: "%.1f", 100 * Double(memory) / Double(total)))% from memory), \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB held"

@@ -1,3 +1,5 @@
+import EventLog
+
 /// Why a command was refused or could not be carried out. Nothing was recorded.
 ///
 /// The ``description`` names the field and the rule, in words a user understands,
@@ -13,7 +15,7 @@ public enum CommandError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .rejected(field, rule):
             return "\(field) \(rule)"
         case let .conflict(user, attempts):
-            return "the events of user '\(user)' kept changing while the command was handled; gave up after \(attempts) attempts, nothing was recorded; try again"
+            return "the events of user '\(user)' kept changing while the command was handled; gave up after \(attempts.counted("attempt")), nothing was recorded; try again"
         }
     }
 }

@@ -13,6 +13,8 @@ public final class CommandRunner: Sendable {
     public let store: any EventStore
     /// How many times a command is decided and appended before ``CommandError/conflict(user:attempts:)``.
     public let maximumAttempts: Int
+    /// The tries per command unless told otherwise: 10.
+    public static let defaultAttempts = 10
     /// How many events a stream grows between snapshots (when there is a snapshot store).
     public let snapshotInterval: Int64
     let cache: UserStateCache?
@@ -39,7 +41,7 @@ public final class CommandRunner: Sendable {
     ///     against the stream before it is answered. Off (the default), every command reads the
     ///     events since the cached state first, and checks the last one's id and chain hash.
     public init(
-        store: any EventStore, maximumAttempts: Int = 10, cache: UserStateCache? = UserStateCache(),
+        store: any EventStore, maximumAttempts: Int = defaultAttempts, cache: UserStateCache? = UserStateCache(),
         snapshots: (any UserSnapshotStore)? = nil, snapshotInterval: Int = 100,
         clock: @escaping @Sendable () -> Date = { Timestamp.now() },
         decidesOnCachedState: Bool = false
@@ -138,7 +140,13 @@ public final class CommandRunner: Sendable {
                     cache?.forget(stream: stream)
                     trustsSnapshot = false
                 }
-                if attempt < maximumAttempts { backOff(attempt: attempt) }
+                if attempt < maximumAttempts {
+                    backOff(attempt: attempt)
+                } else {
+                    // Giving up: the kept state is behind the stream, and the next command must
+                    // not decide on it again (with one attempt, no later try would reload it).
+                    cache?.forget(stream: stream)
+                }
             } catch EventStoreError.duplicateEventID(let id) where context.requestID != nil && proposed.contains(where: { $0.id == id }) {
                 return .unchanged(.alreadyRecorded(requestID: context.requestID!))
             } catch EventStoreError.outcomeUnknown(let reason) where context.requestID != nil {

@@ -14,6 +14,9 @@ public final class Application: Sendable {
     public let store: any EventStore & ProjectionStore
     /// Records user actions (load, decide, append with the expected version, retry).
     public let runner: CommandRunner
+    /// How many times a command is tried under contention unless told otherwise
+    /// (``CommandRunner/defaultAttempts``).
+    public static let defaultWriteAttempts = CommandRunner.defaultAttempts
     /// Keeps the views current and answers reads after catching up.
     public let projector: Projector
 
@@ -45,10 +48,14 @@ public final class Application: Sendable {
     /// - Parameter cachedUsers: how many users' decision states are kept between commands.
     /// - Parameter concurrentCommits: how many group commits may be in flight at once (1 for
     ///   SQLite; PostgreSQL commits transactions in parallel).
+    /// - Parameter writeAttempts (default ``defaultWriteAttempts``): how many times a command is decided and appended when other
+    ///   writers keep changing the user's stream in between; after the last lost race it fails
+    ///   with a conflict (``CommandRunner/maximumAttempts``).
     public convenience init(store: any EventStore & ProjectionStore, groupCommit: Bool = false,
-                            decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1) {
+                            decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1,
+                            writeAttempts: Int = Application.defaultWriteAttempts) {
         self.init(store: store, groupCommit: groupCommit, decidesOnCachedState: decidesOnCachedState, cachedUsers: cachedUsers,
-                  concurrentCommits: concurrentCommits, readStore: nil, maximumReplicaWait: .zero)
+                  concurrentCommits: concurrentCommits, writeAttempts: writeAttempts, readStore: nil, maximumReplicaWait: .zero)
     }
 
     /// Makes the application over a PostgreSQL primary that reads from `readStore`, a hot
@@ -57,16 +64,16 @@ public final class Application: Sendable {
     /// standby once it has replayed what the primary had acknowledged when the read started,
     /// after a wait of at most `maximumReplicaWait`, else from the primary (``ReplicaReads``).
     /// Writes, stream versions (ETags), the head and the event stream's wake-ups stay on the
-    /// primary. The other parameters are as for ``init(store:groupCommit:decidesOnCachedState:cachedUsers:concurrentCommits:)``.
+    /// primary. The other parameters are as for ``init(store:groupCommit:decidesOnCachedState:cachedUsers:concurrentCommits:writeAttempts:)``.
     public convenience init(store: PostgresEventStore, readStore: PostgresEventStore, groupCommit: Bool = false,
                             decidesOnCachedState: Bool = false, cachedUsers: Int = 10_000, concurrentCommits: Int = 1,
-                            maximumReplicaWait: Duration = .milliseconds(500)) {
+                            writeAttempts: Int = Application.defaultWriteAttempts, maximumReplicaWait: Duration = .milliseconds(500)) {
         self.init(store: store, groupCommit: groupCommit, decidesOnCachedState: decidesOnCachedState, cachedUsers: cachedUsers,
-                  concurrentCommits: concurrentCommits, readStore: readStore, maximumReplicaWait: maximumReplicaWait)
+                  concurrentCommits: concurrentCommits, writeAttempts: writeAttempts, readStore: readStore, maximumReplicaWait: maximumReplicaWait)
     }
 
     private init(store: any EventStore & ProjectionStore, groupCommit: Bool, decidesOnCachedState: Bool, cachedUsers: Int,
-                 concurrentCommits: Int, readStore: PostgresEventStore?, maximumReplicaWait: Duration) {
+                 concurrentCommits: Int, writeAttempts: Int, readStore: PostgresEventStore?, maximumReplicaWait: Duration) {
         self.store = store
         // Users' decision states (and their views every thousand events) are snapshotted beside
         // the views, so a user with a long stream is read from the last snapshot by a new
@@ -75,12 +82,12 @@ public final class Application: Sendable {
         if groupCommit, let multi = store as? any MultiStreamAppending {
             let grouped = GroupCommitStore(base: multi, maximumConcurrentCommits: concurrentCommits)
             self.groupCommit = grouped
-            self.runner = CommandRunner(store: grouped, cache: UserStateCache(capacity: cachedUsers), snapshots: snapshots,
-                                        decidesOnCachedState: decidesOnCachedState)
+            self.runner = CommandRunner(store: grouped, maximumAttempts: writeAttempts, cache: UserStateCache(capacity: cachedUsers),
+                                        snapshots: snapshots, decidesOnCachedState: decidesOnCachedState)
         } else {
             self.groupCommit = nil
-            self.runner = CommandRunner(store: store, cache: UserStateCache(capacity: cachedUsers), snapshots: snapshots,
-                                        decidesOnCachedState: decidesOnCachedState)
+            self.runner = CommandRunner(store: store, maximumAttempts: writeAttempts, cache: UserStateCache(capacity: cachedUsers),
+                                        snapshots: snapshots, decidesOnCachedState: decidesOnCachedState)
         }
         self.projector = Projector(store: store)
         if let readStore, let primary = store as? PostgresEventStore {

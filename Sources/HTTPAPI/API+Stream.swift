@@ -61,21 +61,21 @@ extension API {
         }
         if let grouped = application.groupCommit {
             let statistics = grouped.statistics
-            gauges.append(("evtool_group_commit_transactions", "Transactions group commit has committed.", "", Int64(statistics.commits)))
-            gauges.append(("evtool_group_commit_appends", "Appends those transactions carried.", "", Int64(statistics.appends)))
+            gauges.append(("evtool_group_commit_transactions_total", "Transactions group commit has committed.", "", Int64(statistics.commits)))
+            gauges.append(("evtool_group_commit_appends_total", "Appends those transactions carried.", "", Int64(statistics.appends)))
         }
         let memory = application.viewMemory
         if memory.capacityBytes > 0 {
             let statistics = memory.statistics
-            gauges.append(("evtool_view_memory_reads", "Current reads by who answered: the view memory, or the store.", "source=\"memory\"", Int64(statistics.hits)))
-            gauges.append(("evtool_view_memory_reads", "Current reads by who answered: the view memory, or the store.", "source=\"store\"", Int64(statistics.misses)))
+            gauges.append(("evtool_view_memory_reads_total", "Current reads by who answered: the view memory, or the store.", "source=\"memory\"", Int64(statistics.hits)))
+            gauges.append(("evtool_view_memory_reads_total", "Current reads by who answered: the view memory, or the store.", "source=\"store\"", Int64(statistics.misses)))
             gauges.append(("evtool_view_memory_bytes", "Bytes the view memory holds (bound: --view-memory).", "", Int64(statistics.bytes)))
-            gauges.append(("evtool_view_memory_evictions", "Answers dropped to stay within the bound.", "", Int64(statistics.evictions)))
+            gauges.append(("evtool_view_memory_evictions_total", "Answers dropped to stay within the bound.", "", Int64(statistics.evictions)))
         }
         if let replicaReads = application.replicaReads {
             let served = replicaReads.reads
             for source in [ReplicaReads.Source.replica, .replicaAfterWaiting, .primary] {
-                gauges.append(("evtool_read_store_reads", "Reads by who answered: the read store at once, after waiting for it to replay, or the store.",
+                gauges.append(("evtool_read_store_reads_total", "Reads by who answered: the read store at once, after waiting for it to replay, or the store.",
                                "source=\"\(source.rawValue)\"", Int64(served[source] ?? 0)))
             }
         }

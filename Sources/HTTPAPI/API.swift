@@ -147,8 +147,16 @@ public final class API: Sendable {
             case let .invalid(field, message): return Problem(.validation, message, field: field.map { headerFields[$0] ?? $0 })
             case let .versionMismatch(_, actual): return Problem(.preconditionFailed, error.description, headers: [("ETag", ETag.text(actual))])
             case let .conflict(message): return Problem(.conflict, message)
-            case let .unavailable(message): return Problem(.unavailable, message, headers: [("Retry-After", "1")])
-            case let .permissionDenied(message), let .failed(message): return Problem(.serverError, message)
+            // The store's words name its file or its server's address: the server's log has
+            // them, the client a sentence that names neither.
+            case let .unavailable(message):
+                var problem = Problem(.unavailable, "the store is unavailable for now (its server restarting or unreachable, or its file locked by another process); try again after Retry-After", headers: [("Retry-After", "1")])
+                problem.logNote = message
+                return problem
+            case let .permissionDenied(message), let .failed(message):
+                var problem = Problem(.serverError, "the store refused or failed the operation; the server's log has the reason (request id in X-Request-ID)")
+                problem.logNote = message
+                return problem
             case let .requestIDReused(_, message): return Problem(.idempotencyKeyReused, message, field: "Idempotency-Key")
             }
         default:

@@ -10,6 +10,10 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// For a Server-Sent Events response: what produces the stream (the body is then empty).
     public var eventStream: EventStream?
+    /// What the server's request log adds to this request's line, never sent to the client:
+    /// the store's own words for a 503 or a 500 (a file path, a server's address), which the
+    /// client's problem document leaves out.
+    public var logNote: String?
 
     /// Makes a response.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], eventStream: EventStream? = nil) {

@@ -23,6 +23,46 @@ public enum HTTPText {
         return Substring(bytes[first...last])
     }
 
+    /// Why a header field is not one RFC 9110 allows (§5.1, §5.5), or nil: its name must be a
+    /// token (letters, digits and ``tokenSymbols``), its value free of control characters but
+    /// the horizontal tab (a NUL, a bare CR or LF, DEL). Such a field is read differently by
+    /// different HTTP implementations (a proxy in front may see another request), so the
+    /// request is refused rather than guessed at.
+    public static func fieldProblem<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) -> String? {
+        if name.isEmpty { return "a header has an empty name" }
+        if let bad = name.firstIndex(where: { !isTokenByte($0) }) {
+            return "the header name '\(shown(name))' has \(describe(name[bad])) at byte \(name.distance(from: name.startIndex, to: bad) + 1), which a header name may not hold"
+        }
+        if let bad = value.firstIndex(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            return "the value of header '\(shown(name))' has \(describe(value[bad])) at byte \(value.distance(from: value.startIndex, to: bad) + 1), a control character a header value may not hold"
+        }
+        return nil
+    }
+
+    /// The symbols a token may hold besides ASCII letters and digits (RFC 9110 §5.6.2).
+    static let tokenSymbols = Array("!#$%&'*+-.^_`|~".utf8)
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || tokenSymbols.contains(byte)
+    }
+
+    /// A byte for a message: printable ASCII as itself, the rest as `0xNN`.
+    private static func describe(_ byte: UInt8) -> String {
+        byte == 0x20 ? "a space" : byte > 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(hex(byte))"
+    }
+
+    /// A header name for a message: printable ASCII kept, every other byte as `\xNN`, at most 64 bytes.
+    private static func shown<Name: Collection<UInt8>>(_ name: Name) -> String {
+        name.prefix(64).map { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "'") ? String(Character(Unicode.Scalar($0))) : "\\x\(hex($0))" }.joined()
+            + (name.count > 64 ? "…" : "")
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+
     private static func isUppercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
     private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 }

@@ -50,7 +50,8 @@ public final class Metrics: Sendable {
         state.withLock { $0.requests[route]?[status] ?? 0 }
     }
 
-    /// The exposition text; `gauges` adds values read at scrape time (e.g. projection lag).
+    /// The exposition text; `gauges` adds values read at scrape time (e.g. projection lag), each
+    /// typed a counter when its name ends in `_total`, else a gauge.
     public func text(gauges: [(name: String, help: String, labels: String, value: Int64)] = []) -> String {
         let state = state.withLock { $0 }
         var text = "# HELP evtool_http_requests_total Requests answered, by route and status.\n# TYPE evtool_http_requests_total counter\n"
@@ -82,7 +83,10 @@ public final class Metrics: Sendable {
         }
         var seen = Set<String>()
         for gauge in gauges {
-            if seen.insert(gauge.name).inserted { text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n" }
+            // A cumulative count is named `…_total` and typed a counter (Prometheus's naming
+            // rule); anything else is a level that can fall, a gauge.
+            let type = gauge.name.hasSuffix("_total") ? "counter" : "gauge"
+            if seen.insert(gauge.name).inserted { text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) \(type)\n" }
             text += "\(gauge.name)\(gauge.labels.isEmpty ? "" : "{\(gauge.labels)}") \(gauge.value)\n"
         }
         return text

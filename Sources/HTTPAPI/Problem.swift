@@ -73,6 +73,8 @@ public struct Problem: Error, Sendable, Hashable {
     public var field: String?
     /// Extra headers (`Allow`, `Retry-After`, `WWW-Authenticate`, `ETag`).
     public var headers: [(name: String, value: String)]
+    /// For the server's log only (``HTTPResponse/logNote``): what the detail leaves out.
+    public var logNote: String?
 
     /// Makes a problem.
     public init(_ kind: Kind, _ detail: String, field: String? = nil, headers: [(name: String, value: String)] = []) {
@@ -102,6 +104,8 @@ public struct Problem: Error, Sendable, Hashable {
         writer.key("detail"); writer.string(detail)
         if let field { writer.key("field"); writer.string(field) }
         writer.endObject()
-        return HTTPResponse(status: kind.status, headers: [("Content-Type", "application/problem+json")] + headers, body: writer.bytes)
+        var response = HTTPResponse(status: kind.status, headers: [("Content-Type", "application/problem+json")] + headers, body: writer.bytes)
+        response.logNote = logNote
+        return response
     }
 }

@@ -48,6 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
         if configuration.tls != nil, evtool_mhd_has_tls() == 0 {
             throw ServerError("this libmicrohttpd was built without TLS support; terminate TLS in front of the server or install a build with it")
         }
+        Self.allowDescriptors(configuration.connectionLimit + 256)
         var storage = sockaddr_storage()
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
@@ -88,6 +89,16 @@ public final class HTTPServer: @unchecked Sendable {
         daemon = started
         port = evtool_mhd_port(started)
         Thread.detachNewThread { [self] in wake() }
+    }
+
+    /// Raises this process's soft limit on open files towards `wanted` (at most the hard
+    /// limit), so that `--max-connections` is not cut short by a default soft limit of 1,024
+    /// (each connection is a descriptor; the store and the listening socket take a few more).
+    static func allowDescriptors(_ wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Resumes parked event streams that have something to send (new events, a heartbeat due,
@@ -283,7 +294,7 @@ public final class HTTPServer: @unchecked Sendable {
         for header in response.headers { MHD_add_response_header(handle, header.name, header.value) }
         MHD_add_response_header(handle, "X-Request-ID", id)
         let result = MHD_queue_response(connection, UInt32(response.status), handle)
-        log(method: method, path: url, status: response.status, started: state.started, requestID: id)
+        log(method: method, path: url, status: response.status, started: state.started, requestID: id, note: response.logNote)
         return result
     }
 
@@ -291,15 +302,15 @@ public final class HTTPServer: @unchecked Sendable {
         _ = streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
     }
 
-    private func log(method: String, path: String, status: Int, started: ContinuousClock.Instant, requestID: String) {
+    private func log(method: String, path: String, status: Int, started: ContinuousClock.Instant, requestID: String, note: String? = nil) {
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
         let shownPath = RequestLog.printable(path)
         let line: String
         if configuration.jsonLog {
-            line = RequestLog.jsonLine(method: RequestLog.printable(method), path: shownPath, status: status, milliseconds: milliseconds, requestID: requestID)
+            line = RequestLog.jsonLine(method: RequestLog.printable(method), path: shownPath, status: status, milliseconds: milliseconds, requestID: requestID, note: note)
         } else {
-            line = "\(RequestLog.printable(method)) \(shownPath) \(status) \(RequestLog.tenths(milliseconds))ms \(requestID)\n"
+            line = "\(RequestLog.printable(method)) \(shownPath) \(status) \(RequestLog.tenths(milliseconds))ms \(requestID)" + (note.map { " " + RequestLog.printable($0, keepingSpaces: true) } ?? "") + "\n"
         }
         RequestLog.write(line)
     }
@@ -313,13 +324,20 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Why a request's body cannot be delimited safely (RFC 9112 §6.3): two `Content-Length`
     /// headers, or one with `Transfer-Encoding`; nil when its framing is sound.
+    /// Also a header field RFC 9110 does not allow (``HTTPText/fieldProblem(name:value:)``:
+    /// a name that is not a token, a control character in a value), checked on the bytes as
+    /// received, NULs included.
     private func framingProblem(_ connection: OpaquePointer) -> String? {
         var lengths = 0
         var encoded = false
-        forEachValue(connection, .HEADER_KIND) { name, value in
-            if HTTPText.equalsIgnoringCase(name, "content-length") { lengths += value.contains(",") ? 2 : 1 }
+        var field: String?
+        forEachField(connection) { name, value in
+            if field == nil { field = HTTPText.fieldProblem(name: name, value: value) }
+            let name = String(decoding: name, as: UTF8.self)
+            if HTTPText.equalsIgnoringCase(name, "content-length") { lengths += value.contains(UInt8(ascii: ",")) ? 2 : 1 }
             if HTTPText.equalsIgnoringCase(name, "transfer-encoding") { encoded = true }
         }
+        if let field { return field }
         if lengths > 1 { return "the request has more than one Content-Length: its body cannot be told apart from the next request" }
         if lengths == 1 && encoded { return "the request has both Content-Length and Transfer-Encoding: its body cannot be told apart from the next request" }
         return nil
@@ -337,6 +355,22 @@ public final class HTTPServer: @unchecked Sendable {
                     guard let cls, let key else { return .YES }
                     let body = cls.assumingMemoryBound(to: ((String, String) -> Void).self).pointee
                     body(String(cString: key), value.map { String(cString: $0) } ?? "")
+                    return .YES
+                }, pointer)
+            }
+        }
+    }
+
+    /// Each header field of the request on `connection` as the bytes received (with their
+    /// lengths, so a NUL inside a value is kept).
+    private func forEachField(_ connection: OpaquePointer, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+        withoutActuallyEscaping(body) { body in
+            var box = body
+            withUnsafeMutablePointer(to: &box) { pointer in
+                _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                    guard let cls, let key else { return .YES }
+                    let body = cls.assumingMemoryBound(to: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void).self).pointee
+                    body(UnsafeRawBufferPointer(start: key, count: keySize), UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
                     return .YES
                 }, pointer)
             }

@@ -2,20 +2,24 @@ import EventLog
 import Foundation
 import JSONKit
 
-/// The one line per request on standard error: method, path, status, duration, request id.
-/// Never a token, a header's value or a body.
+/// The one line per request on standard error: method, path, status, duration, request id,
+/// and for a 503 or a 500 the store's reason (``HTTPAPI/HTTPResponse/logNote``, which the
+/// client is not sent). Never a token, a header's value or a body.
 public enum RequestLog {
     /// The text with control characters and non-ASCII bytes shown as `%HH`, so a hostile path
-    /// cannot forge log lines or drive a terminal.
-    static func printable(_ text: String) -> String {
+    /// cannot forge log lines or drive a terminal; spaces too, unless `keepingSpaces` (a
+    /// note's sentence, after the line's last field).
+    static func printable(_ text: String, keepingSpaces: Bool = false) -> String {
+        let space = UInt8(ascii: " ")
+        func plain(_ byte: UInt8) -> Bool { (byte > 0x20 && byte < 0x7F) || (keepingSpaces && byte == space) }
         // Most paths are plain: kept as they are, without a copy.
-        if text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return text }
+        if text.utf8.allSatisfy(plain) { return text }
         var out = ""
         for byte in text.utf8 {
-            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: " ") {
-                out += String(format: "%%%02X", byte)
-            } else {
+            if plain(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += String(format: "%%%02X", byte)
             }
         }
         return out
@@ -43,7 +47,7 @@ public enum RequestLog {
     }
 
     /// The line as JSON (`--log-format json`).
-    static func jsonLine(method: String, path: String, status: Int, milliseconds: Double, requestID: String) -> String {
+    static func jsonLine(method: String, path: String, status: Int, milliseconds: Double, requestID: String, note: String? = nil) -> String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("time"); writer.date(Timestamp.now())
@@ -53,6 +57,7 @@ public enum RequestLog {
         // Three decimals, as a number: written as text so that 2.0 stays 2.000.
         writer.key("durationMs"); writer.raw(String(format: "%.3f", milliseconds).utf8)
         writer.key("requestID"); writer.string(requestID)
+        if let note { writer.key("note"); writer.string(note) }
         writer.endObject()
         return writer.text + "\n"
     }

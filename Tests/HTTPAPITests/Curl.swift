@@ -10,8 +10,9 @@ enum Curl {
         var description: String { "\(status) \(headers) \(body)" }
     }
 
-    static func request(_ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil) throws -> Response {
-        var arguments = ["-s", "-i", "--max-time", "20", "-X", method]
+    /// - Parameter maxTime: seconds curl waits for the whole answer (`--max-time`).
+    static func request(_ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil, maxTime: Int = 20) throws -> Response {
+        var arguments = ["-s", "-i", "--max-time", String(maxTime), "-X", method]
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         if let body { arguments += ["--data-binary", body] }
         let result = try Processes.run("/usr/bin/curl", arguments + [url])

@@ -20,6 +20,24 @@ struct HTTPTextTests {
         #expect(HTTPText.equalsIgnoringCase("x Bearer y".split(separator: " ")[1], "bearer"), "a substring")
     }
 
+    @Test("a header field is refused when its name is no token or its value holds a control character other than the tab")
+    func fieldSyntax() {
+        for (name, value) in [("Content-Type", "application/json"), ("X-Request-ID", "a\tb"), ("x!#$%&'*+-.^_`|~9", "é ü"), ("Accept", "")] {
+            #expect(HTTPText.fieldProblem(name: Array(name.utf8), value: Array(value.utf8)) == nil, "\(name): \(value)")
+        }
+        #expect(HTTPText.fieldProblem(name: Array("Content-Length ".utf8), value: Array("5".utf8))
+                == "the header name 'Content-Length ' has a space at byte 15, which a header name may not hold")
+        #expect(HTTPText.fieldProblem(name: Array("a:b".utf8), value: [])?.contains("':' at byte 2") == true)
+        #expect(HTTPText.fieldProblem(name: [0x58, 0x7F], value: [])?.contains("'X\\x7F' has byte 0x7F at byte 2") == true)
+        #expect(HTTPText.fieldProblem(name: Array("X".utf8), value: [0x61, 0x00, 0x62])
+                == "the value of header 'X' has byte 0x00 at byte 2, a control character a header value may not hold")
+        for byte: UInt8 in [0x0D, 0x0A, 0x01, 0x1F, 0x7F] {
+            #expect(HTTPText.fieldProblem(name: Array("X".utf8), value: [0x61, byte]) != nil, "\(byte)")
+        }
+        #expect(HTTPText.fieldProblem(name: [], value: Array("x".utf8)) == "a header has an empty name")
+        #expect(HTTPText.fieldProblem(name: Array("Ünicode".utf8), value: [])?.contains("\\xC3") == true, "non-ASCII bytes are no token")
+    }
+
     @Test("spaces and tabs go from both ends, nothing else")
     func trimming() {
         #expect(HTTPText.trimmed("  evt_1\t") == "evt_1")

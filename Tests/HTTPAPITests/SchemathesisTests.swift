@@ -5,18 +5,31 @@ import TestSupport
 /// schemathesis (PyPI) generates requests for every operation of the served OpenAPI document
 /// (except the endless event stream, which the end-to-end test covers) and checks each
 /// response: no 5xx, a documented status, content type and headers, a body valid against the
-/// documented schema. A fixed seed keeps CI's run the same as a developer's.
+/// documented schema; on both stores. A fixed seed keeps CI's run the same as a developer's.
 @Suite(.serialized)
 struct SchemathesisTests {
-    @Test func everyOperationAnswersAsDocumented() throws {
+    @Test func everyOperationAnswersAsDocumentedOnSQLite() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        try run(store: "sqlite:\(directory.path)/st.sqlite", directory: directory)
+    }
+
+    @Test func everyOperationAnswersAsDocumentedOnPostgres() throws {
+        let url = try TestStores.postgresURL()
+        let schema = TestStores.freshSchema()
+        defer { TestStores.dropPostgres(url: url, schema: schema) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try run(store: url + (url.contains("?") ? "&" : "?") + "schema=" + schema, directory: directory)
+    }
+
+    func run(store: String, directory: TemporaryDirectory) throws {
         let tokens = directory.path + "/tokens.txt"
         let made = try Processes.run(Processes.evtool, ["token", "create", "--role", "admin", "--tokens", tokens])
         #expect(made.status == 0, "\(made)")
         let admin = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
         let port = try FreePort.find()
-        let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", "sqlite:\(directory.path)/st.sqlite"])
+        let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", store])
         try FreePort.waitUntilListening(port, process: server)
         let python = try HTTPClient.python()
         let schemathesis = URL(fileURLWithPath: python).deletingLastPathComponent().appendingPathComponent("schemathesis").path

@@ -19,12 +19,12 @@ struct ServeReadStoreTests {
         return (response.status, items.compactMap { $0["listingID"] as? String })
     }
 
-    /// `evtool_read_store_reads{source="…"}` from `/metrics`.
+    /// `evtool_read_store_reads_total{source="…"}` from `/metrics`.
     static func served(_ base: String) throws -> [String: Int] {
         let text = try Curl.request("GET", base + "/metrics").body
         var counts: [String: Int] = [:]
-        for line in text.split(separator: "\n") where line.hasPrefix("evtool_read_store_reads{source=\"") {
-            let source = line.dropFirst("evtool_read_store_reads{source=\"".count).prefix { $0 != "\"" }
+        for line in text.split(separator: "\n") where line.hasPrefix("evtool_read_store_reads_total{source=\"") {
+            let source = line.dropFirst("evtool_read_store_reads_total{source=\"".count).prefix { $0 != "\"" }
             counts[String(source)] = Int(line.split(separator: " ").last ?? "")
         }
         return counts

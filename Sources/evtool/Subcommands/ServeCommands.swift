@@ -20,6 +20,8 @@ enum ServeCommands {
     static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default on)", default: "on")
     static let writeThreads = TypedOption.integer("write-threads", help: "Threads for writes that must wait: those that read the user's stream first, admin operations, retries (default 64; 0: every write on the connection threads)",
                                                   in: 0...1_024, default: defaults.writeThreads)
+    static let writeAttempts = TypedOption.integer("write-attempts", help: "Tries per write while other writers (another server, a command) keep changing the user's stream between its decision and its append; the last lost race answers 409 (default 10)",
+                                                   in: 1...100, default: Application.defaultWriteAttempts)
     static let heartbeat = TypedOption.integer("heartbeat", value: "SECONDS", help: "Quiet time after which an event stream sends a heartbeat comment (default 15)", in: 1...3_600, default: 15)
     static let viewMemory = TypedOption.integer("view-memory", value: "BYTES", help: "Memory for current views kept to answer reads without the store (default 134217728; 0: off)",
                                                 in: 0...(1 << 40), default: ViewMemory.defaultCapacityBytes)
@@ -42,7 +44,7 @@ enum ServeCommands {
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
             .init(name: "no-auth", value: nil, help: "Accept every request as admin: for local development only"),
             threads.declaration, maxBody.declaration, maxHeaderBytes.declaration, maxConnections.declaration, timeout.declaration,
-            shutdownGrace.declaration, groupCommit.declaration, writeThreads.declaration, heartbeat.declaration, viewMemory.declaration, logFormat.declaration,
+            shutdownGrace.declaration, groupCommit.declaration, writeThreads.declaration, writeAttempts.declaration, heartbeat.declaration, viewMemory.declaration, logFormat.declaration,
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
@@ -124,6 +126,7 @@ enum ServeCommands {
             // group commits (each with what queued meanwhile) run at once there.
             let concurrentCommits: Int
             if case .sqlite = location { concurrentCommits = 1 } else { concurrentCommits = 8 }
+            let attempts = try arguments.required(Self.writeAttempts)
             let application: Application
             if let readLocation, let primary = store as? PostgresEventStore {
                 // Checked once at the start: a read store that is another store, or cannot be
@@ -131,11 +134,11 @@ enum ServeCommands {
                 // each read the bounded wait, and the store answers.
                 let replica = try ReadStore.open(readLocation, for: primary, storeDescription: location.description)
                 application = Application(store: primary, readStore: replica, groupCommit: groupCommit, decidesOnCachedState: true,
-                                          cachedUsers: 200_000, concurrentCommits: concurrentCommits)
+                                          cachedUsers: 200_000, concurrentCommits: concurrentCommits, writeAttempts: attempts)
                 console.message("serve: reading views, history and the log from \(readLocation), read-your-writes (a read waits at most 0.5 s for it, else the store answers)")
             } else {
                 application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
-                                          concurrentCommits: concurrentCommits)
+                                          concurrentCommits: concurrentCommits, writeAttempts: attempts)
             }
             // Current views kept in memory, fed by this server's writes and by the log (docs/HTTP.md, Read).
             var memoryFollower: ViewMemoryFollower?

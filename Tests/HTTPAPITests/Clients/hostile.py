@@ -1,6 +1,8 @@
-"""Hostile clients against `evtool serve` started with --timeout 2 --max-connections 200.
+"""Hostile clients against `evtool serve` started with --timeout 2 --max-connections N.
 
   EVTOOL_BASE   the server's base URL
+  EVTOOL_FLOOD  how many idle connections the flood opens (more than N)
+  EVTOOL_MAX_CONNECTIONS  the server's --max-connections (N)
 Checks that a client sending one byte every half second does not hold up others, that idle
 connections are closed after the timeout, and that a flood of idle connections (more than the
 connection limit) leaves the server serving again once they time out.
@@ -16,6 +18,8 @@ import time
 import httpx
 
 BASE = os.environ["EVTOOL_BASE"]
+FLOOD = int(os.environ["EVTOOL_FLOOD"])
+MAX_CONNECTIONS = int(os.environ["EVTOOL_MAX_CONNECTIONS"])
 HOST, PORT = BASE.split("//")[1].split(":")
 PORT = int(PORT)
 passed = 0
@@ -84,14 +88,14 @@ print("idle timeout ok", flush=True)
 # A flood of idle connections beyond --max-connections: the server stays up, and serves again
 # once they time out.
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, FLOOD + 256), hard))
 flood = []
-for _ in range(600):
+for _ in range(FLOOD):
     try:
         flood.append(socket.create_connection((HOST, PORT), timeout=2))
     except OSError:
         break
-check(len(flood) >= 200, f"opened {len(flood)} idle connections")
+check(len(flood) >= MAX_CONNECTIONS, f"opened {len(flood)} idle connections (the server takes {MAX_CONNECTIONS})")
 time.sleep(4)   # past the 2 s timeout
 for s in flood:
     s.close()

@@ -101,6 +101,13 @@ for method, path, body, allowed in routes:
         else:
             problem(r, 403, "forbidden")
             check(head() == before, f"a refused {method} by {role} records nothing")
+# The event stream: opened by the roles that may read the log, refused to the app role.
+for role in ("app", "auditor", "admin"):
+    with httpx.stream("GET", BASE + "/v1/log/stream", headers={**auth(role), "Last-Event-ID": str(head())}, timeout=20) as stream:
+        if role == "app":
+            check(stream.status_code == 403, f"app may not GET /v1/log/stream: {stream.status_code}")
+        else:
+            check(stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream"), f"{role} may GET /v1/log/stream")
 print("role matrix ok", flush=True)
 
 # --- admin routes: rebuild, seal, forget (admin only, each with an audit line) ----------------
@@ -258,6 +265,11 @@ r = client.get(f"/v1/users/{user}/history", params={"since": "2999-01-01"}, head
 check(r.json()["items"] == [], "since in the future: nothing", r)
 r = client.get(f"/v1/users/{user}/history", params={"until": "2000-01-01"}, headers=auth("auditor"))
 check(r.json()["items"] == [], "until in the past: nothing", r)
+r = client.get(f"/v1/users/{user}/history", params={"as-of": items[1]["position"]}, headers=auth("auditor"))
+check(r.status_code == 200 and [i["position"] for i in r.json()["items"]] == [i["position"] for i in items[:2]] and "etag" not in r.headers,
+      "history as of the second entry: the first two entries, no ETag (a past answer is no version to match)", r)
+r = client.get(f"/v1/users/{user}/history", params={"as-of": items[0]["position"], "type": "Searched"}, headers=auth("auditor"))
+check(r.status_code == 200 and r.json()["items"] == [], "history as of the first entry, searches only: none yet", r)
 r = client.get(f"/v1/users/{user}/favorites", params={"as-of": items[0]["position"]}, headers=auth("app"))
 check([i["listingID"] for i in r.json()["items"]] == ["L42"], "favorites as of the first event hold L42", r)
 r = client.get(f"/v1/users/{user}/favorites", headers=auth("app"))
@@ -278,6 +290,22 @@ check(stats["events"] == total and stats["head"] >= total, "stats count the log"
 r = client.get("/metrics", headers=auth("auditor"))
 check(r.status_code == 200 and "evtool_http_requests_total{route=\"addFavorite\",status=\"201\"}" in r.text
       and "evtool_idempotent_replays_total 4" in r.text, "metrics count routes and replays", r)
+samples = {}
+for line in r.text.splitlines():
+    if line and not line.startswith("#"):
+        name, value = line.rsplit(" ", 1)
+        samples[name] = float(value)
+types = dict(line.split(" ")[2:4] for line in r.text.splitlines() if line.startswith("# TYPE "))
+check(samples.get('evtool_http_request_duration_seconds_bucket{route="addFavorite",le="+Inf"}') == samples.get('evtool_http_request_duration_seconds_count{route="addFavorite"}')
+      == sum(value for name, value in samples.items() if name.startswith('evtool_http_requests_total{route="addFavorite",')) > 0,
+      "the latency histogram of a route counts each of its requests once, in +Inf and in _count", r)
+check(samples.get("evtool_appends_total", 0) >= 40, f"appends are counted: {samples.get('evtool_appends_total')}", r)
+check(samples.get("evtool_conflicts_total", 0) >= 6, f"the 412s above are counted as conflicts: {samples.get('evtool_conflicts_total')}", r)
+check(samples.get("evtool_store_errors_total") == 0, "no store error so far", r)
+check(any(name.startswith("evtool_projection_lag_events{view=") for name in samples) and all(value >= 0 for name, value in samples.items() if "projection_lag" in name),
+      "projection lag per view", r)
+check(all(kind == "counter" for name, kind in types.items() if name.endswith("_total")) and types.get("evtool_projection_lag_events") == "gauge"
+      and types.get("evtool_http_request_duration_seconds") == "histogram", f"counters end in _total, levels are gauges: {types}", r)
 print("reads ok", flush=True)
 
 # --- the audit report pages (the same HTML as evtool report) ----------------------------------------
@@ -370,17 +398,26 @@ def raw(data, read=True):
 
 
 token = TOKENS["app"].encode()
+before_raw = head()
 answer = raw(b"GET /v1/users/../favorites HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token + b"\r\nConnection: close\r\n\r\n")
 check(answer.startswith(b"HTTP/1.1 400"), f"a literal '..' segment is 400: {answer[:80]!r}")
 answer = raw(b"GARBAGE\r\n\r\n")
 check(answer.startswith(b"HTTP/1.1 400") or answer == b"", f"a malformed request line gets 400 or a closed connection: {answer[:80]!r}")
 answer = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\nConnection: close\r\n\r\n")
-check(answer.startswith(b"HTTP/1.1 431") or answer.startswith(b"HTTP/1.1 413") or answer == b"", f"huge headers are refused: {answer[:80]!r}")
+check(answer.startswith(b"HTTP/1.1 431"), f"huge headers are refused with 431: {answer[:80]!r}")
 answer = raw(b"PUT /v1/users/ada/favorites/L1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token
              + b"\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\n\r\n" + b"x" * 65536)
 check(answer.startswith(b"HTTP/1.1 413"), f"a 100 MB body is 413 before it is read: {answer[:80]!r}")
+for line, named in ((b"Bad Name: y", "'Bad Name' has a space"), (b"Content-Length : 0", "'Content-Length ' has a space"),
+                    (b"X-Note: a\x01b", "byte 0x01"), (b"X-Note: a\rb", "byte 0x0D"), (b"X\x7f: a", "byte 0x7F")):
+    answer = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + line + b"\r\nConnection: close\r\n\r\n")
+    check(answer.startswith(b"HTTP/1.1 400") and b"/problems/malformed-request" in answer and named.encode() in answer,
+          f"a header field RFC 9110 does not allow ({line!r}) is a 400 naming it: {answer[-200:]!r}")
+answer = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\nNoColonHere\r\nConnection: close\r\n\r\n")
+check(answer.startswith(b"HTTP/1.1 400"), f"a header line without a colon is a 400: {answer[:80]!r}")
 r = client.get("/healthz")
 check(r.status_code == 200, "the server keeps serving after hostile clients", r)
+check(head() == before_raw, "hostile clients recorded nothing (the PUTs with a huge body or a bad header included)")
 print("hostile clients ok", flush=True)
 
 # --- SSE: Last-Event-ID resume and heartbeat ------------------------------------------------------
