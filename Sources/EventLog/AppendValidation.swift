@@ -33,6 +33,14 @@ public enum AppendValidation {
             if !ids.insert(event.id).inserted {
                 throw EventStoreError.duplicateEventID(event.id)
             }
+            if let erasure = event.erasure {
+                guard Erasure.isTombstone(data: event.data, metadata: event.metadata) else {
+                    throw EventStoreError.invalidInput("\(which()) is copied as erased, but its data and metadata are not the tombstone \(String(decoding: Erasure.tombstone, as: UTF8.self))")
+                }
+                guard erasure.dataSHA256.count == 32, erasure.metadataSHA256.count == 32 else {
+                    throw EventStoreError.invalidInput("\(which()) is copied as erased with digests that are not 32 bytes each")
+                }
+            }
         }
     }
 

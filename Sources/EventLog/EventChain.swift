@@ -155,6 +155,26 @@ public enum EventChain {
             }
         }
 
+        /// The hash of one event from its payloads' digests (32 raw bytes each), written as 32
+        /// raw bytes to `output`: an event copied erased (``ProposedEvent/erasure``) in the
+        /// append's loop. `output` may be where `previous` is.
+        public func hash(
+            previous: UnsafeRawBufferPointer, stream: UnsafeRawBufferPointer, version: Int64, id: UUID,
+            type: UnsafeRawBufferPointer, recordedAt: UnsafeRawBufferPointer, dataSHA256: UnsafeRawBufferPointer,
+            metadataSHA256: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer
+        ) {
+            length = tagLength
+            put(previous)
+            field(stream)
+            integer(version)
+            uuidField(id)
+            field(type)
+            field(recordedAt)
+            field(dataSHA256)
+            field(metadataSHA256)
+            SHA256Hasher.digest(UnsafeRawBufferPointer(start: buffer, count: length), into: output)
+        }
+
         /// The hash of one event (32 raw bytes) from the bytes a store holds: the event id as
         /// lowercase text and the recording time in ``Timestamp/format(_:)`` form.
         public func hash(

@@ -15,6 +15,12 @@ public struct ProposedEvent: Sendable, Hashable {
     /// The recording time to keep, for imports and migrations that copy a log; nil (the
     /// default) lets the store record the time of the append.
     public var recordedAt: Date?
+    /// Only for an event copied from another log where it had been erased (`migrate`): the
+    /// digests its payloads had, which that log kept. The store chains it from them, as the
+    /// source did, so its hash, the tree and every checkpoint and proof stay the source's,
+    /// and keeps them as this store's record of the erasure. Its data and metadata must be
+    /// ``Erasure/tombstone``. Nil for every new event.
+    public var erasure: CopiedErasure?
 
     /// Makes an event to append.
     /// - Parameters:

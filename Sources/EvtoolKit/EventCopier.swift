@@ -16,9 +16,12 @@ import Foundation
 /// - A gap in a stream's versions, or a different event at a version, is refused.
 /// - Each event's given hash (from the export line or the source store) is recomputed from
 ///   its content and the hash of the event before it in the source; an event whose hash
-///   does not match is refused, new or already there. Erased events (tombstones) are the
-///   exception: their hash covered the erased payload, which is gone, so the target chains
-///   them anew (and the events after them get the target's hashes).
+///   does not match is refused, new or already there. An erased event (a tombstone) copied
+///   with the digests its source kept (``EventLog/ProposedEvent/erasure``, what `migrate`
+///   gives) is checked and chained from them, so the target's chain and tree are the
+///   source's; one without (an export line) cannot be checked, since its hash covered the
+///   erased payload: the target chains it anew (and the events after it get the target's
+///   hashes).
 /// - An event erased in the store since it was copied (a tombstone there, the payload in
 ///   the source) is the same event when its payloads' SHA-256 digests equal the digests the
 ///   store kept; it is skipped and the payload stays erased.
@@ -159,12 +162,19 @@ public struct EventCopier {
                     throw CopyError(source: source, error: error)
                 }
             }
-            let erased = Erasure.isTombstone(data: item.event.data, metadata: item.event.metadata)
-            let computed = previous.map {
-                hasher.hash(previous: $0, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
-                            recordedAt: Timestamp.format(item.event.recordedAt ?? Date()), data: item.event.data, metadata: item.event.metadata)
+            // A tombstone's hash covered the erased payload, which is gone: it can be checked
+            // only when its source gave the digests it kept (migrate), and is chained anew
+            // in the target otherwise.
+            let erased = item.event.erasure == nil && Erasure.isTombstone(data: item.event.data, metadata: item.event.metadata)
+            let computed = previous.map { previous in
+                let recordedAt = Timestamp.format(item.event.recordedAt ?? Date())
+                if let erasure = item.event.erasure {
+                    return hasher.hash(previous: previous, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
+                                       recordedAt: recordedAt, dataSHA256: erasure.dataSHA256, metadataSHA256: erasure.metadataSHA256)
+                }
+                return hasher.hash(previous: previous, stream: item.stream, version: item.version, id: item.event.id, type: item.event.type,
+                                   recordedAt: recordedAt, data: item.event.data, metadata: item.event.metadata)
             }
-            // A tombstone's hash covered the erased payload, which is gone: it cannot be checked.
             if let given = item.hash, let computed, !erased, given != computed.hexString {
                 throw refused(source, "its hash \(given.prefix(16))… does not match its content (\(computed.hexString.prefix(16))… recomputed from the event before it in stream '\(item.stream)'): the event, or one before it, is not what was exported")
             }

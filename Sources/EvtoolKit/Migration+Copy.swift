@@ -46,9 +46,14 @@ extension Migration {
             while true {
                 let batch = try source.readAll(after: cursor, limit: copier.batchSize)
                 guard let last = batch.last else { break }
+                let kept = try erasedDigests(of: batch, in: source)
                 for event in batch {
-                    try copier.add(LogRecord.Imported(stream: event.streamID, version: event.version, event: ProposedEvent(
-                        id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt), hash: event.hash),
+                    var copy = ProposedEvent(id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt)
+                    // An erased event goes with the digests the source kept: the target chains
+                    // it as the source did, so the hashes, the tree, checkpoints and proofs are
+                    // the source's, and the target keeps the erasure's record.
+                    copy.erasure = kept[event.position].map(CopiedErasure.init)
+                    try copier.add(LogRecord.Imported(stream: event.streamID, version: event.version, event: copy, hash: event.hash),
                                    source: Int(event.position))
                 }
                 try copier.flush(through: Int(last.position))
@@ -73,6 +78,14 @@ extension Migration {
         guard let viewsStore = target as? any EventStore & ProjectionStore else { throw OperationError.unsupported("the target cannot hold views") }
         try Projector(store: viewsStore).rebuild()
         return Outcome(digest: digest, copied: copier.appended)
+    }
+
+    /// The digests the source kept of the tombstones in `batch` (one query, only when the
+    /// batch holds one), by position.
+    static func erasedDigests(of batch: [RecordedEvent], in source: any EventStore) throws -> [Int64: ErasedDigests] {
+        let erased = Dictionary(batch.filter(Erasure.isTombstone).map { ($0.position, $0.id) }) { first, _ in first }
+        guard let low = erased.keys.min(), let high = erased.keys.max(), let audit = source as? any AuditableEventStore else { return [:] }
+        return try audit.erasedDigests(in: low...high).filter { erased[$0.key] == $0.value.eventID }
     }
 
     /// Opens both stores and migrates (``run(from:to:batchSize:stage:progress:shouldStop:)``):

@@ -71,6 +71,21 @@ struct PostgresBinds {
         end()
     }
 
+    /// A `uuid[]` array whose nil elements are NULL.
+    mutating func append(nullableUUIDArray values: [UUID?]) {
+        begin()
+        appendArrayHeader(count: values.count, elementType: PostgresType.uuid, hasNulls: values.contains(nil))
+        for value in values {
+            if let value {
+                appendBigEndian(Int32(16))
+                withUnsafeBytes(of: value.uuid) { buffer.append(contentsOf: $0) }
+            } else {
+                appendBigEndian(Int32(-1))
+            }
+        }
+        end()
+    }
+
     /// A `text[]` array.
     mutating func append(textArray values: [String]) {
         begin()

@@ -259,8 +259,17 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     }
 
     /// The statement for one append: `append_one` with plain values for one event to one
-    /// stream (the path every user action takes), `append` with arrays otherwise.
+    /// stream (the path every user action takes), `append_copied` for a batch holding events
+    /// copied erased, `append_returning_hashes` with arrays otherwise.
     static func appendStatement(_ parts: [StreamAppend], events: [ProposedEvent], schema: PostgresSchema) -> (String, [UInt32], PostgresBinds) {
+        if events.contains(where: { $0.erasure != nil }) {
+            // A copy of a log with erased events (migrate): chained from their kept digests.
+            var binds = appendBinds(parts, events: events)
+            binds.append(textArray: events.map { $0.erasure?.dataSHA256.hexString ?? "" })
+            binds.append(textArray: events.map { $0.erasure?.metadataSHA256.hexString ?? "" })
+            binds.append(nullableUUIDArray: events.map { $0.erasure?.erasureEventID })
+            return (schema.appendCopiedSQL, PostgresSchema.appendCopiedTypes, binds)
+        }
         if parts.count == 1, events.count == 1, let part = parts.first, let event = events.first {
             var binds = PostgresBinds(capacity: event.data.count + event.metadata.count + event.type.utf8.count + part.stream.utf8.count + 80)
             binds.append(text: part.stream)
@@ -318,6 +327,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// Turns a refused append into the store error a caller can act on.
     private func mapAppendFailure(_ error: PostgresError, parts: [StreamAppend], connection: PostgresConnection) throws -> EventStoreError {
         let events = parts.flatMap(\.events)
+        if error.sqlState == .insufficientPrivilege, events.contains(where: { $0.erasure != nil }) {
+            return .permissionDenied("copying events that were erased, with the digests their source kept, records erasures, which only the schema's owner may do: migrate as the owner role (\(error.message)); nothing was written")
+        }
         if error.sqlState == .lockNotAvailable {
             return .unavailable("the append waited too long for a lock and was cancelled, nothing was written (\(error.message)); is a session of the store's owner holding one?")
         }

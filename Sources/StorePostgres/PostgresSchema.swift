@@ -60,6 +60,14 @@ struct PostgresSchema: Sendable {
         PostgresType.timestamptzArray,
     ]
 
+    /// A batch holding events copied erased (schema version 15, the owner only): ``appendSQL``'s
+    /// columns, and for each event its kept digests (hex, empty when not erased) and its
+    /// erasure's `UserErased` id (NULL when not erased).
+    var appendCopiedSQL: String {
+        "SELECT status, failed_part, actual_version, stream_versions, first_position, chain_hashes FROM \(quoted).append_copied($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    }
+    static let appendCopiedTypes: [UInt32] = appendTypes + [PostgresType.textArray, PostgresType.textArray, PostgresType.uuidArray]
+
     /// One event to one stream (schema version 5): the same columns as ``appendSQL`` but the
     /// chain hashes (the follower reads one row back).
     var appendOneSQL: String {

@@ -306,9 +306,20 @@ public final class SQLiteEventStore: MultiStreamAppending {
                                 let timeBytes = event.recordedAt == nil ? UnsafeRawBufferPointer(nowBytes) : UnsafeRawBufferPointer(ownTime)
                                 try event.data.withUnsafeBytes { data in
                                     try event.metadata.withUnsafeBytes { metadata in
-                                        hasher.hash(previous: UnsafeRawBufferPointer(start: link, count: 32), stream: UnsafeRawBufferPointer(streamBytes),
-                                                    version: version, id: event.id, type: UnsafeRawBufferPointer(typeBytes), recordedAt: timeBytes,
-                                                    data: data, metadata: metadata, into: link)
+                                        if let erasure = event.erasure {
+                                            // Copied erased: chained from the digests its source kept.
+                                            erasure.dataSHA256.withUnsafeBytes { dataSHA256 in
+                                                erasure.metadataSHA256.withUnsafeBytes { metadataSHA256 in
+                                                    hasher.hash(previous: UnsafeRawBufferPointer(start: link, count: 32), stream: UnsafeRawBufferPointer(streamBytes),
+                                                                version: version, id: event.id, type: UnsafeRawBufferPointer(typeBytes), recordedAt: timeBytes,
+                                                                dataSHA256: dataSHA256, metadataSHA256: metadataSHA256, into: link)
+                                                }
+                                            }
+                                        } else {
+                                            hasher.hash(previous: UnsafeRawBufferPointer(start: link, count: 32), stream: UnsafeRawBufferPointer(streamBytes),
+                                                        version: version, id: event.id, type: UnsafeRawBufferPointer(typeBytes), recordedAt: timeBytes,
+                                                        data: data, metadata: metadata, into: link)
+                                        }
                                         try insert.bind(version, at: 2)
                                         try insert.bind(event.id.lowercaseString, at: 3)
                                         try insert.bindText(UnsafeRawBufferPointer(typeBytes), at: 4)
@@ -330,6 +341,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
                             throw EventStoreError.wrongExpectedVersion(stream: stream, expected: expectedVersion, actual: actual)
                         }
                         if event.recordedAt != nil { try insert.bind(now, at: 7) }
+                        if let erasure = event.erasure { try keepCopiedErasure(erasure, of: event.id, at: connection.lastInsertRowID, now: now, connection) }
                         if offset == 0 { first = connection.lastInsertRowID }
                         connection.appendedChain.record(position: connection.lastInsertRowID, hash: link)
                     }
@@ -341,6 +353,22 @@ public final class SQLiteEventStore: MultiStreamAppending {
             throw EventStoreError.corrupt("positions of one append are not contiguous (\(first)…\(last))")
         }
         return AppendResult(streamVersion: actual + Int64(events.count), positions: first...last)
+    }
+
+    /// Records the erasure of an event copied erased (``EventLog/ProposedEvent/erasure``), as
+    /// `forget` records its own: the digests and the `UserErased` event that covers it.
+    static func keepCopiedErasure(_ erasure: CopiedErasure, of id: UUID, at position: Int64, now: String, _ connection: SQLiteConnection) throws {
+        let keep = try connection.statement("""
+            INSERT INTO erasures (event_id, position, data_sha256, metadata_sha256, erased_at, erasure_event_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """)
+        try keep.bind(id.lowercaseString, at: 1)
+        try keep.bind(position, at: 2)
+        try keep.bind(erasure.dataSHA256.hexString, at: 3)
+        try keep.bind(erasure.metadataSHA256.hexString, at: 4)
+        try keep.bind(now, at: 5)
+        try keep.bind(erasure.erasureEventID.lowercaseString, at: 6)
+        try keep.run()
     }
 
     public func read(stream: String, from version: Int64, direction: ReadDirection, limit: Int) throws -> [RecordedEvent] {

@@ -157,6 +157,12 @@ struct PostgresRoleMatrixTests {
             "CREATE TABLE \(s).shadow (x int)",
             "CREATE FUNCTION \(s).chain_hash(x int) RETURNS int LANGUAGE sql AS 'SELECT 1'",
             "UPDATE \(s).schema_version SET version = 99",
+            // An event "copied erased" would record an erasure: the owner's only.
+            """
+            SELECT * FROM \(s).append_copied(ARRAY['user-1'], ARRAY[0], ARRAY[0::bigint], ARRAY[1], ARRAY[gen_random_uuid()], ARRAY['Forged'],
+                ARRAY['{"erased":true}'::json], ARRAY['{"erased":true}'::json], ARRAY[NULL::timestamptz], ARRAY[repeat('0', 64)], ARRAY[repeat('0', 64)],
+                ARRAY[gen_random_uuid()])
+            """,
         ]
         let appendCall = """
             SELECT * FROM \(s).append(ARRAY['user-1'], ARRAY[0], ARRAY[0::bigint], ARRAY[1], ARRAY[gen_random_uuid()],
@@ -178,6 +184,15 @@ struct PostgresRoleMatrixTests {
         }
         // The app appends through the function, which still works and still chains.
         let asApp = try PostgresEventStore(url: d.url(for: d.app), schema: d.schema.name)
+        var copied = ProposedEvent(type: "Favorited", data: Erasure.tombstone, metadata: Erasure.tombstone)
+        copied.erasure = CopiedErasure(ErasedDigests(position: 1, eventID: copied.id, dataSHA256: Array(repeating: 1, count: 32),
+                                                     metadataSHA256: Array(repeating: 2, count: 32), erasureEventID: UUID()))
+        #expect {
+            try asApp.append([copied], to: "user-9", expectedVersion: .noStream)
+        } throws: { error in
+            guard case EventStoreError.permissionDenied(let reason) = error else { return false }
+            return reason.contains("only the schema's owner may do") && reason.contains("nothing was written")
+        }
         let appended = try asApp.append(event(), to: "user-1", expectedVersion: .exactly(2))
         #expect(appended.positions.lowerBound == 7)
         var verifier = try LogVerifier(store: try PostgresEventStore(url: d.url(for: d.auditor), schema: d.schema.name))

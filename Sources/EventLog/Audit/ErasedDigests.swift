@@ -25,6 +25,25 @@ public struct ErasedDigests: Sendable, Hashable {
     }
 }
 
+/// The erasure of an event copied from another log (``ProposedEvent/erasure``): the digests
+/// its payloads had when appended, and the `UserErased` event that erased them there (copied
+/// with the log, later in it).
+public struct CopiedErasure: Sendable, Hashable {
+    /// SHA-256 of the data as appended (32 raw bytes).
+    public var dataSHA256: [UInt8]
+    /// SHA-256 of the metadata as appended (32 raw bytes).
+    public var metadataSHA256: [UInt8]
+    /// The id of the `UserErased` event that records the erasure.
+    public var erasureEventID: UUID
+
+    /// The copy of a kept record.
+    public init(_ kept: ErasedDigests) {
+        dataSHA256 = kept.dataSHA256
+        metadataSHA256 = kept.metadataSHA256
+        erasureEventID = kept.erasureEventID
+    }
+}
+
 /// What erasing a user means, shared by every store: the tombstone, the system stream that
 /// records erasures, and the `UserErased` event.
 public enum Erasure {
