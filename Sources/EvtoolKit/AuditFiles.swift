@@ -71,16 +71,30 @@ public enum AuditFiles {
     /// Checks a checkpoint's signature with the public key at `path`, when one is given.
     /// - Returns: a note for the OK line ("signed by key …" or "unsigned: signature not checked").
     public static func checkSignature(_ checkpoint: Checkpoint, file: String, publicKey path: String?) throws -> String {
-        guard let path else {
+        try checkSignature(checkpoint, file: file, publicKeys: path.map { [$0] } ?? [])
+    }
+
+    /// Checks a checkpoint's signature with whichever of the public keys at `paths` signed it
+    /// (across a key rotation, an old checkpoint is the old key's and a new one the new key's);
+    /// with no key, nothing is checked.
+    /// - Returns: a note for the OK line ("signed by key …" or "unsigned: signature not checked").
+    public static func checkSignature(_ checkpoint: Checkpoint, file: String, publicKeys paths: [String]) throws -> String {
+        guard !paths.isEmpty else {
             return checkpoint.signatures.isEmpty ? "unsigned" : "signature not checked (no --public-key)"
         }
-        let key = try key(path, "public key")
-        do {
-            try checkpoint.verifySignature(key)
-        } catch {
-            throw OperationError.invalid("checkpoint '\(file)': \(error)")
+        let keys = try paths.map { try key($0, "public key") }
+        var failures: [String] = []
+        for key in keys {
+            do {
+                try checkpoint.verifySignature(key)
+                return "signed by key \(Checkpoint.keyID(of: key))"
+            } catch {
+                failures.append("\(error)")
+            }
         }
-        return "signed by key \(Checkpoint.keyID(of: key))"
+        if keys.count == 1 { throw OperationError.invalid("checkpoint '\(file)': \(failures[0])") }
+        let signers = checkpoint.signatures.isEmpty ? "it is unsigned" : "it has signatures by key " + checkpoint.signatures.map(\.keyID.hexString).joined(separator: ", ")
+        throw OperationError.invalid("checkpoint '\(file)' is not signed by any of the \(keys.count) public keys given (\(keys.map(Checkpoint.keyID(of:)).joined(separator: ", "))); \(signers)")
     }
 
     /// Writes `text` to a new file at `path` with `mode`, refusing to replace one (O_EXCL), so a

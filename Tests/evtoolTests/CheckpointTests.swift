@@ -219,6 +219,34 @@ struct CheckpointTests {
         #expect(checked.status == 0, "\(checked)")
     }
 
+    @Test("key rotation: a consistency proof from an old key's checkpoint to a new key's checks with both public keys given; with one, or another, it is refused naming the keys")
+    func keyRotation() throws {
+        let setup = try Self.setup(); defer { setup.directory.remove() }
+        let old = try Self.seal(setup, "cp-old.txt")
+        let keys = try CLI.bare("keys", "create", "--out", setup.directory.path + "/new-keys")
+        #expect(keys.status == 0, "\(keys)")
+        let (newPrivate, newPublic) = (setup.directory.path + "/new-keys/checkpoint-key.pem", setup.directory.path + "/new-keys/checkpoint-key.pub.pem")
+        #expect(try setup.cli.run("demo", "--users", "2", "--actions", "10", "--seed", "9").status == 0)
+        let new = setup.directory.path + "/cp-new.txt"
+        var result = try setup.cli.run("seal", "--key", newPrivate, "--checkpoint-out", new)
+        #expect(result.status == 0, "\(result)")
+        let consistency = try setup.cli.run("prove", "--from", old, "--to", new)
+        #expect(consistency.status == 0, "\(consistency)")
+        let proof = try setup.cli.file("rotation.txt", consistency.output)
+        result = try CLI.bare("check-proof", proof, "--checkpoint", old, "--checkpoint", new, "--public-key", setup.publicKey, "--public-key", newPublic)
+        let signers = result.output.components(separatedBy: "signed by key ").dropFirst().map { $0.prefix(8) }
+        #expect(result.status == 0 && result.output.hasPrefix("OK: checkpoint \(new)") && signers.count == 2 && signers[0] != signers[1],
+                "each checkpoint checked with its own key: \(result)")
+        result = try CLI.bare("check-proof", proof, "--checkpoint", old, "--checkpoint", new, "--public-key", setup.publicKey)
+        #expect(result.status == 65 && result.errors.contains("checkpoint '\(new)': the checkpoint is not signed by this key"), "one key alone: \(result)")
+        let other = try CLI.bare("keys", "create", "--out", setup.directory.path + "/other-keys")
+        #expect(other.status == 0)
+        result = try CLI.bare("check-proof", proof, "--checkpoint", old, "--checkpoint", new, "--public-key", setup.publicKey,
+                              "--public-key", setup.directory.path + "/other-keys/checkpoint-key.pub.pem")
+        #expect(result.status == 65 && result.errors.contains("checkpoint '\(new)' is not signed by any of the 2 public keys given")
+                && result.errors.contains("it has signatures by key "), "another key: \(result)")
+    }
+
     @Test("PostgreSQL: a proof made on SQLite checks against a checkpoint made after migrate; tampering there is named")
     func acrossMigrate() throws {
         let setup = try Self.setup(); defer { setup.directory.remove() }

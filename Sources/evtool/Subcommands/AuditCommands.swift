@@ -28,8 +28,10 @@ enum AuditCommands {
             'OK: N events in M streams, K seals verified', or the first event (or seal) that was
             modified, deleted, inserted or reordered, with its position and stream.
 
-            What happened after the last seal is protected only by the per-stream chains: run
-            'evtool seal' regularly and keep the printed seal hashes outside the store.
+            After the last seal, the per-stream chains and the kept Merkle tree (events removed or
+            reordered across streams, named against its leaves) protect the log from edits that
+            leave them be; someone who can rewrite the store can rewrite both: run 'evtool seal'
+            regularly and keep the printed seal hashes or signed checkpoints outside the store.
 
             With --checkpoint, also proves with a Merkle consistency proof that the first N
             events (N the checkpoint's tree size) are still the ones the checkpoint covers and

@@ -49,11 +49,11 @@ enum ProofCommands {
 
     static let checkProof = CommandSpec(
         name: "check-proof", summary: "Check a proof against signed checkpoints, offline (no store)",
-        usage: "PROOF --checkpoint FILE [--checkpoint NEWER] [--public-key KEY] [--event-file FILE]",
+        usage: "PROOF --checkpoint FILE [--checkpoint NEWER] [--public-key KEY…] [--event-file FILE]",
         arguments: [("PROOF", "A proof file printed by 'evtool prove' (text, or --json), or served at /v1/proofs")],
         options: [
             .init(name: "checkpoint", value: "FILE", help: "The checkpoint the proof is for (a consistency proof: the older, then the newer)", repeatable: true),
-            .init(name: "public-key", value: "KEY", help: "Check the checkpoints' Ed25519 signatures with this public key (PEM)"),
+            .init(name: "public-key", value: "KEY", help: "Check the checkpoints' Ed25519 signatures with this public key (PEM); give one per key across a rotation, each checkpoint must be signed by one of them", repeatable: true),
             .init(name: "event-file", value: "FILE", help: "The proven event as 'evtool export' prints it (one line): check that the proof is about this content"),
         ],
         discussion: """
@@ -68,7 +68,8 @@ enum ProofCommands {
             when it does not, naming why.
             """,
         examples: ["evtool check-proof proof.txt --checkpoint cp-12.txt --public-key checkpoint-key.pub.pem",
-                   "evtool check-proof consistency.txt --checkpoint cp-12.txt --checkpoint cp-40.txt --public-key checkpoint-key.pub.pem"],
+                   "evtool check-proof consistency.txt --checkpoint cp-12.txt --checkpoint cp-40.txt --public-key checkpoint-key.pub.pem",
+                   "evtool check-proof consistency.txt --checkpoint cp-12.txt --checkpoint cp-90.txt --public-key old-key.pub.pem --public-key new-key.pub.pem"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 1)
             guard let proofPath = arguments.positional.first else { throw CLIError.usage("the proof file is missing", arguments.command) }
@@ -77,7 +78,7 @@ enum ProofCommands {
             let checkpoints = try paths.map(AuditFiles.checkpoint)
             var notes: [String] = []
             for (checkpoint, path) in zip(checkpoints, paths) {
-                notes.append(try AuditFiles.checkSignature(checkpoint, file: path, publicKey: arguments.value("public-key")))
+                notes.append(try AuditFiles.checkSignature(checkpoint, file: path, publicKeys: arguments.all("public-key")))
             }
             switch proof {
             case .inclusion(let index, let size, let event, let entry, _, _):
