@@ -60,6 +60,7 @@ extension AuditBenchmark {
                              console: inout Console) throws {
         let events = rows.count
         var appendSeconds: [Double] = [], followerSeconds: [Double] = [], bothSeconds: [Double] = [], aloneSeconds: [Double] = []
+        var appendWrites: Int?   // tile rows the first batched append wrote, measured
         for _ in 0..<runs {
             let path = bench.freshPath("evtool-follower")
             let alonePath = bench.freshPath("evtool-no-tree")
@@ -72,9 +73,11 @@ extension AuditBenchmark {
                 let end = min(start + batch, rows.count)
                 let first = rows[start]
                 let proposed = rows[start..<end].map(\.event)
+                let shapes = start == 0 && appendWrites == nil ? try tileShapes(path) : nil
                 append += try Measurement.seconds {
                     try store.append(proposed, to: first.stream, expectedVersion: .exactly(first.version - 1))
                 }
+                if let shapes { appendWrites = TileShapes.written(from: shapes, to: try tileShapes(path)) }
                 follow += try Measurement.seconds { _ = try follower.extendMerkleTree(limit: batch) }
                 appendAlone += try Measurement.seconds {
                     try alone.append(proposed, to: first.stream, expectedVersion: .exactly(first.version - 1))
@@ -93,7 +96,7 @@ extension AuditBenchmark {
         }
         let share = Measurement.median(followerSeconds) / Measurement.median(appendSeconds)
         func perEvent(_ seconds: [Double]) -> String { String(format: "%.2f", Measurement.median(seconds) / Double(events) * 1e6) }
-        console.output("Merkle tree follower\(elsewhere ? " on a second connection (another process: the rows read back)" : "") after each batch of \(batch): \(perEvent(followerSeconds)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(perEvent(appendSeconds)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); appends themselves: 0 extra writes")
+        console.output("Merkle tree follower\(elsewhere ? " on a second connection (another process: the rows read back)" : "") after each batch of \(batch): \(perEvent(followerSeconds)) µs per event, \(String(format: "%.1f", share * 100))% of the batched append's \(perEvent(appendSeconds)) µs (target ≤ 10%: \(share <= 0.10 ? "ok" : "MISSED")); \(TileShapes.appendsLine(appendWrites ?? 0))")
         let whole = Measurement.median(bothSeconds) / Measurement.median(aloneSeconds) - 1
         console.output("  the tree's whole cost\(elsewhere ? " (second connection)" : ""): appends and follower \(perEvent(bothSeconds)) µs per event against \(perEvent(aloneSeconds)) µs for the same appends to a file with no tree: \(String(format: "%+.1f", whole * 100))% (checkpoints included; target ≤ 10%: \(whole <= 0.10 ? "ok" : "MISSED"))")
     }
@@ -120,23 +123,43 @@ extension AuditBenchmark {
         let store = try SQLiteEventStore(path: path)
         var (append, follow) = (0.0, 0.0)
         var versions: [String: Int64] = [:]
-        for row in rows.prefix(count) {
+        var writes = TileShapes.Writes()
+        for (index, row) in rows.prefix(count).enumerated() {
             let version = versions[row.stream] ?? 0
+            let before = index < TileShapes.sampled ? try tileShapes(path) : nil
             append += try Measurement.seconds { try store.append(row.event, to: row.stream, expectedVersion: .exactly(version)) }
+            let appended = before == nil ? nil : try tileShapes(path)
             versions[row.stream] = version + 1
             follow += try Measurement.seconds { _ = try store.extendMerkleTree(limit: LogTree.extensionBatch) }
+            if let before, let appended { writes.add(before: before, appended: appended, followed: try tileShapes(path)) }
         }
         guard try store.merkleTreeState().size == UInt64(count) else {
             throw CLIError(message: "benchmark tree has \(try store.merkleTreeState().size) leaves, expected \(count)", code: .failure)
         }
         let tiles = try tileTotals(path)
-        console.output(oneEventLine(count: count, append: append, follow: follow, tiles: tiles))
+        console.output(oneEventLine(count: count, append: append, follow: follow, tiles: tiles, writes: writes))
     }
 
     /// The one-event path's line, on either store: the follower's time per event against the
     /// appends', and what it kept.
-    static func oneEventLine(count: Int, append: Double, follow: Double, tiles: (rows: Int64, bytes: Int64)) -> String {
-        "one-event appends (\(count), each its own commit), follower after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event), one upsert of the open tile per extension; appends themselves: 0 extra writes"
+    static func oneEventLine(count: Int, append: Double, follow: Double, tiles: (rows: Int64, bytes: Int64), writes: TileShapes.Writes) -> String {
+        "one-event appends (\(count), each its own commit), follower after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event); \(writes.line)"
+    }
+
+    /// Each tile of the SQLite file at `path` (``TileShapes``), read with the sqlite3 library.
+    static func tileShapes(_ path: String) throws -> [String: Int64] {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
+            throw CLIError(message: "benchmark: cannot open \(path)", code: .failure)
+        }
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "SELECT coalesce(group_concat(level || '/' || idx || '/' || length(hashes), ' '), '') FROM merkle_tiles", -1, &statement, nil) == SQLITE_OK,
+              let statement, sqlite3_step(statement) == SQLITE_ROW else {
+            throw CLIError(message: "benchmark: cannot read the tiles: \(String(cString: sqlite3_errmsg(db)))", code: .failure)
+        }
+        defer { sqlite3_finalize(statement) }
+        return TileShapes.parse(String(cString: sqlite3_column_text(statement, 0)))
     }
 
     /// The rows of the tiles table and the bytes of their hashes, read with the sqlite3 library.

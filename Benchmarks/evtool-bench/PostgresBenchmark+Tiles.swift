@@ -17,4 +17,19 @@ extension PostgresBenchmark {
         }
         return (rows, bytes)
     }
+
+    /// Each tile of `schema`'s tree (``TileShapes``).
+    func tileShapes(schema: String) throws -> [String: Int64] {
+        guard let connection = PQconnectdb(url) else { throw CLIError(message: "benchmark: cannot connect to read the tiles", code: .failure) }
+        defer { PQfinish(connection) }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw CLIError(message: "benchmark: cannot connect to read the tiles: \(String(cString: PQerrorMessage(connection)))", code: .failure)
+        }
+        let result = PQexec(connection, "SELECT coalesce(string_agg(level || '/' || idx || '/' || length(hashes), ' '), '') FROM \(schema).merkle_tiles")
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1 else {
+            throw CLIError(message: "benchmark: cannot read the tiles: \(String(cString: PQerrorMessage(connection)))", code: .failure)
+        }
+        return TileShapes.parse(String(cString: PQgetvalue(result, 0, 0)))
+    }
 }

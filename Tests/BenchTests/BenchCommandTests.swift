@@ -101,7 +101,9 @@ struct BenchCommandTests {
         #expect(lines.first == "evtool-bench: audit trail on SQLite, N = 1,000 events in batches of 1000; median of 1 run(s)")
         #expect(lines.contains { $0.hasPrefix("append, batches of 1000, hashing ") }, "\(result)")
         #expect(lines.contains { $0.wholeMatch(of: /hashing costs -?[0-9]+\.[0-9]% of batched append throughput/) != nil }, "\(result)")
-        #expect(lines.contains { $0.hasPrefix("Merkle tree follower after each batch of 1000: ") && $0.hasSuffix("; appends themselves: 0 extra writes") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("Merkle tree follower after each batch of 1000: ") && $0.hasSuffix("; appends themselves: 0 tile writes (the first batch, measured)") }, "\(result)")
+        // The one-event path's writes, counted: none by the appends, one small transaction of the follower's per append.
+        #expect(lines.contains { $0.hasPrefix("one-event appends (") && $0.hasSuffix("measured over the first 100: the appends wrote 0 tile rows, the follower 1.00 writes per append (one transaction each, 1.06 tile rows) (target ≤ 1 extra small write per append: ok)") }, "\(result)")
         // The tree's whole cost, beside appends to a file with no tree, for both followers.
         let wholeCost = lines.filter { $0.wholeMatch(of: #/  the tree's whole cost( \(second connection\))?: appends and follower [0-9]+\.[0-9]{2} µs per event against [0-9]+\.[0-9]{2} µs for the same appends to a file with no tree: [+-][0-9]+\.[0-9]% \(checkpoints included; target ≤ 10%: (ok|MISSED)\)/#) != nil }
         #expect(wholeCost.count == 2, "\(result)")
