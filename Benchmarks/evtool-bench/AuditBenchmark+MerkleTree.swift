@@ -146,35 +146,32 @@ extension AuditBenchmark {
         "one-event appends (\(count), each its own commit), follower after each: \(String(format: "%.1f", follow / Double(count) * 1e6)) µs per event, \(String(format: "%.1f", follow / append * 100))% of the one-event append's \(String(format: "%.1f", append / Double(count) * 1e6)) µs; the follower kept \(tiles.rows) tile rows (\(String(format: "%.2f", Double(tiles.rows) / Double(count))) per event, \(String(format: "%.1f", Double(tiles.bytes) / Double(count))) hash bytes per event); \(writes.line)"
     }
 
+    /// The rows of the tiles table and the bytes of their hashes, read with the sqlite3 library.
+    static func tileTotals(_ path: String) throws -> (rows: Int64, bytes: Int64) {
+        try firstRow(path, "SELECT count(*), coalesce(sum(length(hashes)), 0) FROM merkle_tiles") {
+            (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1))
+        }
+    }
+
     /// Each tile of the SQLite file at `path` (``TileShapes``), read with the sqlite3 library.
     static func tileShapes(_ path: String) throws -> [String: Int64] {
+        try firstRow(path, "SELECT coalesce(group_concat(level || '/' || idx || '/' || length(hashes), ' '), '') FROM merkle_tiles") {
+            TileShapes.parse(String(cString: sqlite3_column_text($0, 0)))
+        }
+    }
+
+    /// The first row of `sql` on the file at `path`, opened read-only, as `read` takes it.
+    private static func firstRow<Value>(_ path: String, _ sql: String, _ read: (OpaquePointer) -> Value) throws -> Value {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
             throw CLIError(message: "benchmark: cannot open \(path)", code: .failure)
         }
         defer { sqlite3_close_v2(db) }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT coalesce(group_concat(level || '/' || idx || '/' || length(hashes), ' '), '') FROM merkle_tiles", -1, &statement, nil) == SQLITE_OK,
-              let statement, sqlite3_step(statement) == SQLITE_ROW else {
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement, sqlite3_step(statement) == SQLITE_ROW else {
             throw CLIError(message: "benchmark: cannot read the tiles: \(String(cString: sqlite3_errmsg(db)))", code: .failure)
         }
         defer { sqlite3_finalize(statement) }
-        return TileShapes.parse(String(cString: sqlite3_column_text(statement, 0)))
-    }
-
-    /// The rows of the tiles table and the bytes of their hashes, read with the sqlite3 library.
-    static func tileTotals(_ path: String) throws -> (rows: Int64, bytes: Int64) {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
-            throw CLIError(message: "benchmark: cannot open \(path)", code: .failure)
-        }
-        defer { sqlite3_close_v2(db) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(length(hashes)), 0) FROM merkle_tiles", -1, &statement, nil) == SQLITE_OK,
-              let statement, sqlite3_step(statement) == SQLITE_ROW else {
-            throw CLIError(message: "benchmark: cannot count the tiles: \(String(cString: sqlite3_errmsg(db)))", code: .failure)
-        }
-        defer { sqlite3_finalize(statement) }
-        return (sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1))
+        return read(statement)
     }
 }

@@ -119,13 +119,7 @@ public enum EventChain {
             type: UnsafeRawBufferPointer, recordedAt: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer,
             metadata: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer
         ) {
-            length = tagLength
-            put(previous)
-            field(stream)
-            integer(version)
-            uuidField(id)
-            field(type)
-            field(recordedAt)
+            layOut(previous: previous, stream: stream, version: version, id: id, type: type, recordedAt: recordedAt)
             digestField(data)
             digestField(metadata)
             SHA256Hasher.digest(UnsafeRawBufferPointer(start: buffer, count: length), into: output)
@@ -138,20 +132,23 @@ public enum EventChain {
             recordedAt: String, dataSHA256: [UInt8], metadataSHA256: [UInt8]
         ) -> [UInt8] {
             var (stream, type, recordedAt) = (stream, type, recordedAt)
-            return stream.withUTF8 { streamBytes in
-                type.withUTF8 { typeBytes in
-                    recordedAt.withUTF8 { timeBytes in
-                        begin(previous: previous)
-                        field(UnsafeRawBufferPointer(streamBytes))
-                        integer(version)
-                        uuidField(id)
-                        field(UnsafeRawBufferPointer(typeBytes))
-                        field(UnsafeRawBufferPointer(timeBytes))
-                        dataSHA256.withUnsafeBytes { field($0) }
-                        metadataSHA256.withUnsafeBytes { field($0) }
-                        return finish()
+            return [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+                previous.withUnsafeBytes { previousBytes in
+                    stream.withUTF8 { streamBytes in
+                        type.withUTF8 { typeBytes in
+                            recordedAt.withUTF8 { timeBytes in
+                                dataSHA256.withUnsafeBytes { dataBytes in
+                                    metadataSHA256.withUnsafeBytes { metadataBytes in
+                                        hash(previous: previousBytes, stream: UnsafeRawBufferPointer(streamBytes), version: version, id: id,
+                                             type: UnsafeRawBufferPointer(typeBytes), recordedAt: UnsafeRawBufferPointer(timeBytes),
+                                             dataSHA256: dataBytes, metadataSHA256: metadataBytes, into: UnsafeMutableRawPointer(output.baseAddress!))
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
+                count = 32
             }
         }
 
@@ -163,6 +160,16 @@ public enum EventChain {
             type: UnsafeRawBufferPointer, recordedAt: UnsafeRawBufferPointer, dataSHA256: UnsafeRawBufferPointer,
             metadataSHA256: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer
         ) {
+            layOut(previous: previous, stream: stream, version: version, id: id, type: type, recordedAt: recordedAt)
+            field(dataSHA256)
+            field(metadataSHA256)
+            SHA256Hasher.digest(UnsafeRawBufferPointer(start: buffer, count: length), into: output)
+        }
+
+        /// The message up to the payloads' digests: the tag (kept), the previous hash, the
+        /// stream, version, id, type and time.
+        private func layOut(previous: UnsafeRawBufferPointer, stream: UnsafeRawBufferPointer, version: Int64, id: UUID,
+                            type: UnsafeRawBufferPointer, recordedAt: UnsafeRawBufferPointer) {
             length = tagLength
             put(previous)
             field(stream)
@@ -170,9 +177,6 @@ public enum EventChain {
             uuidField(id)
             field(type)
             field(recordedAt)
-            field(dataSHA256)
-            field(metadataSHA256)
-            SHA256Hasher.digest(UnsafeRawBufferPointer(start: buffer, count: length), into: output)
         }
 
         /// The hash of one event (32 raw bytes) from the bytes a store holds: the event id as
@@ -191,11 +195,6 @@ public enum EventChain {
             digestField(data)
             digestField(metadata)
             return finish()
-        }
-
-        private func begin(previous: [UInt8]) {
-            length = tagLength
-            previous.withUnsafeBytes { put($0) }
         }
 
         private func reserve(_ extra: Int) {

@@ -8,17 +8,24 @@ import TestSupport
 /// recovers when the store is back.
 @Suite(.serialized)
 struct ServeFaultTests {
+    static let json = ["Content-Type": "application/json"]
+    static let summary = #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#
+
+    /// `evtool serve --no-auth` on `store` (and `options`), listening: the process and its base URL.
+    static func serve(_ store: String, _ options: String...) throws -> (Processes.Running, String) {
+        let port = try FreePort.find()
+        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store] + options)
+        try FreePort.waitUntilListening(port, process: server)
+        return (server, "http://127.0.0.1:\(port)")
+    }
+
     @Test func postgresRestartGives503ThenRecovers() throws {
         let postgres = try PrivatePostgres.start()
         defer { postgres.remove() }
-        let port = try FreePort.find()
-        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", postgres.url])
+        let (server, base) = try Self.serve(postgres.url)
         var stopped = false
         defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
-        try FreePort.waitUntilListening(port, process: server)
-        let base = "http://127.0.0.1:\(port)"
-        let json = ["Content-Type": "application/json"]
-        let summary = #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#
+        let (json, summary) = (Self.json, Self.summary)
 
         let first = try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary)
         #expect(first.status == 201, "\(first)")
@@ -65,14 +72,10 @@ struct ServeFaultTests {
         defer { directory.remove() }
         let path = directory.path + "/locked.sqlite"
         #expect(try Processes.run(Processes.evtool, ["init", "--store", path]).status == 0)
-        let port = try FreePort.find()
-        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", path])
+        let (server, base) = try Self.serve(path)
         var stopped = false
         defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
-        try FreePort.waitUntilListening(port, process: server)
-        let base = "http://127.0.0.1:\(port)"
-        let json = ["Content-Type": "application/json"]
-        let summary = #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#
+        let (json, summary) = (Self.json, Self.summary)
         #expect(try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary).status == 201)
 
         // Another process takes the write lock and holds it for 30 s (it says when it has it).
@@ -132,14 +135,10 @@ struct ServeFaultTests {
     /// nothing; the next write decides on the stream as it now is.
     func lostRacesGive409(store: String) throws {
         #expect(try Processes.run(Processes.evtool, ["init", "--store", store]).status == 0)
-        let port = try FreePort.find()
-        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store, "--write-attempts", "1"])
+        let (server, base) = try Self.serve(store, "--write-attempts", "1")
         var stopped = false
         defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
-        try FreePort.waitUntilListening(port, process: server)
-        let base = "http://127.0.0.1:\(port)"
-        let json = ["Content-Type": "application/json"]
-        let summary = #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#
+        let (json, summary) = (Self.json, Self.summary)
         #expect(try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary).status == 201)
         let other = try Processes.run(Processes.evtool, ["favorite", "--user", "ada", "--listing", "X1", "--name", "N", "--venue", "V",
                                                          "--date", "2027-01-01T20:00:00Z", "--category", "music", "--store", store])
