@@ -153,10 +153,11 @@ public final class API: Sendable {
                 var problem = Problem(.unavailable, "the store is unavailable for now (its server restarting or unreachable, or its file locked by another process); try again after Retry-After", headers: [("Retry-After", "1")])
                 problem.logNote = message
                 return problem
-            case let .permissionDenied(message), let .failed(message):
-                var problem = Problem(.serverError, "the store refused or failed the operation; the server's log has the reason (request id in X-Request-ID)")
+            case let .permissionDenied(message):
+                var problem = Problem(.serverError, "the store refused the operation to this server's role; the server's log has the reason (request id in X-Request-ID)")
                 problem.logNote = message
                 return problem
+            case let .failed(message): return Problem(.serverError, message)   // evtool's own words (a seal refused: where the log fails)
             case let .requestIDReused(_, message): return Problem(.idempotencyKeyReused, message, field: "Idempotency-Key")
             }
         default:

@@ -14,8 +14,8 @@ public struct LogVerifier {
     private let hasher = EventChain.Hasher()
     var heads = StreamHeads()
     /// Per erased stream (by the id's bytes, as the stores tell streams apart), the `UserErased`
-    /// events that cover it: (event id, through position).
-    private var coverage: [StreamKey: [(id: UUID, through: Int64)]] = [:]
+    /// events that cover it: (event id, through position, its own position).
+    private var coverage: [StreamKey: [(id: UUID, through: Int64, position: Int64)]] = [:]
     var events: Int64 = 0
     private var erased: Int64 = 0
     /// Where the log starts after an archive (``carryOver(_:heads:)``): the boundary and the
@@ -30,7 +30,7 @@ public struct LogVerifier {
         self.audit = store as? any AuditableEventStore
         for event in try store.read(stream: Erasure.stream) where event.type == Erasure.eventType {
             if let covered = Erasure.coverage(of: event.data) {
-                coverage[StreamKey(covered.stream), default: []].append((event.id, covered.throughPosition))
+                coverage[StreamKey(covered.stream), default: []].append((event.id, covered.throughPosition, event.position))
             }
         }
     }
@@ -224,7 +224,11 @@ public struct LogVerifier {
     /// The kept digests of an erased event, when a `UserErased` event in the log covers it.
     private func coveredDigests(_ event: RecordedEvent, _ digests: ErasedDigests?) -> ErasedDigests? {
         guard let digests, Self.isTombstone(event), digests.eventID == event.id,
-              coverage[StreamKey(event.streamID)]?.contains(where: { $0.id == digests.erasureEventID && event.position <= $0.through }) == true
+              // Through the erasure's position, or before its UserErased event: the same events in
+              // the store that erased them, and in a copy (migrate) whose positions differ.
+              coverage[StreamKey(event.streamID)]?.contains(where: {
+                  $0.id == digests.erasureEventID && (event.position <= $0.through || event.position < $0.position)
+              }) == true
         else { return nil }
         return digests
     }
