@@ -150,7 +150,7 @@ public final class API: Sendable {
             // The store's words name its file or its server's address: the server's log has
             // them, the client a sentence that names neither.
             case let .unavailable(message):
-                var problem = Problem(.unavailable, "the store is unavailable for now (its server restarting or unreachable, or its file locked by another process); try again after Retry-After", headers: [("Retry-After", "1")])
+                var problem = Problem(.unavailable, "the store is unavailable for now (its server restarting or unreachable, or its file locked by another process); try again after Retry-After, a write with the same Idempotency-Key: one whose connection was lost as it committed may be recorded already", headers: [("Retry-After", "1")])
                 problem.logNote = message
                 return problem
             case let .permissionDenied(message):
