@@ -54,7 +54,7 @@ struct ServeKillTests {
         let sealed = try Processes.run(Processes.evtool, ["seal", "--key", directory.path + "/keys/checkpoint-key.pem", "--checkpoint-out", checkpoint, "--store", store])
         #expect(sealed.status == 0, "\(sealed)")
         let ids = try Processes.run(Processes.evtool, ["log", "--json", "--store", store]).output.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
         }
         #expect(ids.count > 2, "\(ids.count) events")
         for id in [ids.first, ids.dropFirst(ids.count / 2).first, ids.last].compactMap({ $0 }) {
