@@ -23,6 +23,10 @@ struct evtool_mhd_settings {
     /// Returns the length of its argument unchanged: evtool decodes paths and queries itself,
     /// so that an encoded slash (%2F) in an id is seen as such.
     size_t (*unescape)(void *cls, struct MHD_Connection *connection, char *s);
+    /// Called with the request target as soon as the request line is read, before
+    /// libmicrohttpd splits the query or unescapes anything; returns the request's context.
+    void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
+    void *uri_log_cls;
     /// PEM text of the certificate and key; both NULL for plain HTTP.
     const char *tls_certificate;
     const char *tls_key;
@@ -41,6 +45,7 @@ static inline struct MHD_Daemon *evtool_mhd_start(const struct evtool_mhd_settin
             MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog,
             MHD_OPTION_NOTIFY_COMPLETED, s->completed, s->completed_cls,
             MHD_OPTION_UNESCAPE_CALLBACK, s->unescape, NULL,
+            MHD_OPTION_URI_LOG_CALLBACK, s->uri_log, s->uri_log_cls,
             MHD_OPTION_HTTPS_MEM_CERT, s->tls_certificate,
             MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,
             MHD_OPTION_END);
@@ -54,6 +59,7 @@ static inline struct MHD_Daemon *evtool_mhd_start(const struct evtool_mhd_settin
         MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog,
         MHD_OPTION_NOTIFY_COMPLETED, s->completed, s->completed_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, s->unescape, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, s->uri_log, s->uri_log_cls,
         MHD_OPTION_END);
 }
 

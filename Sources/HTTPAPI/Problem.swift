@@ -16,6 +16,7 @@ public struct Problem: Error, Sendable, Hashable {
         case methodNotAllowed = "method-not-allowed"
         case conflict
         case preconditionFailed = "precondition-failed"
+        case lengthRequired = "length-required"
         case bodyTooLarge = "body-too-large"
         case unsupportedMediaType = "unsupported-media-type"
         case validation
@@ -33,6 +34,7 @@ public struct Problem: Error, Sendable, Hashable {
             case .methodNotAllowed: return 405
             case .conflict: return 409
             case .preconditionFailed: return 412
+            case .lengthRequired: return 411
             case .bodyTooLarge: return 413
             case .unsupportedMediaType: return 415
             case .validation, .idempotencyKeyReused: return 422
@@ -52,6 +54,7 @@ public struct Problem: Error, Sendable, Hashable {
             case .methodNotAllowed: return "Method not allowed"
             case .conflict: return "Conflict"
             case .preconditionFailed: return "The resource is not at the version the request expected"
+            case .lengthRequired: return "The request body must have a Content-Length"
             case .bodyTooLarge: return "The request body is too large"
             case .unsupportedMediaType: return "Unsupported media type"
             case .validation: return "The request breaks a rule"

@@ -79,7 +79,7 @@ public final class HTTPServer: @unchecked Sendable {
                     connection_memory_limit: max(4_096, configuration.headerMemoryBytes), listen_backlog: 1_024,
                     handler: accessHandler, handler_cls: Unmanaged.passUnretained(self).toOpaque(),
                     completed: completedHandler, completed_cls: Unmanaged.passUnretained(self).toOpaque(),
-                    unescape: keepEscapes, tls_certificate: certificate, tls_key: key)
+                    unescape: keepEscapes, uri_log: uriLogHandler, uri_log_cls: Unmanaged.passUnretained(self).toOpaque(), tls_certificate: certificate, tls_key: key)
                 return evtool_mhd_start(&settings)
             }
         }
@@ -156,21 +156,32 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Callbacks
 
-    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
-                            uploadSize: UnsafeMutablePointer<Int>, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        guard let raw = context.pointee else {
-            let state = RequestState()
-            context.pointee = Unmanaged.passRetained(state).toOpaque()
-            inFlight.add(1, ordering: .acquiringAndReleasing)
+    /// A request line was read: its state begins here, with the target's length as sent (its
+    /// length as a C string before libmicrohttpd splits the query: see ``RequestHead``).
+    fileprivate func begin(target: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
+        let state = RequestState()
+        state.targetLength = target.map { strlen($0) }
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        return Unmanaged.passRetained(state).toOpaque()
+    }
+
+    fileprivate func handle(_ connection: OpaquePointer, urlPointer: UnsafePointer<CChar>?, methodPointer: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        if context.pointee == nil { context.pointee = begin(target: nil) }
+        let state = Unmanaged<RequestState>.fromOpaque(context.pointee!).takeUnretainedValue()
+        let method = methodPointer.map { String(cString: $0) } ?? "GET"
+        let url = urlPointer.map { String(cString: $0) } ?? "/"
+        if !state.begun {
+            state.begun = true
             if stopping.load(ordering: .acquiring) {
                 return answer(connection, state: state, method: method, url: url,
                               Problem(.unavailable, "the server is shutting down", headers: [("Retry-After", "1"), ("Connection", "close")]).response)
             }
-            if let framing = framingProblem(connection) {
-                // libmicrohttpd took one of the lengths: whatever follows may be read as another
-                // request (smuggled). Refused, and the connection closed after the answer.
+            if let refusal = framingRefusal(connection, method: methodPointer, url: urlPointer, version: version, state: state) {
+                // Whatever follows may be read as another request (smuggled): refused, and the
+                // connection closed after the answer.
                 return answer(connection, state: state, method: method, url: url,
-                              Problem(.malformedRequest, framing, headers: [("Connection", "close")]).response)
+                              Problem(refusal.lengthRequired ? .lengthRequired : .malformedRequest, refusal.detail, headers: [("Connection", "close")]).response)
             }
             if let length = value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int($0) }), length > configuration.maximumBodyBytes {
                 state.tooLarge = true
@@ -178,7 +189,6 @@ public final class HTTPServer: @unchecked Sendable {
             }
             return .YES
         }
-        let state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
         if state.answered { uploadSize.pointee = 0; return .YES }
         if let write = state.write {
             // Resumed: the write pool has answered.
@@ -322,25 +332,16 @@ public final class HTTPServer: @unchecked Sendable {
         return text
     }
 
-    /// Why a request's body cannot be delimited safely (RFC 9112 §6.3): two `Content-Length`
-    /// headers, or one with `Transfer-Encoding`; nil when its framing is sound.
-    /// Also a header field RFC 9110 does not allow (``HTTPText/fieldProblem(name:value:)``:
-    /// a name that is not a token, a control character in a value), checked on the bytes as
-    /// received, NULs included.
-    private func framingProblem(_ connection: OpaquePointer) -> String? {
-        var lengths = 0
-        var encoded = false
-        var field: String?
-        forEachField(connection) { name, value in
-            if field == nil { field = HTTPText.fieldProblem(name: name, value: value) }
-            let name = String(decoding: name, as: UTF8.self)
-            if HTTPText.equalsIgnoringCase(name, "content-length") { lengths += value.contains(UInt8(ascii: ",")) ? 2 : 1 }
-            if HTTPText.equalsIgnoringCase(name, "transfer-encoding") { encoded = true }
+    /// Why a request's head is refused (``RequestHead``): sent in a framing that another
+    /// HTTP implementation could read differently, or with a field RFC 9110 does not allow.
+    private func framingRefusal(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
+                                version: UnsafePointer<CChar>?, state: RequestState) -> RequestHead.Refusal? {
+        guard let method, let url, let version else {
+            return RequestHead.Refusal(lengthRequired: false, detail: "the request line must be 'METHOD target HTTP/1.1'")
         }
-        if let field { return field }
-        if lengths > 1 { return "the request has more than one Content-Length: its body cannot be told apart from the next request" }
-        if lengths == 1 && encoded { return "the request has both Content-Length and Transfer-Encoding: its body cannot be told apart from the next request" }
-        return nil
+        var fields: [RequestHead.Field] = []
+        forEachField(connection) { fields.append(RequestHead.Field(name: $0, value: $1)) }
+        return RequestHead(method: method, target: url, targetLength: state.targetLength, version: version, fields: fields).refusal()
     }
 
     private func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
@@ -399,11 +400,16 @@ final class StreamBox: @unchecked Sendable {
     }
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, context in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, upload, uploadSize, context in
     guard let cls, let connection, let uploadSize, let context else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    return server.handle(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
+    return server.handle(connection, urlPointer: url, methodPointer: method, version: version,
                          upload: upload, uploadSize: uploadSize, context: context)
+}
+
+private let uriLogHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
+    guard let cls else { return nil }
+    return Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().begin(target: uri)
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { cls, _, context, _ in

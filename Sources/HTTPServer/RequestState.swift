@@ -7,6 +7,11 @@ final class RequestState {
     var body: [UInt8] = []
     var tooLarge = false
     var answered = false
+    /// Whether the access handler has seen the request (its head checked).
+    var begun = false
+    /// The request target's length as a C string when the request line was read (see
+    /// ``RequestHead/targetLength``).
+    var targetLength: Int?
     /// A write handed to the write pool (its connection suspended until it is done).
     var write: PendingWrite?
 }
