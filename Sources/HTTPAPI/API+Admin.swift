@@ -25,7 +25,7 @@ extension API {
     }
 
     func adminRebuild(_ match: RouteMatch) throws -> HTTPResponse {
-        let body = match.request.body.isEmpty ? RebuildBody() : try RequestBodies.decode(RebuildBody.self, from: match.request, what: "rebuild", members: ["views"])
+        let body = match.request.body.isEmpty ? RebuildBody() : try RequestBodies.decode(RebuildBody.self, from: match.request, what: "rebuild", operation: "adminRebuild")
         if let views = body.views {
             guard !views.isEmpty else { throw Problem(.validation, "'views' names no view: name at least one, or send no body to rebuild them all", field: "views") }
             if let twice = Dictionary(grouping: views, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
@@ -79,7 +79,7 @@ extension API {
 
     func adminForget(_ match: RouteMatch) throws -> HTTPResponse {
         let user = match.parameter("user")
-        let body = try RequestBodies.decode(ForgetBody.self, from: match.request, what: "erasure", members: ["reason", "by"])
+        let body = try RequestBodies.decode(ForgetBody.self, from: match.request, what: "erasure", operation: "adminForget")
         let operatorName = body.by ?? callerName(match.request) ?? "admin"
         let result = try audited(match, "forget user '\(RequestLogText.printable(user))' by '\(RequestLogText.printable(operatorName))'") {
             guard try application.streamVersion(user: user) > 0 else {

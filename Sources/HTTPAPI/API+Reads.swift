@@ -70,9 +70,10 @@ extension API {
         writer.key("nextAfter")
         if let next = page.nextAfter { writer.number(next) } else { writer.null() }
         writer.endObject()
+        let link = page.nextAfter.map { Self.nextLink(match, after: $0) }.map { [$0] } ?? []
         // As of a point, the history is a past one: no ETag (see userView).
-        if filter.asOf != nil { return .json(200, writer.bytes) }
-        return .json(200, writer.bytes, headers: [("ETag", ETag.text(try application.streamVersion(user: user)))])
+        if filter.asOf != nil { return .json(200, writer.bytes, headers: link) }
+        return .json(200, writer.bytes, headers: [("ETag", ETag.text(try application.streamVersion(user: user)))] + link)
     }
 
     func log(_ match: RouteMatch) throws -> HTTPResponse {
@@ -86,7 +87,10 @@ extension API {
         writer.endArray()
         writer.key("nextAfter"); writer.number(events.last?.position ?? after)
         writer.endObject()
-        return .json(200, writer.bytes)
+        // A full page may have more after it; a shorter one ends at the head (nextAfter is
+        // where to poll from as the log grows).
+        let link = events.count == Int(limit) ? [Self.nextLink(match, after: events.last?.position ?? after)] : []
+        return .json(200, writer.bytes, headers: link)
     }
 
     func stats(_ match: RouteMatch) throws -> HTTPResponse {
@@ -103,6 +107,14 @@ extension API {
     func ready(_ match: RouteMatch) throws -> HTTPResponse {
         let head = try application.headPosition()
         return .json(200, Array(#"{"status":"ready","head":\#(head)}"#.utf8))
+    }
+
+    /// The `Link` header (RFC 8288) to the next page of a paged read: the request's own path
+    /// and query, `after` replaced by `next`.
+    static func nextLink(_ match: RouteMatch, after next: Int64) -> (name: String, value: String) {
+        let kept = match.request.query.filter { (try? PathSegments.decodeQuery($0.name, name: $0.name)) != "after" }
+        let query = (kept.map { $0.name + "=" + $0.value } + ["after=\(next)"]).joined(separator: "&")
+        return ("Link", "<\(match.request.path)?\(query)>; rel=\"next\"")
     }
 
     /// `as-of=POSITION|TIME`, or nil.

@@ -28,8 +28,7 @@ extension API {
         let started = ContinuousClock.now
         var routeName = "unmatched"
         do {
-            let (route, match) = try self.match(request)
-            routeName = route.name
+            let (route, match) = try self.match(request, routeName: &routeName)
             guard let command = try command(route: route.name, match) else { return .other }
             var write = try prepare(command, match)
             write.route = route.name
@@ -60,7 +59,7 @@ extension API {
                 case .finished(let result):
                     let response: HTTPResponse
                     switch result {
-                    case .success(let recorded): response = recordedResponse(recorded, user: write.user)
+                    case .success(let recorded): response = recordedResponse(recorded, user: write.user, command: write.command)
                     case .failure(let error): response = Self.problem(for: error).response
                     }
                     observe(write, response)
@@ -81,7 +80,7 @@ extension API {
         let response: HTTPResponse
         do {
             let recorded = try application.record(write.command, context: write.context, requiredVersion: try requiredVersion(write))
-            response = recordedResponse(recorded, user: write.user)
+            response = recordedResponse(recorded, user: write.user, command: write.command)
         } catch {
             response = Self.problem(for: error).response
         }

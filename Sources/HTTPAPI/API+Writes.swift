@@ -21,17 +21,17 @@ extension API {
     }
 
     func searchCommand(_ match: RouteMatch) throws -> UserCommand {
-        let body = try RequestBodies.decode(RequestBodies.Search.self, from: match.request, what: "search")
+        let body = try RequestBodies.decode(RequestBodies.Search.self, from: match.request, what: "search", operation: "recordSearch")
         return .search(try body.searched())
     }
 
     func favoriteCommand(_ match: RouteMatch) throws -> UserCommand {
-        let summary = try RequestBodies.decode(ListingSummary.self, from: match.request, what: "summary")
+        let summary = try RequestBodies.decode(ListingSummary.self, from: match.request, what: "summary", operation: "addFavorite")
         return .favorite(listingID: match.parameter("listing"), summary: summary)
     }
 
     func viewCommand(_ match: RouteMatch) throws -> UserCommand {
-        let details = try RequestBodies.decode(ListingDetails.self, from: match.request, what: "details")
+        let details = try RequestBodies.decode(ListingDetails.self, from: match.request, what: "details", operation: "recordView")
         return .viewDetails(listingID: details.listingID, details: details)
     }
 
@@ -51,7 +51,8 @@ extension API {
     /// the version it must be appended at; 201 when events were recorded, 200 when nothing changed.
     func record(_ command: UserCommand, _ match: RouteMatch) throws -> HTTPResponse {
         let write = try prepare(command, match)
-        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), user: write.user)
+        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), user: write.user,
+                                    command: command)
     }
 
     /// The version a write must be appended at: the one its `If-Match` names, or for the
@@ -102,8 +103,9 @@ extension API {
         return PreparedWrite(command: command, context: context, requiredVersion: required, readsFirst: readsFirst, user: user)
     }
 
-    /// The answer to a recorded (201) or unchanged (200) action.
-    func recordedResponse(_ result: RecordResult, user: String) -> HTTPResponse {
+    /// The answer to a recorded (201) or unchanged (200) action; a 201's `Location` is the
+    /// view the action changed, which the writer's role may read (``viewChanged(by:user:)``).
+    func recordedResponse(_ result: RecordResult, user: String, command: UserCommand) -> HTTPResponse {
         if result.isRecorded { metrics.count(result.isReplay ? .idempotentReplay : .append) }
         var writer = ResponseWriter()
         writer.beginObject()
@@ -121,9 +123,19 @@ extension API {
         writer.endObject()
         var headers = [(name: "ETag", value: ETag.text(result.streamVersion))]
         if result.isReplay { headers.append(("Idempotent-Replayed", "true")) }
-        if let positions = result.positions {
-            headers.append(("Location", "/v1/log?after=\(positions.lowerBound - 1)&limit=\(positions.count)"))
-        }
+        if result.isRecorded { headers.append(("Location", Self.viewChanged(by: command, user: user))) }
         return .json(result.isRecorded ? 201 : 200, writer.bytes, headers: headers)
+    }
+
+    /// The path of the resource a user action changes, as the user's app reads it: the recent
+    /// searches for a search, the listing's page as the user sees it (favorite or not, its
+    /// details) for the others.
+    static func viewChanged(by command: UserCommand, user: String) -> String {
+        let base = "/v1/users/" + PathSegments.encoded(user)
+        switch command {
+        case .search: return base + "/recent-searches"
+        case let .favorite(listingID, _), let .unfavorite(listingID): return base + "/listings/" + PathSegments.encoded(listingID)
+        case let .viewDetails(listingID, _): return base + "/listings/" + PathSegments.encoded(listingID)
+        }
     }
 }

@@ -74,9 +74,8 @@ public final class API: Sendable {
         var routeName = "unmatched"
         let response: HTTPResponse
         do {
-            let (route, match) = try self.match(request)
-            routeName = route.name
-            response = try route.handler(self, match)
+            let (route, match) = try self.match(request, routeName: &routeName)
+            response = Self.revalidated(try route.handler(self, match), request)
         } catch {
             response = Self.problem(for: error).response
         }
@@ -84,8 +83,10 @@ public final class API: Sendable {
         return response
     }
 
-    /// The route and match for a request, after the path, method, token and role checks.
-    func match(_ request: HTTPRequest) throws -> (Route, RouteMatch) {
+    /// The route and match for a request, after the path, method, token and role checks;
+    /// `routeName` is the route's name as soon as the path and method found it (so that a
+    /// 401 or 403 is counted under the route that was asked for).
+    func match(_ request: HTTPRequest, routeName: inout String) throws -> (Route, RouteMatch) {
         let path = try PathSegments.decode(request.path)
         let candidates = Self.routes.compactMap { route in route.parameters(for: path).map { (route, $0) } }
         guard !candidates.isEmpty else { throw Problem(.notFound, "no resource at this path") }
@@ -94,6 +95,7 @@ public final class API: Sendable {
             let allowed = candidates.map(\.0.method).joined(separator: ", ")
             throw Problem(.methodNotAllowed, "\(request.method) is not allowed here; allowed: \(allowed)", headers: [("Allow", allowed)])
         }
+        routeName = route.name
         var role = Role.admin
         if let roles = route.roles {
             role = try authenticate(request)
@@ -113,6 +115,23 @@ public final class API: Sendable {
             throw Problem(.bodyTooLarge, "the body has \(request.body.count) bytes; at most \(limits.maximumBodyBytes) are accepted")
         }
         return (route, RouteMatch(request: request, parameters: parameters, role: role))
+    }
+
+    /// A read's answer as a cache that holds it needs it: 304 Not Modified, with its `ETag` and
+    /// no body, when the request's `If-None-Match` names the answer's current tag (RFC 9110
+    /// §13.1.2: weak comparison, `*` matches any); the answer itself otherwise.
+    static func revalidated(_ response: HTTPResponse, _ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD", response.status == 200,
+              let header = request.header("if-none-match"),
+              let tag = response.headers.first(where: { HTTPText.equalsIgnoringCase($0.name, "etag") })?.value else { return response }
+        func opaque(_ tag: Substring) -> Substring { tag.hasPrefix("W/") ? tag.dropFirst(2) : tag }
+        let current = opaque(tag[...])
+        let matches = header.split(separator: ",").contains { candidate in
+            let candidate = HTTPText.trimmed(candidate)
+            return candidate == "*" || opaque(candidate) == current
+        }
+        guard matches else { return response }
+        return HTTPResponse(status: 304, headers: response.headers.filter { ["etag", "cache-control", "vary"].contains(HTTPText.lowercased($0.name)) }, body: [])
     }
 
     /// The caller's role from `Authorization: Bearer TOKEN`.

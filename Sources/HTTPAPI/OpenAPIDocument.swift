@@ -43,3 +43,78 @@ extension OpenAPIDocument {
     /// Whether the document declares the operation, and so the query parameters it takes.
     public static func declaresQueryParameters(ofOperation id: String) -> Bool { queryParameters[id] != nil }
 }
+
+/// The shape of a request body as the OpenAPI document declares it, as far as the server
+/// checks it itself: which members each object may have. Every other rule (types, required
+/// members, ranges) is the decoder's and the domain's.
+indirect enum BodyShape: Sendable {
+    /// An object; `closed` when the document says `additionalProperties: false`.
+    case object(members: [String: BodyShape], closed: Bool)
+    /// An array of items of one shape.
+    case array(BodyShape)
+    /// Anything else (a string, a number, a free-form object).
+    case value
+
+    /// The first member (depth first, in sorted order) of `json` that its object's shape
+    /// does not declare, as a path (`info.priceRange.currenc`, `artists[1].nam`); nil when
+    /// every member is declared.
+    func undeclaredMember(in json: Any, at path: String = "") -> String? {
+        switch self {
+        case let .object(members, closed):
+            guard let object = json as? [String: Any] else { return nil }
+            for key in object.keys.sorted() {
+                let memberPath = path.isEmpty ? key : path + "." + key
+                guard let shape = members[key] else {
+                    if closed { return memberPath }
+                    continue
+                }
+                if let found = shape.undeclaredMember(in: object[key]!, at: memberPath) { return found }
+            }
+            return nil
+        case let .array(item):
+            guard let array = json as? [Any] else { return nil }
+            for (index, element) in array.enumerated() {
+                if let found = item.undeclaredMember(in: element, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .value:
+            return nil
+        }
+    }
+
+    /// The shape of a schema object of the document, its `$ref`s to components resolved.
+    static func of(_ schema: [String: Any], components: [String: Any], depth: Int = 0) -> BodyShape {
+        guard depth < 32 else { return .value }
+        if let reference = schema["$ref"] as? String, reference.hasPrefix("#/components/schemas/"),
+           let target = components[String(reference.dropFirst("#/components/schemas/".count))] as? [String: Any] {
+            return of(target, components: components, depth: depth + 1)
+        }
+        if let properties = schema["properties"] as? [String: Any] {
+            var members: [String: BodyShape] = [:]
+            for (name, value) in properties { members[name] = (value as? [String: Any]).map { of($0, components: components, depth: depth + 1) } ?? .value }
+            return .object(members: members, closed: (schema["additionalProperties"] as? Bool) == false)
+        }
+        if let items = schema["items"] as? [String: Any] { return .array(of(items, components: components, depth: depth + 1)) }
+        return .value
+    }
+}
+
+extension OpenAPIDocument {
+    /// The request body's shape of each operation that takes a JSON body, by operation id
+    /// (``RequestBodies/decode(_:from:what:operation:)`` refuses a member it does not declare).
+    static let requestBodies: [String: BodyShape] = {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let paths = document["paths"] as? [String: [String: Any]] else { return [:] }
+        let components = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        var table: [String: BodyShape] = [:]
+        for (_, item) in paths {
+            for (_, value) in item {
+                guard let operation = value as? [String: Any], let id = operation["operationId"] as? String,
+                      let body = operation["requestBody"] as? [String: Any],
+                      let schema = ((body["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any] else { continue }
+                table[id] = BodyShape.of(schema, components: components)
+            }
+        }
+        return table
+    }()
+}

@@ -61,4 +61,24 @@ public enum PathSegments {
         }
         return output
     }
+
+    /// `segment` as one path segment: every byte but RFC 3986's unreserved characters
+    /// percent-encoded (so `/`, `%`, spaces and non-ASCII letters survive a round trip).
+    public static func encoded(_ segment: String) -> String {
+        var text = ""
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                text += "%" + String(byte, radix: 16, uppercase: true).leftPaddedHex
+            }
+        }
+        return text
+    }
+}
+
+private extension String {
+    var leftPaddedHex: String { count == 1 ? "0" + self : self }
 }

@@ -4,6 +4,21 @@ import Foundation
 
 /// The JSON bodies of the write operations, and how they are read.
 enum RequestBodies {
+    /// The members the object holding `path`'s last member declares, sorted.
+    static func declaredSiblings(of path: String, in shape: BodyShape) -> [String] {
+        var current = shape
+        var parts = path.split(separator: ".").map(String.init)
+        _ = parts.popLast()
+        for part in parts {
+            let name = part.split(separator: "[").first.map(String.init) ?? part
+            guard case let .object(members, _) = current, var next = members[name] else { return [] }
+            for _ in part.filter({ $0 == "[" }) { if case let .array(item) = next { next = item } }
+            current = next
+        }
+        guard case let .object(members, _) = current else { return [] }
+        return members.keys.sorted()
+    }
+
     /// `POST /v1/users/{user}/searches`: the fields and rules of `evtool search`.
     struct Search: Decodable {
         /// `here`: the user's detected location.
@@ -34,20 +49,22 @@ enum RequestBodies {
         }
     }
 
-    /// Decodes a JSON body of type `T`, after checking its media type.
+    /// Decodes a JSON body of type `T`, after checking its media type and its members.
     /// - Throws: 415 for another media type, 400 for text that is not JSON, 422 naming the
-    ///   member that is missing or of the wrong type.
-    /// - Parameter members: the only members the body may have, for bodies where one that is
-    ///   mistyped must not pass for absent (an admin's `{"viewz": …}` would rebuild every view);
-    ///   nil lets others through (app clients may send more than a route reads).
-    static func decode<T: Decodable>(_: T.Type, from request: HTTPRequest, what: String, members: Set<String>? = nil) throws(Problem) -> T {
+    ///   member that is missing or of the wrong type, or that the operation's body does not
+    ///   declare in the OpenAPI document (``OpenAPIDocument/requestBodies``): a mistyped
+    ///   member must not pass for an absent one (`"catgory"` would record category All, an
+    ///   admin's `{"viewz": …}` rebuild every view).
+    /// - Parameter operation: the route's operation id, whose declared body is checked.
+    static func decode<T: Decodable>(_: T.Type, from request: HTTPRequest, what: String, operation: String) throws(Problem) -> T {
         let type = request.header("content-type")?.split(separator: ";").first.map { HTTPText.lowercased(String(HTTPText.trimmed($0))) }
         guard type == "application/json" else {
             throw Problem(.unsupportedMediaType, "the \(what) must be sent as 'Content-Type: application/json'" + (type.map { ", not '\($0)'" } ?? ""))
         }
-        if let members, let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-           let unknown = object.keys.sorted().first(where: { !members.contains($0) }) {
-            throw Problem(.validation, "the \(what) JSON is not usable: '\(unknown)' is not one of its members (\(members.sorted().joined(separator: ", ")))", field: unknown)
+        if let shape = OpenAPIDocument.requestBodies[operation], let json = try? JSONSerialization.jsonObject(with: Data(request.body)),
+           let unknown = shape.undeclaredMember(in: json) {
+            let siblings = Self.declaredSiblings(of: unknown, in: shape)
+            throw Problem(.validation, "the \(what) JSON is not usable: '\(unknown)' is not a member it takes" + (siblings.isEmpty ? "" : " (it takes \(siblings.joined(separator: ", ")))"), field: unknown)
         }
         do {
             return try JSONDecodingFailure.decode(T.self, from: Data(request.body))

@@ -1,0 +1,112 @@
+import EvtoolKit
+import Foundation
+import HTTPAPI
+import Testing
+import TestSupport
+
+/// What an HTTP client and a phone app's cache expect of the API (docs/HTTP.md): 304 for a
+/// current `If-None-Match`, a 201's `Location` the writer may read, `Link: rel="next"` beside
+/// `nextAfter`, 401/403 counted under the route asked for, and a body member the operation
+/// does not declare refused by name (at any depth) instead of dropped.
+struct HTTPConventionsTests {
+    static let json = ["Content-Type": "application/json"]
+    static let summary = Array(#"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#.utf8)
+
+    func withAPI(tokens: TokenFile? = nil, _ body: (API) throws -> Void) throws {
+        let file = try TestStores.sqliteFile()
+        defer { file.cleanup() }
+        try body(API(application: Application(store: file.store), tokens: tokens))
+    }
+
+    @Test func ifNoneMatchWithTheCurrentTagAnswers304() throws {
+        try withAPI { api in
+            #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/L1", headers: Self.json, body: Self.summary)).status == 201)
+            for target in ["/v1/users/ada/favorites", "/v1/users/ada/listings/L1", "/v1/users/ada/history", "/v1/users/ada/recent-searches"] {
+                let first = api.respond(to: HTTPRequest(method: "GET", target: target))
+                let tag = try #require(first.header("ETag"), "\(target)")
+                for header in [tag, "W/" + tag, "\"77\", " + tag, "*"] {
+                    let again = api.respond(to: HTTPRequest(method: "GET", target: target, headers: ["If-None-Match": header]))
+                    #expect(again.status == 304 && again.body.isEmpty && again.header("ETag") == tag, "\(target) If-None-Match: \(header)")
+                }
+                let stale = api.respond(to: HTTPRequest(method: "GET", target: target, headers: ["If-None-Match": "\"0\""]))
+                #expect(stale.status == 200 && stale.body == first.body, "\(target): an old tag gets the answer")
+            }
+            // After a write the old tag is stale.
+            let before = try #require(api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/favorites")).header("ETag"))
+            #expect(api.respond(to: HTTPRequest(method: "DELETE", target: "/v1/users/ada/favorites/L1")).status == 201)
+            let after = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/favorites", headers: ["If-None-Match": before]))
+            #expect(after.status == 200 && after.text == #"{"items":[]}"#, "\(after.text)")
+            // An answer as of a past point has no tag: never 304.
+            let past = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/favorites?as-of=1", headers: ["If-None-Match": "*"]))
+            #expect(past.status == 200, "\(past.status)")
+        }
+    }
+
+    @Test func aCreatedLocationIsAViewTheAppMayRead() throws {
+        let app = TokenFile.newToken()
+        let tokens = try TokenFile(parsing: TokenFile.line(for: app, role: .app, name: "ios") + "\n", path: "tokens.txt")
+        try withAPI(tokens: tokens) { api in
+            let headers = ["Authorization": "Bearer " + app].merging(Self.json) { $1 }
+            let cases: [(HTTPRequest, String)] = [
+                (HTTPRequest(method: "PUT", target: "/v1/users/jos%C3%A9%20a/favorites/L%201", headers: headers, body: Self.summary), "/v1/users/jos%C3%A9%20a/listings/L%201"),
+                (HTTPRequest(method: "POST", target: "/v1/users/ada/searches", headers: headers, body: Array(#"{"keyword":"jazz","location":"LA"}"#.utf8)), "/v1/users/ada/recent-searches"),
+                (HTTPRequest(method: "DELETE", target: "/v1/users/jos%C3%A9%20a/favorites/L%201", headers: headers), "/v1/users/jos%C3%A9%20a/listings/L%201"),
+            ]
+            for (request, location) in cases {
+                let written = api.respond(to: request)
+                #expect(written.status == 201 && written.header("Location") == location, "\(request.path): \(written.header("Location") ?? "none")")
+                let read = api.respond(to: HTTPRequest(method: "GET", target: location, headers: headers))
+                #expect(read.status == 200, "the app reads \(location): \(read.text)")
+            }
+        }
+    }
+
+    @Test func pagedReadsLinkTheNextPage() throws {
+        try withAPI { api in
+            for listing in ["L1", "L2", "L3"] {
+                #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/\(listing)", headers: Self.json, body: Self.summary)).status == 201)
+            }
+            let first = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?type=Favorited&limit=2"))
+            #expect(first.header("Link") == #"</v1/users/ada/history?type=Favorited&limit=2&after=2>; rel="next""#, "\(first.header("Link") ?? "none")")
+            let last = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?type=Favorited&limit=2&after=2"))
+            #expect(last.header("Link") == nil && last.text.contains(#""nextAfter":null"#), "\(last.text)")
+            let log = api.respond(to: HTTPRequest(method: "GET", target: "/v1/log?after=0&limit=2"))
+            #expect(log.header("Link") == #"</v1/log?limit=2&after=2>; rel="next""#, "\(log.header("Link") ?? "none")")
+            let tail = api.respond(to: HTTPRequest(method: "GET", target: "/v1/log?after=2&limit=2"))
+            #expect(tail.header("Link") == nil, "a page short of the limit reached the head")
+        }
+    }
+
+    @Test func refusedCallsAreCountedUnderTheirRoute() throws {
+        let app = TokenFile.newToken()
+        let tokens = try TokenFile(parsing: TokenFile.line(for: app, role: .app, name: "ios") + "\n", path: "tokens.txt")
+        try withAPI(tokens: tokens) { api in
+            #expect(api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/favorites")).status == 401)
+            #expect(api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history", headers: ["Authorization": "Bearer " + app])).status == 403)
+            let text = api.metrics.text()
+            #expect(text.contains(#"route="getFavorites",status="401""#), "\(text)")
+            #expect(text.contains(#"route="getHistory",status="403""#), "\(text)")
+            #expect(!text.contains(#"route="unmatched",status="401""#) && !text.contains(#"route="unmatched",status="403""#), "\(text)")
+        }
+    }
+
+    @Test func undeclaredBodyMembersAreRefusedByName() throws {
+        try withAPI { api in
+            let cases: [(String, String, String)] = [
+                ("POST", "/v1/users/carol/searches", #"{"keyword":"x","location":"LA","catgory":"Music","distanse":50}"#),
+                ("POST", "/v1/users/carol/searches", #"{"keyword":"x","here":{"latitude":1,"longitude":2,"altitude":3}}"#),
+                ("POST", "/v1/users/carol/searches", #"{"keyword":"x","location":"LA","results":{"count":0,"listingIDs":[],"more":true}}"#),
+                ("PUT", "/v1/users/carol/favorites/L1", #"{"name":"a","venue":"v","localDateTime":"2026-12-05 19:30:00","category":"Music","price":3}"#),
+                ("POST", "/v1/users/carol/views", #"{"listingID":"L1","info":{"name":"a","artistsOrTeams":[],"genres":[],"priceRange":{"minimum":1,"maximum":2,"currenc":"USD"}},"upcomingEvents":[]}"#),
+                ("POST", "/v1/users/carol/views", #"{"listingID":"L1","info":{"name":"a","artistsOrTeams":[],"genres":[]},"upcomingEvents":[],"artists":[{"name":"b","albumCovers":[]},{"name":"c","albumCovers":[],"nam":"d"}]}"#),
+                ("POST", "/v1/admin/rebuild", #"{"viewz":["favorites"]}"#),
+            ]
+            let fields = ["catgory", "here.altitude", "results.more", "price", "info.priceRange.currenc", "artists[1].nam", "viewz"]
+            for ((method, target, body), field) in zip(cases, fields) {
+                let response = api.respond(to: HTTPRequest(method: method, target: target, headers: Self.json, body: Array(body.utf8)))
+                #expect(response.status == 422 && response.text.contains(#""field":"\#(field)""#), "\(field): \(response.text)")
+            }
+            #expect(api.respond(to: HTTPRequest(method: "GET", target: "/v1/log")).text == #"{"events":[],"nextAfter":0}"#, "nothing was recorded")
+        }
+    }
+}
