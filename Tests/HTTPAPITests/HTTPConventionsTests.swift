@@ -109,4 +109,19 @@ struct HTTPConventionsTests {
             #expect(api.respond(to: HTTPRequest(method: "GET", target: "/v1/log")).text == #"{"events":[],"nextAfter":0}"#, "nothing was recorded")
         }
     }
+
+    @Test func asOfBeyondTheHeadIsRefusedAsOnTheCommandLine() throws {
+        try withAPI { api in
+            #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/L1", headers: Self.json, body: Self.summary)).status == 201)
+            for path in ["/v1/users/ada/favorites", "/v1/users/ada/recent-searches", "/v1/users/ada/recently-viewed", "/v1/users/ada/history", "/v1/listings/L1/details"] {
+                let position = api.respond(to: HTTPRequest(method: "GET", target: path + "?as-of=999"))
+                #expect(position.status == 422 && position.text.contains(#""field":"as-of""#)
+                        && position.text.contains("as-of position 999 is beyond the head of the log (position 1)"), "\(path): \(position.text)")
+                let time = api.respond(to: HTTPRequest(method: "GET", target: path + "?as-of=2099-01-01"))
+                #expect(time.status == 422 && time.text.contains("in the future, beyond the head of the log (position 1)"), "\(path): \(time.text)")
+                let head = api.respond(to: HTTPRequest(method: "GET", target: path + "?as-of=1"))
+                #expect(head.status == 200 || (path.hasPrefix("/v1/listings") && head.status == 404), "\(path) as of the head: \(head.status)")
+            }
+        }
+    }
 }

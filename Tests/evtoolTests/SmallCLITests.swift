@@ -24,11 +24,11 @@ struct SmallCLITests {
         for command in commands {
             let beyond = try Processes.run(Processes.evtool, command + ["--as-of", "5", "--store", cli.store])
             #expect(beyond.status == 65, "\(command): \(beyond)")
-            #expect(beyond.errors == "Error: '--as-of' position 5 is beyond the head of the log (position 1); give a position up to 1 or leave --as-of out for the current view\n", "\(command)")
+            #expect(beyond.errors == "Error: as-of position 5 is beyond the head of the log (position 1); give a position up to 1, or no as-of for the current view\n", "\(command)")
             #expect(beyond.output.isEmpty)
             let future = try Processes.run(Processes.evtool, command + ["--as-of", "2999-01-01", "--store", cli.store])
             #expect(future.status == 65, "\(command): \(future)")
-            #expect(future.errors == "Error: '--as-of' time 2999-01-01T00:00:00.000000Z is in the future, beyond the head of the log (position 1); leave --as-of out for the current view\n", "\(command)")
+            #expect(future.errors == "Error: as-of time 2999-01-01T00:00:00.000000Z is in the future, beyond the head of the log (position 1); give a time up to now, or no as-of for the current view\n", "\(command)")
             let head = try Processes.run(Processes.evtool, command + ["--as-of", "1", "--store", cli.store])
             #expect(head.status == 0, "\(command): \(head)")
         }

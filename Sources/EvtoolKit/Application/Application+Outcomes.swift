@@ -29,7 +29,10 @@ extension Application {
     /// read store when there is one (``storeForReading()``, ``currentDocument(_:key:)``). Nil
     /// when the key has no document.
     public func document<P: Projection>(_ projection: P, key: String, asOf: AsOf? = nil) throws -> P.Document? {
-        if let asOf { return try TimeTravel.document(projection, key: key, asOf: asOf, in: try storeForReading(), cache: timeTravel) }
+        if let asOf {
+            try checkWithinLog(asOf)
+            return try TimeTravel.document(projection, key: key, asOf: asOf, in: try storeForReading(), cache: timeTravel)
+        }
         return try currentDocument(projection, key: key)
     }
 
@@ -37,6 +40,7 @@ extension Application {
     /// reading the user's stream a batch at a time (from the read store when there is one).
     public func forEachHistoryEntry(of user: String, filter: History.Filter = History.Filter(),
                                     _ body: (History.Entry) throws -> Void) throws {
+        try checkWithinLog(filter.asOf)
         try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, body)
     }
 

@@ -213,6 +213,7 @@ public final class Application: Sendable {
             try Rules.checkIdentifier(user, field: "user id")
             let version = try store.version(of: UserStream.id(for: user))
             if let asOf {
+                try checkWithinLog(asOf)
                 return UserView(document: try TimeTravel.document(projection, key: user, asOf: asOf, in: try storeForReading(), cache: timeTravel), streamVersion: version)
             }
             return UserView(document: try currentDocument(projection, key: user), streamVersion: version)
@@ -225,7 +226,10 @@ public final class Application: Sendable {
     public func details(listing: String, asOf: AsOf? = nil) throws(ApplicationError) -> CachedDetailsProjection.Document? {
         do {
             try Rules.checkIdentifier(listing, field: "listing id")
-            if let asOf { return try TimeTravel.document(Views.cachedDetails, key: listing, asOf: asOf, in: try storeForReading()) }
+            if let asOf {
+                try checkWithinLog(asOf)
+                return try TimeTravel.document(Views.cachedDetails, key: listing, asOf: asOf, in: try storeForReading())
+            }
             return try currentDocument(Views.cachedDetails, key: listing)
         } catch {
             throw ApplicationError(error)
@@ -249,6 +253,7 @@ public final class Application: Sendable {
         var more = false
         do {
             try Rules.checkIdentifier(user, field: "user id")
+            try checkWithinLog(filter.asOf)
             try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, afterPosition: after) { entry in
                 guard entry.position > after else { return }
                 guard entries.count < limit else { more = true; throw PageFull() }

@@ -33,6 +33,9 @@ struct ErrorReport {
             field = field ?? "store"
         case let error as OperationError:
             self.init(CLIError(error))
+        case let error as ApplicationError:
+            self.init(code: Self.code(error), message: error.description)
+            if case let .invalid(field, _) = error { self.field = field }
         case let error as MigrationError:
             self.init(code: .invalidData, message: error.description)
         case let error as EventStoreError:
@@ -45,6 +48,17 @@ struct ErrorReport {
             self.init(code: .conflict, message: error.description)
         default:
             self.init(code: .failure, message: error.localizedDescription)
+        }
+    }
+
+    /// The exit code of the application's own errors: the same kinds the HTTP API answers
+    /// with 422, 409/412, 503, 500.
+    static func code(_ error: ApplicationError) -> ExitCode {
+        switch error {
+        case .invalid, .requestIDReused, .failed: return .invalidData
+        case .versionMismatch, .conflict: return .conflict
+        case .unavailable: return .unavailable
+        case .permissionDenied: return .noPermission
         }
     }
 

@@ -78,7 +78,6 @@ enum QueryCommands {
             let listing = try Rules.identifier(try arguments.required("listing"), field: "listing id")
             let application = try ReadStore.application(arguments, console: &console).application
             let point = try arguments.value(SharedOptions.asOf)
-            try AsOfCheck.within(point, of: application.store)
             let document = try application.document(Views.cachedDetails, key: listing, asOf: point)
             if arguments.flag(SharedOptions.json) { return try console.output(document.map { String(decoding: $0.jsonData, as: UTF8.self) } ?? "null") }
             guard let document else { return try console.output("No cached details for listing \(TerminalText.escaped(listing))") }
@@ -112,7 +111,6 @@ enum QueryCommands {
                                         until: try arguments.value(until), asOf: try arguments.value(SharedOptions.asOf))
             let application = try ReadStore.application(arguments, console: &console).application
             let user = try application.existingUser(typed: typed)
-            try AsOfCheck.within(filter.asOf, of: application.store)
             if arguments.flag(SharedOptions.json) {
                 try application.forEachHistoryEntry(of: user, filter: filter) { entry in
                     var writer = JSONWriter()
@@ -142,7 +140,6 @@ enum QueryCommands {
         let application = try ReadStore.application(arguments, console: &console).application
         let user = try application.existingUser(typed: typed)
         let point = try arguments.value(SharedOptions.asOf)
-        try AsOfCheck.within(point, of: application.store)
         return try application.document(projection, key: user, asOf: point)
     }
 }

@@ -69,7 +69,7 @@ enum ReportCommand {
             if let outPath { try AuditFiles.checkReplaceable(outPath, what: "report", earlier: .htmlPage) }
             let location = try StoreLocation.resolve(arguments)
             let store = try location.open(create: false)
-            try AsOfCheck.within(asOf, of: store)
+            try Application.checkWithinLog(asOf, of: store)
             let options = AuditReport.Options(storeDescription: location.description, asOf: asOf, outside: outside)
             let page = try user.map { try AuditReport.userPage(user: $0, store: store, options: options) }
                 ?? AuditReport.overviewPage(store: store, options: options)
