@@ -108,19 +108,7 @@ extension API {
     func recordedResponse(_ result: RecordResult, user: String, command: UserCommand) -> HTTPResponse {
         if result.isRecorded { metrics.count(result.isReplay ? .idempotentReplay : .append) }
         var writer = ResponseWriter()
-        writer.beginObject()
-        writer.key("outcome"); writer.string(result.isRecorded ? "recorded" : "unchanged")
-        writer.key("user"); writer.string(user)
-        writer.key("type"); writer.string(result.type)
-        writer.key("version"); writer.number(result.streamVersion)
-        if let positions = result.positions {
-            writer.key("position"); writer.number(positions.lowerBound)
-            writer.key("positions"); writer.beginArray(); writer.number(positions.lowerBound); writer.number(positions.upperBound); writer.endArray()
-            writer.key("eventIDs"); writer.beginArray(); result.eventIDs.forEach { writer.string($0.lowercaseString) }; writer.endArray()
-        }
-        if let reason = result.unchanged { writer.key("reason"); writer.string(reason.description) }
-        writer.key("replayed"); writer.bool(result.isReplay)
-        writer.endObject()
+        result.write(to: &writer)
         var headers = [(name: "ETag", value: ETag.text(result.streamVersion))]
         if result.isReplay { headers.append(("Idempotent-Replayed", "true")) }
         if result.isRecorded { headers.append(("Location", Self.viewChanged(by: command, user: user))) }

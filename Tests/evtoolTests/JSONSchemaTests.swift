@@ -31,6 +31,8 @@ struct JSONSchemaTests {
         try ok("outcome", ["favorite", "--user", "ada", "--listing", "L7", "--name", "Hamilton", "--venue", "Pantages", "--date", "2026-12-05 19:30:00", "--category", "Arts & Theatre", "--json"])
         try ok("outcome", ["favorite", "--user", "ada", "--listing", "L7", "--name", "Hamilton", "--venue", "Pantages", "--date", "2026-12-05 19:30:00", "--category", "Arts & Theatre", "--json"])
         try ok("outcome", ["view", "--user", "ada", "--listing", "L7", "--details", try cli.file("details.json", Samples.details), "--json"])
+        try ok("outcome", ["search", "--user", "ada", "--keyword", "rock", "--location", "LA", "--request-id", "q1", "--json"])
+        try ok("outcome", ["search", "--user", "ada", "--keyword", "rock", "--location", "LA", "--request-id", "q1", "--json"])
         try ok("append", ["append", "--stream", "other", "--type", "Note", "--data", "{\n\"multi\": \"line\"\n}", "--json"])
         try ok("event", ["log", "--json"])
         try ok("event", ["export"])

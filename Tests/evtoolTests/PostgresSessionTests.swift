@@ -22,7 +22,7 @@ struct PostgresSessionTests {
         #expect(result.status == 0 && result.output.hasPrefix("recorded Favorited for ada: version 1, position "), "\(result)")
         result = try cli.run("favorite", "--user", "ada", "--listing", "L7", "--name", "Hamilton", "--venue", "Pantages",
                              "--date", "2026-12-05 19:30:00", "--category", "Arts & Theatre", "--request-id", "r-1")
-        #expect(result.output == "request 'r-1' was already recorded; nothing recorded again\n")
+        #expect(result.output == "recorded Favorited for ada: version 1, position 1 (request 'r-1' was recorded already: its first outcome, nothing recorded again)\n")
         #expect(try cli.run("search", "--user", "ada", "--keyword", "   ", "--here", "1,2").status == 65)
         #expect(try cli.run("search", "--user", "ada", "--keyword", "opera", "--here", "1,2").status == 0)
         #expect(try cli.run("favorites", "--user", "ada").output.contains("L7       Hamilton  Pantages"))

@@ -155,37 +155,21 @@ enum RecordCommands {
         try UserDecider.check(command)
         // A long stream is read from its snapshot; snapshots of the views are kept for time travel.
         let application = Application(store: try StoreLocation.resolve(arguments).openForViews(create: true))
-        let outcome = try application.perform(command, context: context)
-        try console.output(describe(outcome, user: user, type: type, json: arguments.flag(json)))
+        let result = try application.record(command, context: context)
+        try console.output(describe(result, requestID: context.requestID, json: arguments.flag(json)))
     }
 
-    static func describe(_ outcome: CommandOutcome, user: String, type: String, json: Bool) -> String {
-        switch outcome {
-        case let .recorded(ids, version, positions):
-            if json {
-                return JSONOutput.object { writer in
-                    writer.key("outcome"); writer.string("recorded")
-                    writer.key("user"); writer.string(user)
-                    writer.key("type"); writer.string(type)
-                    writer.key("version"); writer.number(version)
-                    writer.key("position"); writer.number(positions.lowerBound)
-                    writer.key("positions"); writer.beginArray(); writer.number(positions.lowerBound); writer.number(positions.upperBound); writer.endArray()
-                    writer.key("eventIDs"); writer.beginArray()
-                    for id in ids { writer.string(id.lowercaseString) }
-                    writer.endArray()
-                }
-            }
-            return "recorded \(type) for \(TerminalText.escaped(user)): version \(version), position \(positions.lowerBound)"
-        case .unchanged(let reason):
-            if json {
-                return JSONOutput.object { writer in
-                    writer.key("outcome"); writer.string("unchanged")
-                    writer.key("user"); writer.string(user)
-                    writer.key("reason"); writer.string(reason.description)
-                }
-            }
-            return TerminalText.escaped(reason.description)
+    /// A recording's outcome: its JSON (the HTTP API's shape, ``EvtoolKit/RecordResult/write(to:)``)
+    /// or a line for a person.
+    static func describe(_ result: RecordResult, requestID: String?, json: Bool) -> String {
+        if json {
+            var writer = JSONWriter()
+            result.write(to: &writer)
+            return writer.text
         }
+        if let reason = result.unchanged { return TerminalText.escaped(reason.description) }
+        let replay = result.isReplay ? " (request '\(TerminalText.escaped(requestID ?? ""))' was recorded already: its first outcome, nothing recorded again)" : ""
+        return "recorded \(result.type) for \(TerminalText.escaped(result.user)): version \(result.streamVersion), position \(result.positions?.lowerBound ?? 0)" + replay
     }
 }
 

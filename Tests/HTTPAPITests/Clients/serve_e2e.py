@@ -9,6 +9,7 @@ Prints one line per group of checks and 'N passed, 0 failed' at the end; the fir
 check stops it with a message naming what was expected and what came back (exit 1).
 """
 import json
+import pathlib
 import os
 import signal
 import socket
@@ -18,6 +19,7 @@ import time
 import uuid
 
 import httpx
+import jsonschema
 
 import checks
 from checks import TOKENS, auth, check
@@ -36,6 +38,15 @@ DETAILS = {"listingID": "L7", "info": {"name": "Hamilton", "artistsOrTeams": [],
                                        "localDateTime": "2026-12-05 19:30:00", "category": "Arts & Theatre", "genres": ["Musical"]},
            "upcomingEvents": []}
 SEARCH = {"keyword": "jazz", "category": "Music", "location": "Los Angeles"}
+
+
+OUTCOME_SCHEMA = json.loads((pathlib.Path(__file__).resolve().parents[3] / "docs" / "schemas" / "outcome.schema.json").read_text())
+
+
+def outcome(response):
+    """A write's answer validates against the outcome schema the command line's --json shares."""
+    errors = [e.message for e in jsonschema.Draft202012Validator(OUTCOME_SCHEMA).iter_errors(response.json())]
+    check(not errors, f"the write's answer has the shared outcome shape: {errors}", response)
 
 
 def problem(response, status, kind, field=None):
@@ -167,6 +178,7 @@ print("proof routes role matrix ok", flush=True)
 user = f"ada-{RUN}"
 r = client.put(f"/v1/users/{user}/favorites/L42", json=SUMMARY, headers=auth("app"))
 check(r.status_code == 201 and r.json()["outcome"] == "recorded" and r.json()["version"] == 1, "favorite recorded: 201, version 1", r)
+outcome(r)
 check(r.headers["etag"] == '"1"' and r.headers["location"] == f"/v1/users/{user}/listings/L42", "201 has ETag and Location", r)
 event_id = r.json()["eventIDs"][0]
 located = client.get(r.headers["location"], headers=auth("app"))
@@ -181,6 +193,7 @@ r = client.get(f"/v1/users/{user}/favorites", headers={**auth("app"), "If-None-M
 check(r.status_code == 200 and r.json()["items"], "If-None-Match with an old ETag: the view", r)
 r = client.put(f"/v1/users/{user}/favorites/L42", json=SUMMARY, headers=auth("app"))
 check(r.status_code == 200 and r.json()["outcome"] == "unchanged" and "already a favorite" in r.json()["reason"], "repeated favorite: 200 unchanged", r)
+outcome(r)
 r = client.get(f"/v1/users/{user}/listings/L42", headers=auth("app"))
 check(r.status_code == 200 and r.json()["favorite"] is True, "details page says it is a favorite", r)
 r = client.delete(f"/v1/users/{user}/favorites/L42", headers=auth("app"))
