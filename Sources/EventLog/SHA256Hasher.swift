@@ -97,6 +97,8 @@ public final class SHA256Hasher {
 
 extension Array where Element == UInt8 {
     /// The bytes of lowercase or uppercase hexadecimal text; nil when the text is not hex.
+    /// For the stores' own columns; a hash read from a file or a document someone else may
+    /// have written is read with ``CanonicalText/lowercaseHex(_:)``.
     public init?(hexadecimal text: String) {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }

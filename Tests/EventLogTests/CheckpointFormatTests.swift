@@ -58,6 +58,94 @@ struct CheckpointFormatTests {
         }
     }
 
+    /// `text` (canonical base64) with the last character before the padding moved to the one
+    /// whose unused low bit differs: another text of the same bytes.
+    static func reencoded(_ text: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var characters = Array(text)
+        let last = characters.lastIndex { $0 != "=" }!
+        characters[last] = alphabet[alphabet.firstIndex(of: characters[last])! ^ 1]
+        return String(characters)
+    }
+
+    @Test("canonical text: base64 and hex read only as evtool writes them; another text of the same bytes is nil")
+    func canonicalText() {
+        let root = MerkleHash.leaf([7])
+        let base64 = Data(root).base64EncodedString()
+        #expect(CanonicalText.base64(base64) == root)
+        #expect(Data(base64Encoded: Self.reencoded(base64)).map([UInt8].init) == root, "Foundation reads the other text as the same bytes")
+        for other in [Self.reencoded(base64), base64 + "=", String(base64.dropLast()), " " + base64, base64 + "\n",
+                      String(base64.prefix(20)) + "\n" + String(base64.dropFirst(20)), base64.replacingOccurrences(of: "=", with: "")] {
+            #expect(CanonicalText.base64(other) == nil, "\(other)")
+        }
+        #expect(CanonicalText.base64("") == [])
+        #expect(CanonicalText.lowercaseHex(root.hexString) == root)
+        #expect([UInt8](hexadecimal: root.hexString.uppercased()) == root, "the stores' lenient reader takes either case")
+        for other in [root.hexString.uppercased(), "A" + root.hexString.dropFirst(), root.hexString + "0", "0x" + root.hexString.dropFirst(2), "g" + root.hexString.dropFirst()] {
+            #expect(CanonicalText.lowercaseHex(other) == nil, "\(other)")
+        }
+    }
+
+    @Test("a checkpoint is read strictly and kept byte for byte: another base64 text of its root or signature, a CR, a missing or extra line feed is refused by line; the signature covers the bytes read")
+    func checkpointTextIsExact() throws {
+        let key = try Ed25519Key.generate()
+        var checkpoint = Checkpoint(size: 42, root: MerkleHash.leaf([1, 2, 3]), time: "2026-12-01T07:40:00.000000Z")
+        try checkpoint.sign(with: key)
+        let text = checkpoint.text
+        let read = try Checkpoint(note: Array(text.utf8))
+        #expect(read.note == Array(text.utf8) && read.text == text && read.body == checkpoint.body)
+        try read.verifySignature(key.publicOnly)
+        let unsigned = Checkpoint(size: 0, root: MerkleHash.empty, time: "2026-12-01T07:40:00.000000Z")
+        #expect(try Checkpoint(text: unsigned.text) == unsigned)
+
+        let rootText = Data(checkpoint.root).base64EncodedString()
+        let signatureText = String(text.split(separator: " ").last!.dropLast())
+        let cases: [(String, String)] = [
+            (text.replacingOccurrences(of: rootText, with: Self.reencoded(rootText)), "line 3: "),
+            (text.replacingOccurrences(of: rootText, with: rootText + "="), "line 3: "),
+            (text.replacingOccurrences(of: signatureText, with: Self.reencoded(signatureText)), "signature line 1: "),
+            (text.replacingOccurrences(of: signatureText, with: signatureText + "="), "signature line 1: "),
+            (text + "\n", "signature line 2 is empty"),
+            (String(text.dropLast()), "does not end with a line feed"),
+            (text.replacingOccurrences(of: "\n", with: "\r\n"), "line 1 holds the control character 0xD"),
+            (text.replacingOccurrences(of: "time 2026-12-01T07:40:00.000000Z", with: "time 2026-11-31T07:40:00.000000Z"), "line 4: "),
+            (unsigned.text + "\n", "signature line 1 is empty"),
+        ]
+        for (bad, reason) in cases {
+            #expect(bad != text)
+            do {
+                _ = try Checkpoint(text: bad)
+                Issue.record("read: \(bad)")
+            } catch {
+                #expect(error.description.contains(reason), "\(bad): \(error)")
+            }
+        }
+        var invalid = Array(text.utf8)
+        invalid[1] = 0xFF
+        #expect(throws: CheckpointError.malformed("the text is not valid UTF-8")) { try Checkpoint(note: invalid) }
+        // The signature is checked over the body's bytes as read: an origin in another Unicode
+        // form (a Swift String equal to the signed one) is another body.
+        var accented = Checkpoint(origin: "\u{E9}vtool", size: 1, root: MerkleHash.leaf([1]), time: "2026-12-01T07:40:00.000000Z")
+        try accented.sign(with: key)
+        var bytes = Array(accented.note)
+        bytes.replaceSubrange(0..<2, with: [0x65, 0xCC, 0x81])   // U+00E9 → "e" and U+0301
+        let decomposed = try Checkpoint(note: bytes)
+        #expect(decomposed.origin == accented.origin, "String equality is canonical equivalence")
+        #expect(decomposed.note != accented.note)
+        #expect(throws: CheckpointError.forged) { try decomposed.verifySignature(key.publicOnly) }
+        try Checkpoint(text: accented.text).verifySignature(key.publicOnly)
+    }
+
+    @Test("a PEM key whose base64 is another text of the same key is refused")
+    func keyTextIsCanonical() throws {
+        let key = try Ed25519Key.generate()
+        let lines = key.publicPEM.split(separator: "\n").map(String.init)
+        let other = [lines[0], Self.reencoded(lines[1]), lines[2]].joined(separator: "\n") + "\n"
+        #expect(other != key.publicPEM)
+        #expect(throws: Ed25519Error.self) { try Ed25519Key(pem: other) }
+        #expect(try Ed25519Key(pem: key.publicPEM) == key.publicOnly)
+    }
+
     @Test("proof documents round-trip and refuse damaged lines")
     func proofDocuments() throws {
         let path = [MerkleHash.leaf([1]), MerkleHash.leaf([2])]
@@ -66,7 +154,11 @@ struct CheckpointFormatTests {
         let consistency = ProofDocument.consistency(from: 3, to: 9, path: path)
         #expect(try ProofDocument(text: consistency.text) == consistency)
         for bad in [consistency.text.replacingOccurrences(of: "from 3", with: "from x"), consistency.text + "AAAA\n",
-                    inclusion.text.replacingOccurrences(of: "event ", with: "evnt "), inclusion.text.replacingOccurrences(of: "previous ", with: "prev "), "evtool other proof\n"] {
+                    inclusion.text.replacingOccurrences(of: "event ", with: "evnt "), inclusion.text.replacingOccurrences(of: "previous ", with: "prev "), "evtool other proof\n",
+                    // Another text of the same hashes: upper-case hex, other base64.
+                    inclusion.text.replacingOccurrences(of: MerkleHash.leaf([0]).hexString, with: MerkleHash.leaf([0]).hexString.uppercased()),
+                    inclusion.text.replacingOccurrences(of: Data(path[1]).base64EncodedString(), with: Self.reencoded(Data(path[1]).base64EncodedString())),
+                    consistency.text.replacingOccurrences(of: Data(path[0]).base64EncodedString(), with: Data(path[0]).base64EncodedString() + "=")] {
             #expect(throws: MerkleProofError.self) { try ProofDocument(text: bad) }
         }
     }

@@ -42,8 +42,12 @@ struct ProofDocumentJSONTests {
             (good.replacingOccurrences(of: #""size":12"#, with: #""size":99999999999999999999"#), "'size' is not a whole number"),
             (good.replacingOccurrences(of: #""path":["#, with: #""path":"AQ==","x":["#), "'path' is not an array"),
             (good.replacingOccurrences(of: "0193a5c2-", with: "x-"), "'event' ('x-7d41-7c3e-9f00-1a2b3c4d5e6f') is not an event id"),
-            (good.replacingOccurrences(of: Self.entry.hexString, with: "abc"), "'entry' is not a hex chain hash"),
-            (good.replacingOccurrences(of: "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=", with: "AgI="), "'path.1' is not a base64 SHA-256 hash"),
+            (good.replacingOccurrences(of: Self.entry.hexString, with: "abc"), "'entry' is not a chain hash (64 lower-case hex digits)"),
+            (good.replacingOccurrences(of: "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=", with: "AgI="), "'path.1' is not a SHA-256 hash in canonical base64"),
+            // Another text of the same bytes, as a served answer could be rewritten: refused too.
+            (good.replacingOccurrences(of: Self.entry.hexString, with: Self.entry.hexString.uppercased()), "'entry' is not a chain hash (64 lower-case hex digits)"),
+            (good.replacingOccurrences(of: "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=", with: "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgJ="), "'path.1' is not a SHA-256 hash in canonical base64"),
+            (good.replacingOccurrences(of: "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=", with: "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=="), "'path.1' is not a SHA-256 hash in canonical base64"),
             (good.replacingOccurrences(of: #""AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=""#, with: "7"), "'path.1' is not a string"),
         ]
         for (text, reason) in cases {

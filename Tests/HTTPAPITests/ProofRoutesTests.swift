@@ -22,6 +22,12 @@ struct ProofRoutesTests {
 
     /// An API (with a seal key) with a token per role over a fresh store.
     func withAPI(_ kind: Kind, sealKey: Ed25519Key, _ body: (API, [Role: String]) throws -> Void) throws {
+        try withAPI(kind, sealKey: sealKey) { api, tokens, _ in try body(api, tokens) }
+    }
+
+    /// The same, with a function that runs SQL on the store as its owner, the append-only
+    /// triggers of `signed_checkpoints` off (`S.` names the store's schema).
+    func withAPI(_ kind: Kind, sealKey: Ed25519Key, _ body: (API, [Role: String], (String) throws -> Void) throws -> Void) throws {
         var tokens: [Role: String] = [:]
         var text = ""
         for role in Role.allCases {
@@ -34,11 +40,20 @@ struct ProofRoutesTests {
         case .sqlite:
             let sqlite = try TestStores.sqliteFile()
             defer { sqlite.cleanup() }
-            try body(API(application: Application(store: sqlite.store), tokens: file, sealKey: sealKey), tokens)
+            try body(API(application: Application(store: sqlite.store), tokens: file, sealKey: sealKey), tokens) { sql in
+                let drops = "DROP TRIGGER IF EXISTS signed_checkpoints_append_only_update; DROP TRIGGER IF EXISTS signed_checkpoints_append_only_delete;"
+                let result = try Processes.run(Processes.sqlite3, [sqlite.path, drops + sql.replacingOccurrences(of: "S.", with: "")])
+                #expect(result.status == 0, "\(result)")
+            }
         case .postgres:
             let postgres = try TestStores.postgres()
             defer { postgres.cleanup() }
-            try body(API(application: Application(store: postgres.store), tokens: file, sealKey: sealKey), tokens)
+            try body(API(application: Application(store: postgres.store), tokens: file, sealKey: sealKey), tokens) { sql in
+                let disable = "ALTER TABLE \(postgres.schema).signed_checkpoints DISABLE TRIGGER signed_checkpoints_append_only;"
+                let result = try Processes.run(Processes.psql, [postgres.url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                                                                disable + sql.replacingOccurrences(of: "S.", with: "\(postgres.schema).")])
+                #expect(result.status == 0, "\(result)")
+            }
         }
     }
 
@@ -235,6 +250,25 @@ struct ProofRoutesTests {
             try expectProblem(response, 500, "server-error", field: nil, "does not have the root of the newest recorded checkpoint (2)")
             #expect(!response.text.contains("\"path\""), "no proof in the answer")
             #expect(get(api, "/v1/proofs/inclusion?event=\(ids[0])&size=3", tokens[.auditor]).status == 200, "a proof for a size, checked against its own tree, still holds")
+        }
+    }
+
+    @Test("a recorded checkpoint rewritten to another base64 text of its root: /v1/checkpoints/latest answers 500 naming it, never the rewritten text, and no proof is bound to it", arguments: Kind.allCases)
+    func rewrittenRecordedText(kind: Kind) throws {
+        try withAPI(kind, sealKey: try Ed25519Key.generate()) { api, tokens, tamper throws in
+            let ids = try favorite(api, tokens, user: "ada", ["L1", "L2", "L3"])
+            let sealed = try seal(api, tokens)
+            let root = Data(sealed.root).base64EncodedString()
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+            var characters = Array(root)
+            characters[42] = alphabet[alphabet.firstIndex(of: characters[42])! ^ 1]   // the last character before '=': its unused bit
+            let other = String(characters)
+            #expect(other != root && Data(base64Encoded: other) == Data(sealed.root), "another text of the same root")
+            try tamper("UPDATE S.signed_checkpoints SET note = '\(sealed.text.replacingOccurrences(of: root, with: other))' WHERE checkpoint = 1;")
+            let response = get(api, "/v1/checkpoints/latest", tokens[.auditor])
+            try expectProblem(response, 500, "server-error", field: nil, "the recorded checkpoint 1 is not a checkpoint")
+            #expect(response.text.contains("line 3: '\(other)' is not a SHA-256 root hash in canonical base64") && !response.text.contains("\"checkpoint\":"), "\(response.text)")
+            try expectProblem(get(api, "/v1/proofs/inclusion?event=\(ids[0])", tokens[.auditor]), 500, "server-error", field: nil, "the recorded checkpoint 1 is not a checkpoint")
         }
     }
 }

@@ -14,7 +14,11 @@ import Foundation
 ///
 ///     — evtool <base64 of key id (4 bytes) ‖ Ed25519 signature (64 bytes)>
 ///
-/// The signature covers the body (the first four lines with their newlines). An unsigned
+/// The signature covers the body (the first four lines with their newlines), as the note's
+/// bytes have it: a checkpoint read from text keeps that text (``note``), and its signatures are
+/// checked over those bytes, never over a text made again from the fields. The text is read
+/// strictly: every hash and signature in the one canonical base64 evtool writes, no byte that
+/// is not part of the grammar, so two texts never read as the same checkpoint. An unsigned
 /// checkpoint has no signature lines.
 public struct Checkpoint: Sendable, Hashable {
     /// One signature line.
@@ -31,45 +35,51 @@ public struct Checkpoint: Sendable, Hashable {
     public static let keyName = "evtool"
 
     /// Which log this is (the first line).
-    public var origin: String
+    public let origin: String
     /// The number of events the tree covers (the first `size` events in position order).
-    public var size: UInt64
+    public let size: UInt64
     /// The tree's root (RFC 9162 MTH over the events' chain hashes).
-    public var root: [UInt8]
+    public let root: [UInt8]
     /// When it was made, in ``Timestamp/format(_:)`` form.
-    public var time: String
+    public let time: String
     /// The signatures, in the order of their lines.
-    public var signatures: [Signature]
+    public private(set) var signatures: [Signature]
+    /// The whole note's bytes: as read (``init(note:)``), or as made (the body, a blank line,
+    /// then one line per signature).
+    public private(set) var note: [UInt8]
+    /// How many of ``note``'s first bytes are the body: what a signature covers.
+    private let bodyCount: Int
 
     /// An unsigned checkpoint.
-    public init(origin: String = "evtool", size: UInt64, root: [UInt8], time: String, signatures: [Signature] = []) {
+    public init(origin: String = "evtool", size: UInt64, root: [UInt8], time: String) {
         self.origin = origin
         self.size = size
         self.root = root
         self.time = time
-        self.signatures = signatures
+        signatures = []
+        note = Array("\(origin)\n\(size)\n\(Data(root).base64EncodedString())\ntime \(time)\n".utf8)
+        bodyCount = note.count
+        note.append(0x0A)
     }
 
-    /// The signed text: origin, size, base64 root and time, one a line.
-    public var body: String {
-        "\(origin)\n\(size)\n\(Data(root).base64EncodedString())\ntime \(time)\n"
-    }
+    /// The signed text: origin, size, base64 root and time, one a line, as the note has it.
+    public var body: String { String(decoding: note[..<bodyCount], as: UTF8.self) }
 
-    /// The whole note: the body, a blank line, then one line per signature.
-    public var text: String {
-        body + "\n" + signatures.map { "— \($0.keyName) \(Data($0.keyID + $0.signature).base64EncodedString())\n" }.joined()
-    }
+    /// The whole note: the body, a blank line, then one line per signature (as read, or as made).
+    public var text: String { String(decoding: note, as: UTF8.self) }
 
     /// The hex key id of `key` as signature lines name it.
     public static func keyID(of key: Ed25519Key) -> String { key.keyID(name: keyName).hexString }
 
-    /// Adds `key`'s signature over the body.
+    /// Adds `key`'s signature over the body, as one more line of the note.
     public mutating func sign(with key: Ed25519Key) throws(Ed25519Error) {
-        let signature = try key.sign(Array(body.utf8))
-        signatures.append(Signature(keyName: Self.keyName, keyID: key.keyID(name: Self.keyName), signature: signature))
+        let signature = try key.sign(Array(note[..<bodyCount]))
+        let line = Signature(keyName: Self.keyName, keyID: key.keyID(name: Self.keyName), signature: signature)
+        signatures.append(line)
+        note += Array("— \(line.keyName) \(Data(line.keyID + line.signature).base64EncodedString())\n".utf8)
     }
 
-    /// Checks that a signature line is `key`'s, over this body.
+    /// Checks that a signature line is `key`'s, over the body's bytes as the note has them.
     /// - Throws: ``CheckpointError/unsigned`` when it has no signature at all,
     ///   ``CheckpointError/otherKey(_:)`` when no line is by `key`, ``CheckpointError/forged``
     ///   when `key`'s line does not verify (the body or the signature was changed).
@@ -79,34 +89,67 @@ public struct Checkpoint: Sendable, Hashable {
         guard let line = signatures.first(where: { $0.keyName == Self.keyName && $0.keyID == id }) else {
             throw .otherKey(signatures.map { $0.keyID.hexString })
         }
-        guard key.verify(line.signature, of: Array(body.utf8)) else { throw .forged }
+        guard key.verify(line.signature, of: Array(note[..<bodyCount])) else { throw .forged }
     }
 
-    /// Reads a checkpoint's text.
+    /// Reads a checkpoint's text (its UTF-8 bytes: ``init(note:)``).
     /// - Throws: ``CheckpointError/malformed(_:)`` naming the line that is wrong.
     public init(text: String) throws(CheckpointError) {
-        guard let split = text.range(of: "\n\n") else { throw .malformed("no blank line after the checkpoint's body") }
-        let bodyLines = text[..<split.lowerBound].split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try self.init(note: Array(text.utf8))
+    }
+
+    /// Reads a checkpoint's note, byte for byte: valid UTF-8 with no control character but the
+    /// line feed; four body lines (an origin, a tree size in decimal without leading zeros, the
+    /// root in canonical base64 (``CanonicalText/base64(_:)``), `time` and a timestamp in
+    /// ``Timestamp/format(_:)`` form), a blank line, then signature lines `— NAME BASE64` (a
+    /// 4-byte key id and a 64-byte signature, canonical base64), each ending with a line feed,
+    /// and nothing after them. The bytes are kept (``note``): a signature is checked over them.
+    /// - Throws: ``CheckpointError/malformed(_:)`` naming the line that is wrong.
+    public init(note bytes: [UInt8]) throws(CheckpointError) {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw .malformed("the text is not valid UTF-8") }
+        if let control = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x0A }) {
+            let line = bytes[..<control].filter { $0 == 0x0A }.count + 1
+            throw .malformed("line \(line) holds the control character 0x\(String(bytes[control], radix: 16, uppercase: true)) (a note has none but the line feed ending each line)")
+        }
+        guard let split = bytes.indices.dropLast().first(where: { bytes[$0] == 0x0A && bytes[$0 + 1] == 0x0A }) else {
+            throw .malformed("no blank line after the checkpoint's body")
+        }
+        let bodyLines = bytes[..<split].split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard bodyLines.count == 4 else { throw .malformed("the body has \(bodyLines.count) lines, not 4 (origin, size, root, time)") }
         guard !bodyLines[0].isEmpty else { throw .malformed("line 1: no origin") }
         guard let size = UInt64(bodyLines[1]), String(size) == bodyLines[1] else {
             throw .malformed("line 2: '\(bodyLines[1])' is not a tree size")
         }
-        guard let root = Data(base64Encoded: bodyLines[2]), root.count == MerkleHash.size else {
-            throw .malformed("line 3: '\(bodyLines[2])' is not a base64 SHA-256 root hash")
+        guard let root = CanonicalText.base64(bodyLines[2]), root.count == MerkleHash.size else {
+            throw .malformed("line 3: '\(bodyLines[2])' is not a SHA-256 root hash in canonical base64 (44 characters ending in one '=', as evtool writes it)")
         }
-        guard bodyLines[3].hasPrefix("time "), Timestamp.parse(String(bodyLines[3].dropFirst(5))) != nil else {
-            throw .malformed("line 4: '\(bodyLines[3])' is not 'time' and a timestamp")
+        let timeLine = Array(bodyLines[3].utf8), timeText = String(decoding: timeLine.dropFirst(5), as: UTF8.self)
+        guard timeLine.starts(with: Array("time ".utf8)), let time = Timestamp.parse(timeText), Timestamp.format(time) == timeText else {
+            throw .malformed("line 4: '\(bodyLines[3])' is not 'time' and a timestamp like 2026-12-01T07:40:00.000000Z")
         }
+        let signatureBytes = bytes[(split + 2)...]
         var signatures: [Signature] = []
-        for (offset, line) in text[split.upperBound...].split(separator: "\n").enumerated() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0] == "—", !fields[1].isEmpty, let bytes = Data(base64Encoded: String(fields[2])),
-                  bytes.count == 68 else {
-                throw .malformed("signature line \(offset + 1): not '— NAME BASE64' with a 4-byte key id and a 64-byte Ed25519 signature")
+        if !signatureBytes.isEmpty {
+            guard signatureBytes.last == 0x0A else { throw .malformed("the last signature line does not end with a line feed") }
+            for (offset, line) in signatureBytes.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+                let number = offset + 1
+                guard !line.isEmpty else {
+                    throw .malformed("signature line \(number) is empty (nothing follows a note's signature lines, not even a blank line)")
+                }
+                let fields = line.split(separator: 0x20, omittingEmptySubsequences: false)
+                guard fields.count == 3, fields[0].elementsEqual("—".utf8), !fields[1].isEmpty,
+                      let bytes = CanonicalText.base64(String(decoding: fields[2], as: UTF8.self)), bytes.count == 68 else {
+                    throw .malformed("signature line \(number): not '— NAME BASE64' with a 4-byte key id and a 64-byte Ed25519 signature in canonical base64")
+                }
+                signatures.append(Signature(keyName: String(decoding: fields[1], as: UTF8.self), keyID: Array(bytes.prefix(4)), signature: Array(bytes.suffix(64))))
             }
-            signatures.append(Signature(keyName: String(fields[1]), keyID: Array(bytes.prefix(4)), signature: Array(bytes.suffix(64))))
         }
-        self.init(origin: bodyLines[0], size: size, root: [UInt8](root), time: String(bodyLines[3].dropFirst(5)), signatures: signatures)
+        self.origin = bodyLines[0]
+        self.size = size
+        self.root = root
+        self.time = timeText
+        self.signatures = signatures
+        self.note = bytes
+        self.bodyCount = split + 1
     }
 }

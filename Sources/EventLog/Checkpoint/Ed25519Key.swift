@@ -45,7 +45,8 @@ public struct Ed25519Key: Sendable, Hashable {
         self.privateKey = nil
     }
 
-    /// A key from a PEM file's text: a PKCS #8 `PRIVATE KEY` or a `PUBLIC KEY`, Ed25519 only.
+    /// A key from a PEM file's text: a PKCS #8 `PRIVATE KEY` or a `PUBLIC KEY`, Ed25519 only,
+    /// its lines joined in canonical base64 (``CanonicalText/base64(_:)``).
     /// - Throws: ``Ed25519Error/malformed(_:)`` naming what is wrong.
     public init(pem text: String) throws(Ed25519Error) {
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -53,8 +54,8 @@ public struct Ed25519Key: Sendable, Hashable {
               let end = lines.firstIndex(where: { $0.hasPrefix("-----END ") }), begin < end else {
             throw .malformed("not a PEM file (no BEGIN and END lines)")
         }
-        guard let der = Data(base64Encoded: lines[(begin + 1)..<end].joined()).map({ [UInt8]($0) }) else {
-            throw .malformed("the PEM file's base64 is damaged")
+        guard let der = CanonicalText.base64(lines[(begin + 1)..<end].joined()) else {
+            throw .malformed("the PEM file's base64 is damaged or not canonical (another text than its writer's for the key)")
         }
         switch lines[begin] {
         case "-----BEGIN PRIVATE KEY-----":

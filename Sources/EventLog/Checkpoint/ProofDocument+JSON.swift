@@ -8,7 +8,7 @@ import JSONKit
 ///     {"proof":"inclusion","index":3,"size":12,"event":"0193…","entry":"<hex>","previous":"<hex>","path":["<base64>",…]}
 ///     {"proof":"consistency","from":5,"to":12,"path":["<base64>",…]}
 ///
-/// `evtool check-proof` reads either form.
+/// `evtool check-proof` reads either form, each hash only in the text evtool writes for it.
 extension ProofDocument {
     /// The document as one compact JSON object (no newline).
     public var json: String {
@@ -59,8 +59,8 @@ extension ProofDocument {
             return UInt64(value)
         }
         func hash(_ name: String) throws(MerkleProofError) -> [UInt8] {
-            guard let hash = [UInt8](hexadecimal: try string(name)), hash.count == MerkleHash.size else {
-                throw .malformed("the JSON proof's '\(name)' is not a hex chain hash")
+            guard let hash = CanonicalText.lowercaseHex(try string(name)), hash.count == MerkleHash.size else {
+                throw .malformed("the JSON proof's '\(name)' is not a chain hash (64 lower-case hex digits)")
             }
             return hash
         }
@@ -75,10 +75,10 @@ extension ProofDocument {
         var path: [[UInt8]] = []
         for (offset, element) in elements.enumerated() {
             guard let text = JSONScan.string(json, element) else { throw .malformed("the JSON proof's 'path.\(offset)' is not a string") }
-            guard let hash = Data(base64Encoded: text), hash.count == MerkleHash.size else {
-                throw .malformed("the JSON proof's 'path.\(offset)' is not a base64 SHA-256 hash")
+            guard let hash = CanonicalText.base64(text), hash.count == MerkleHash.size else {
+                throw .malformed("the JSON proof's 'path.\(offset)' is not a SHA-256 hash in canonical base64 (44 characters ending in one '=')")
             }
-            path.append([UInt8](hash))
+            path.append(hash)
         }
         func required(_ name: String) throws(MerkleProofError) {
             guard members[name] != nil else { throw .malformed("the JSON \(kind) proof has no '\(name)'") }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A proof as `evtool prove` prints it and `evtool check-proof` reads it: a few text lines,
-/// the hashes in base64 like a checkpoint's root.
+/// the hashes in base64 like a checkpoint's root. Read strictly: each hash in the one text
+/// evtool writes for it (canonical base64, lower-case hex: ``CanonicalText``).
 ///
 ///     evtool inclusion proof
 ///     index 3
@@ -55,10 +56,10 @@ public enum ProofDocument: Sendable, Hashable {
         func hashes(from start: Int) throws(MerkleProofError) -> [[UInt8]] {
             var hashes: [[UInt8]] = []
             for line in lines.indices.dropFirst(start) {
-                guard let hash = Data(base64Encoded: lines[line]), hash.count == MerkleHash.size else {
-                    throw .malformed("line \(line + 1): not a base64 SHA-256 hash")
+                guard let hash = CanonicalText.base64(lines[line]), hash.count == MerkleHash.size else {
+                    throw .malformed("line \(line + 1): not a SHA-256 hash in canonical base64 (44 characters ending in one '=')")
                 }
-                hashes.append([UInt8](hash))
+                hashes.append(hash)
             }
             return hashes
         }
@@ -68,12 +69,12 @@ public enum ProofDocument: Sendable, Hashable {
             let idText = try field(3, "event")
             guard let id = UUID(uuidString: idText) else { throw .malformed("line 4: '\(idText)' is not an event id") }
             let entryText = try field(4, "entry")
-            guard let entry = [UInt8](hexadecimal: entryText), entry.count == MerkleHash.size else {
-                throw .malformed("line 5: '\(entryText)' is not a hex chain hash")
+            guard let entry = CanonicalText.lowercaseHex(entryText), entry.count == MerkleHash.size else {
+                throw .malformed("line 5: '\(entryText)' is not a chain hash (64 lower-case hex digits)")
             }
             let previousText = try field(5, "previous")
-            guard let previous = [UInt8](hexadecimal: previousText), previous.count == MerkleHash.size else {
-                throw .malformed("line 6: '\(previousText)' is not a hex chain hash")
+            guard let previous = CanonicalText.lowercaseHex(previousText), previous.count == MerkleHash.size else {
+                throw .malformed("line 6: '\(previousText)' is not a chain hash (64 lower-case hex digits)")
             }
             self = .inclusion(index: index, size: size, event: id, entry: entry, previous: previous, path: try hashes(from: 6))
         case "evtool consistency proof":

@@ -39,7 +39,7 @@ public enum RecordedCheckpointCheck {
     }
 
     /// What the store records of a checkpoint kept outside it: when one of the store's seals
-    /// made it (same size and time), the store must record exactly its text.
+    /// made it (same size and time), the store must record exactly its text, byte for byte.
     /// - Returns: the recorded checkpoint's number, or nil when no seal of this store made it
     ///   (a checkpoint of another copy of the log, e.g. before `migrate`).
     /// - Throws: ``RecordedCheckpointFailure`` when the record was removed or differs.
@@ -51,7 +51,9 @@ public enum RecordedCheckpointCheck {
         guard !recorded.isEmpty else {
             throw RecordedCheckpointFailure(number: nil, reason: "for seal \(seal.number) (\(external.size.counted("event")) at \(external.time)) is not recorded in the store: it was removed")
         }
-        guard let same = recorded.first(where: { $0.note == external.text }) else {
+        // Byte for byte: `String`'s == would take two texts of the same characters in other
+        // Unicode forms as equal.
+        guard let same = recorded.first(where: { $0.note.utf8.elementsEqual(external.note) }) else {
             throw RecordedCheckpointFailure(number: recorded[0].number, reason: "for seal \(seal.number) differs from the checkpoint file: the file or the store's record was changed (with --public-key, a file its signer did not sign is refused before this)")
         }
         return same.number

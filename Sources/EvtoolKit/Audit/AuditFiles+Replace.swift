@@ -52,7 +52,7 @@ extension AuditFiles {
         case .htmlPage:
             holdsEarlier = String(decoding: head.prefix(64), as: UTF8.self).drop { $0.isWhitespace }.lowercased().hasPrefix("<!doctype html")
         case .checkpoint:
-            holdsEarlier = status.st_size <= sniffedBytes && (try? Checkpoint(text: String(decoding: head, as: UTF8.self))) != nil
+            holdsEarlier = status.st_size <= sniffedBytes && (try? Checkpoint(note: [UInt8](head))) != nil
         }
         if !holdsEarlier { throw refuse("it exists and does not hold an earlier \(what)") }
         try checkWritableFolder(of: path, refuse)

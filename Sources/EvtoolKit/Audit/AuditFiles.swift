@@ -14,6 +14,12 @@ public enum AuditFiles {
     /// file of at most ``maximumFileBytes`` (a third party's file is not read whole whatever
     /// its size).
     public static func text(_ path: String, _ what: String) throws -> String {
+        String(decoding: try bytes(path, what), as: UTF8.self)
+    }
+
+    /// The bytes of a file given on the command line, as ``text(_:_:)`` reads it, unchanged (a
+    /// checkpoint's signature covers its bytes, not a text repaired from them).
+    public static func bytes(_ path: String, _ what: String) throws -> [UInt8] {
         let size = try requireRegularFile(path, what).st_size
         if size > maximumFileBytes {
             throw OperationError.invalid("the \(what) file '\(path)' is \(size) bytes: larger than any \(what) (at most \(maximumFileBytes))")
@@ -21,7 +27,7 @@ public enum AuditFiles {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw OperationError.invalid("cannot read the \(what) file '\(path)'")
         }
-        return String(decoding: data, as: UTF8.self)
+        return [UInt8](data)
     }
 
     /// Refuses a path that is not a plain file (following symbolic links), naming what it is.
@@ -50,10 +56,10 @@ public enum AuditFiles {
         }
     }
 
-    /// A checkpoint from its file.
+    /// A checkpoint from its file, its bytes as they are (``Checkpoint/init(note:)``).
     public static func checkpoint(_ path: String) throws -> Checkpoint {
         do {
-            return try Checkpoint(text: try text(path, "checkpoint"))
+            return try Checkpoint(note: try bytes(path, "checkpoint"))
         } catch let error as CheckpointError {
             throw OperationError.invalid("'\(path)': \(error)")
         }

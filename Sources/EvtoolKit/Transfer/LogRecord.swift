@@ -6,7 +6,8 @@ import JSONKit
 ///
 /// JSON Lines (`jsonl`): one event per line with every field:
 /// `{"position":1,"stream":"ada","version":1,"id":"…","type":"Searched","recordedAt":"…","hash":"…","data":{…},"metadata":{…}}`.
-/// `hash` is the event's link in its stream's hash chain (``EventChain``); import recomputes
+/// `hash` is the event's link in its stream's hash chain (``EventChain``, 64 lower-case hex
+/// digits; another text of it is refused); import recomputes
 /// it in the target and refuses a line whose hash differs (older exports without it import).
 /// `data` and `metadata` are the stored JSON, byte for byte; a payload that contains a line
 /// break (JSON whitespace) is written as a string in `dataText`/`metadataText` instead, so
@@ -123,8 +124,10 @@ public enum LogRecord {
         var hash: String?
         if members[hashName] != nil {
             let text = try string(hashName)
-            guard text.utf8.count == 64, [UInt8](hexadecimal: text) != nil else { throw LineError("'\(hashName)' must be 64 hexadecimal digits") }
-            hash = text.lowercased()
+            guard text.utf8.count == 64, CanonicalText.lowercaseHex(text) != nil else {
+                throw LineError("'\(hashName)' must be 64 lower-case hexadecimal digits (as evtool writes it), not '\(text.prefix(70))'")
+            }
+            hash = text
         }
         return Imported(stream: stream, version: version,
                         event: ProposedEvent(id: id, type: type, data: data, metadata: metadata, recordedAt: recordedAt), hash: hash)
