@@ -37,7 +37,7 @@ struct VersionTests {
         #expect(try CLI.bare("version").output.contains("SQLite            \(libraries["sqlite"] ?? "?")\n"))
         #expect(libraries["libpq"]?.isEmpty == false)
         let schemas = try #require(object["schemas"] as? [String: Any])
-        #expect(schemas["sqlite"] as? Int == 8 && schemas["postgres"] as? Int == 15)
+        #expect(schemas["sqlite"] as? Int == 8 && schemas["postgres"] as? Int == 16)
         #expect((schemas["events"] as? [String: Int])?["Searched"] == 2)
         let commit = try #require(object["commit"] as? String)
         let git = try Processes.run("/usr/bin/env", ["git", "-C", Self.packageDirectory, "rev-parse", "--verify", "HEAD"])
