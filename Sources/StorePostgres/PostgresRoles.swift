@@ -71,14 +71,13 @@ public enum PostgresRoles {
             -- Archives (written by the owner's evtool archive): the heads and decision states appends and commands carry on from.
             -- And every event id ever appended (schema 10), read to tell a retried append from a new one.
             GRANT SELECT ON \(s).archives, \(s).archived_heads, \(s).event_ids TO \(a);
-            -- The record of a copy into the schema not yet complete (schema 16; written by the owner's evtool migrate).
-            GRANT SELECT ON \(s).unfinished_copy TO \(a);
 
             -- The auditor: reads the log, its audit trail and the views; changes nothing.
             GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals,
                             \(s).projections, \(s).view_documents TO \(r);
-            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints, \(s).archives, \(s).archived_heads, \(s).event_ids,
-                            \(s).unfinished_copy TO \(r);
+            GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints, \(s).archives, \(s).archived_heads, \(s).event_ids TO \(r);
+            -- Both read the record of a copy into the schema not yet complete (schema 16; the owner's evtool migrate writes it).
+            GRANT SELECT ON \(s).unfinished_copy TO \(a), \(r);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
             COMMIT;
 

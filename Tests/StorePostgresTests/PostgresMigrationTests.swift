@@ -26,7 +26,7 @@ struct PostgresMigrationTests {
         "044cdb17f3108b74dd9198281f02e9600692d5798cf6ba6bae8aa0816d297ead",
         "adc03b88f024ae061236c6db15ab0d5b3510339e235a90ac0f01e5bdf2f50f82",
         "763114badc85e359d97e960bd47fd5e37bcd71bf2493453810d9fba1941d791e",
-        "7c45021b5535ebaaf91c03906c62d0c2e80393698755b4dbdabffb8d1b6f9744",
+        "7b1b9a2acb4a55c07aeb5eb705d20050e3078a408b66861fae11e281baa8f975",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

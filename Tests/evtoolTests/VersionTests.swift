@@ -20,7 +20,7 @@ struct VersionTests {
         #expect(lines.contains { $0.range(of: #"^SQLite +3\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil }, "\(lines)")
         #expect(lines.contains { $0.range(of: #"^libpq +[0-9]+\.[0-9]+"#, options: .regularExpression) != nil }, "\(lines)")
         #expect(lines.contains("SQLite store      schema version 8"))
-        #expect(lines.contains("PostgreSQL store  schema version 15"))
+        #expect(lines.contains("PostgreSQL store  schema version 16"))
         #expect(lines.contains("events            Searched 2, Favorited 1, Unfavorited 1, DetailsViewed 1, metadata 1"))
         #expect(try CLI.bare("--version", "x").status == 64)
     }
@@ -81,7 +81,7 @@ struct VersionTests {
         let version = try #require(try CLI.bare("version").output.split(separator: "\n").first?.dropFirst("evtool ".count))
         let read = try CLI.bare("favorites", "--user", "ada", "--store", store)
         #expect(read.status == 69)
-        #expect(read.errors == "Error: the store was written by a newer evtool: it has schema version 99, and this evtool (\(version)) supports up to schema version 15; upgrade evtool\n")
+        #expect(read.errors == "Error: the store was written by a newer evtool: it has schema version 99, and this evtool (\(version)) supports up to schema version 16; upgrade evtool\n")
         let record = try CLI.bare("unfavorite", "--user", "ada", "--listing", "L1", "--store", store)
         #expect(record.status == 69)
         #expect(record.errors.contains("schema version 99") && record.errors.contains("this evtool (\(version))"))
