@@ -76,6 +76,8 @@ public enum PostgresRoles {
             GRANT SELECT ON \(s).events, \(s).streams, \(s).schema_version, \(s).erasures, \(s).seals,
                             \(s).projections, \(s).view_documents TO \(r);
             GRANT SELECT ON \(s).merkle_tiles, \(s).signed_checkpoints, \(s).archives, \(s).archived_heads, \(s).event_ids TO \(r);
+            -- Both read the record of a copy into the schema not yet complete (schema 16; the owner's evtool migrate writes it).
+            GRANT SELECT ON \(s).unfinished_copy TO \(a), \(r);
             GRANT EXECUTE ON FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea) TO \(r);
             COMMIT;
 

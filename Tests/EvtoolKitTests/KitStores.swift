@@ -74,6 +74,7 @@ func operationError(_ kind: String, _ body: () throws -> Void, sourceLocation: S
         case .interrupted: actual = "interrupted"
         case .store: actual = "store"
         case .cannotWrite: actual = "cannotWrite"
+        case .incompleteCopy: actual = "incompleteCopy"
         }
         #expect(actual == kind, "\(error)", sourceLocation: sourceLocation)
         return error.description

@@ -16,6 +16,15 @@ public struct LogVerifier {
     /// Per erased stream (by the id's bytes, as the stores tell streams apart), the `UserErased`
     /// events that cover it: (event id, through position, its own position).
     private var coverage: [StreamKey: [(id: UUID, through: Int64, position: Int64)]] = [:]
+    /// The ids of the `UserErased` events known so far: the store's, read first, and those the
+    /// walk met (in an archive file).
+    private var knownErasures: Set<UUID> = []
+    /// Tombstones that chain by their kept digests and whose erasure row names a `UserErased`
+    /// event not known yet, by that event's id: the walk accepts them when it meets the event
+    /// (an erasure whose record was archived after them) and fails on them when it never does
+    /// (``VerificationFailure/awaitedErasure``: a copy cut short before the record, or a
+    /// tombstone written by hand).
+    private var awaited: [UUID: [(stream: String, version: Int64, position: Int64)]] = [:]
     var events: Int64 = 0
     private var erased: Int64 = 0
     /// Where the log starts after an archive (``carryOver(_:heads:)``): the boundary and the
@@ -29,10 +38,38 @@ public struct LogVerifier {
         self.store = store
         self.audit = store as? any AuditableEventStore
         for event in try store.read(stream: Erasure.stream) where event.type == Erasure.eventType {
-            if let covered = Erasure.coverage(of: event.data) {
-                coverage[StreamKey(covered.stream), default: []].append((event.id, covered.throughPosition, event.position))
-            }
+            learnErasure(event)
         }
+    }
+
+    /// Records the coverage of a `UserErased` event (once per id).
+    private mutating func learnErasure(_ event: RecordedEvent) {
+        guard event.type == Erasure.eventType, event.streamID == Erasure.stream, !knownErasures.contains(event.id),
+              let covered = Erasure.coverage(of: event.data) else { return }
+        knownErasures.insert(event.id)
+        coverage[StreamKey(covered.stream), default: []].append((event.id, covered.throughPosition, event.position))
+    }
+
+    /// After the walk met a `UserErased` event: the tombstones before it that waited for it are
+    /// accepted when it covers their stream (they precede it), and fail otherwise.
+    private mutating func settleAwaited(by event: RecordedEvent) throws {
+        guard let waiting = awaited.removeValue(forKey: event.id) else { return }
+        let stream = Erasure.coverage(of: event.data).map { StreamKey($0.stream) }
+        for tombstone in waiting where stream != StreamKey(tombstone.stream) {
+            throw VerificationFailure(.modified, position: tombstone.position, stream: tombstone.stream,
+                                      "version \(tombstone.version) was replaced with a tombstone that no UserErased event in the log covers")
+        }
+    }
+
+    /// Fails on the first tombstone still waiting for its `UserErased` event once the walk ended.
+    private func checkNothingAwaited() throws {
+        let first = awaited.flatMap { erasure in erasure.value.map { (erasure.key, $0) } }.min { $0.1.position < $1.1.position }
+        guard let (erasure, tombstone) = first else { return }
+        let count = awaited.values.reduce(0) { $0 + $1.count }
+        var failure = VerificationFailure(.modified, position: tombstone.position, stream: tombstone.stream,
+                                          "version \(tombstone.version) was replaced with a tombstone that no UserErased event in the log covers")
+        failure.awaitedErasure = VerificationFailure.AwaitedErasure(erasureEventID: erasure, tombstones: count)
+        throw failure
     }
 
     /// Verifies the whole log in position order, and every seal.
@@ -113,6 +150,7 @@ public struct LogVerifier {
                 previousSeal = seals[nextSeal]; nextSeal += 1
             }
             try checkCensus(through: cursor, archived: archivedEvents)
+            try checkNothingAwaited()
             return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
         }
         var pending = Prefetch(store: store, after: cursor, limit: batchSize)
@@ -137,6 +175,7 @@ public struct LogVerifier {
             previousSeal = seals[nextSeal]; nextSeal += 1
         }
         try checkCensus(through: cursor, archived: archivedEvents)
+        try checkNothingAwaited()
         return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
     }
 
@@ -179,6 +218,7 @@ public struct LogVerifier {
             next = final.version + 1
             if batch.count < batchSize { break }
         }
+        try checkNothingAwaited()
         return VerificationReport(events: events, streams: heads.count, seals: 0, erasedEvents: erased, head: last, heads: heads)
     }
 
@@ -186,11 +226,14 @@ public struct LogVerifier {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let tombstoneBytes = Array(Erasure.tombstone)
+    private static let erasureStreamBytes = Array(Erasure.stream.utf8)
 
     /// Accepts a row whose version is its stream's next and whose stored hash matches; false
     /// for anything else (including an erased event), which the ordinary check then handles.
     private mutating func accept(_ row: ChainRow) -> Bool {
         if row.data.elementsEqual(Self.tombstoneBytes), row.metadata.elementsEqual(Self.tombstoneBytes) { return false }
+        // An erasure's record: the ordinary check learns what it covers.
+        if row.stream.elementsEqual(Self.erasureStreamBytes) { return false }
         guard row.hashText.count == 64 else { return false }
         let stream = String(decoding: row.stream, as: UTF8.self)
         let head = heads[stream]
@@ -233,6 +276,13 @@ public struct LogVerifier {
         return digests
     }
 
+    /// The kept digests of an erased event whose erasure row names a `UserErased` event the
+    /// walk has not met yet (nil for any other event): it chains by them, and waits for that event.
+    private func awaitingDigests(_ event: RecordedEvent, _ digests: ErasedDigests?) -> ErasedDigests? {
+        guard let digests, Self.isTombstone(event), digests.eventID == event.id, !knownErasures.contains(digests.erasureEventID) else { return nil }
+        return digests
+    }
+
     private func hash(of event: RecordedEvent, version: Int64, previous: [UInt8], erased: ErasedDigests?) -> [UInt8] {
         let time = Timestamp.format(event.recordedAt)
         if let erased {
@@ -248,15 +298,22 @@ public struct LogVerifier {
         let head = heads[stream]
         let expected = (head?.version ?? 0) + 1
         let previous = head?.hash ?? EventChain.genesis
-        let erased = coveredDigests(event, kept)
+        let covered = coveredDigests(event, kept)
+        let awaiting = covered == nil ? awaitingDigests(event, kept) : nil
+        let erased = covered ?? awaiting
         if event.version == expected {
             let computed = hash(of: event, version: expected, previous: previous, erased: erased)
             guard computed.hexString == event.hash else {
-                throw try mismatch(event, previous: previous, erasedButUncovered: kept != nil && erased == nil || Self.isTombstone(event) && erased == nil)
+                throw try mismatch(event, previous: previous, erasedButUncovered: kept != nil && covered == nil || Self.isTombstone(event) && covered == nil)
             }
             heads[stream] = StreamHeads.Head(version: expected, hash: computed)
             events += 1
             if erased != nil { self.erased += 1 }
+            if let awaiting { awaited[awaiting.erasureEventID, default: []].append((stream, event.version, event.position)) }
+            if stream == Erasure.stream {
+                learnErasure(event)
+                try settleAwaited(by: event)
+            }
         } else if event.version > expected {
             throw try gap(event, expected: expected, previous: previous)
         } else {
@@ -276,11 +333,11 @@ public struct LogVerifier {
         if let next = try store.read(stream: stream, from: event.version + 1, direction: .forwards, limit: 1).first {
             let nextErased = try erasedDigests(for: [next])[next.position]
             if let stored = [UInt8](hexadecimal: event.hash),
-               hash(of: next, version: next.version, previous: stored, erased: coveredDigests(next, nextErased)).hexString == next.hash {
+               hash(of: next, version: next.version, previous: stored, erased: coveredDigests(next, nextErased) ?? awaitingDigests(next, nextErased)).hexString == next.hash {
                 return VerificationFailure(.modified, position: event.position, stream: stream,
                                            "version \(event.version) no longer matches its hash (the stream's next event still chains from it)")
             }
-            if hash(of: next, version: event.version, previous: previous, erased: coveredDigests(next, nextErased)).hexString == next.hash {
+            if hash(of: next, version: event.version, previous: previous, erased: coveredDigests(next, nextErased) ?? awaitingDigests(next, nextErased)).hexString == next.hash {
                 return VerificationFailure(.inserted, position: event.position, stream: stream,
                                            "version \(event.version) is not part of the chain: the event at position \(next.position) was appended as version \(event.version) and renumbered")
             }
@@ -295,7 +352,8 @@ public struct LogVerifier {
         let stream = event.streamID
         if let missing = try store.read(stream: stream, from: expected, direction: .forwards, limit: 1).first,
            missing.version == expected, missing.position > event.position {
-            let missingErased = coveredDigests(missing, try erasedDigests(for: [missing])[missing.position])
+            let missingDigests = try erasedDigests(for: [missing])[missing.position]
+            let missingErased = coveredDigests(missing, missingDigests) ?? awaitingDigests(missing, missingDigests)
             if hash(of: missing, version: expected, previous: previous, erased: missingErased).hexString == missing.hash {
                 return VerificationFailure(.reordered, position: event.position, stream: stream,
                                            "version \(event.version) comes before version \(expected), which is at position \(missing.position)")

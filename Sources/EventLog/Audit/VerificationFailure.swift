@@ -1,3 +1,5 @@
+import Foundation
+
 /// The first problem `evtool verify` found in a log: what kind, where, and in which stream.
 public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What happened to the log, as far as the verifier can tell.
@@ -20,6 +22,26 @@ public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConver
     public var stream: String?
     /// The details, in words.
     public var detail: String
+    /// For tombstones that chain by their kept digests but whose erasure row names a
+    /// `UserErased` event the log does not hold: that event's id and how many tombstones wait
+    /// for it. A copy of a log (`migrate`) cut short after the tombstones and before the
+    /// erasure's record looks like this, and so does a tombstone written by hand; the face
+    /// tells them apart by the store's record of an unfinished copy (``CopyRecording``).
+    public var awaitedErasure: AwaitedErasure?
+
+    /// A `UserErased` event that tombstones name and the log does not hold.
+    public struct AwaitedErasure: Sendable, Hashable {
+        /// The `UserErased` event's id, as the erasure rows name it.
+        public var erasureEventID: UUID
+        /// How many tombstones name it.
+        public var tombstones: Int
+
+        /// Makes one.
+        public init(erasureEventID: UUID, tombstones: Int) {
+            self.erasureEventID = erasureEventID
+            self.tombstones = tombstones
+        }
+    }
 
     /// Makes a failure.
     public init(_ kind: Kind, position: Int64, stream: String?, _ detail: String) {

@@ -26,12 +26,18 @@ public enum OperationError: Error, Sendable, CustomStringConvertible {
     case store(String, EventStoreError)
     /// A file could not be written (a checkpoint, a key).
     case cannotWrite(String)
+    /// verify, seal: the store is a copy (`migrate`) that stopped before it was complete, and
+    /// what it holds cannot pass as a whole log (a tombstone before the `UserErased` event that
+    /// covers it, which the copy has not reached); the message names the command that
+    /// completes it. Not tampering, and not a verified log either.
+    case incompleteCopy(String)
 
     /// The message, as the command line prints it after `Error: `.
     public var description: String {
         switch self {
         case let .notAStore(message), let .nothingToDo(message), let .invalid(message), let .unsupported(message),
-             let .newerSchema(message), let .interrupted(message), let .store(message, _), let .cannotWrite(message):
+             let .newerSchema(message), let .interrupted(message), let .store(message, _), let .cannotWrite(message),
+             let .incompleteCopy(message):
             return message
         }
     }

@@ -80,8 +80,22 @@ public enum LogAudit {
             }
             return report
         } catch let failure as VerificationFailure {
-            throw OperationError.invalid("the log fails verification: \(failure)")
+            throw refusal(failure, store: store, location: location, "the log fails verification: ")
         }
+    }
+
+    /// What a verification failure is: an incomplete copy when the failure is a tombstone
+    /// waiting for an erasure's record the log does not hold and the store records an
+    /// unfinished copy (``EventLog/CopyRecording``), naming the `migrate` that completes it;
+    /// otherwise the failure, after `prefix`.
+    static func refusal(_ failure: VerificationFailure, store: any EventStore, location: StoreLocation, _ prefix: String) -> OperationError {
+        guard let awaited = failure.awaitedErasure, let records = store as? any CopyRecording,
+              let source = try? records.unfinishedCopy() else {
+            return OperationError.invalid(prefix + "\(failure)")
+        }
+        let waiting = awaited.tombstones == 1 ? "the tombstone at position \(failure.position)" : "\(awaited.tombstones) tombstones, the first at position \(failure.position)"
+        return OperationError.incompleteCopy(
+            "this store is an incomplete copy: a migrate from \(source) stopped before it copied the UserErased event \(awaited.erasureEventID.lowercaseString) covering \(waiting)\(failure.stream.map { " (stream '\($0)')" } ?? ""); nothing else fails verification; complete it with 'evtool migrate --from \(source) --to \(location)', then verify again")
     }
 
     /// Verifies the whole log, in position order and bounded memory: every event's hash, every
@@ -118,7 +132,7 @@ public enum LogAudit {
             }
             return Verification(report: report, consistency: consistency + (recorded.map { "; recorded in the store as checkpoint \($0)" } ?? ""))
         } catch let failure as VerificationFailure {
-            throw OperationError.invalid("the log fails verification: \(failure)")
+            throw refusal(failure, store: store, location: location, "the log fails verification: ")
         }
     }
 
@@ -172,7 +186,7 @@ public enum LogAudit {
             report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
             try KeptTreeCheck.extendAndVerify(store)
         } catch let failure as VerificationFailure {
-            throw OperationError.invalid("the log fails verification, so it was not sealed: \(failure)")
+            throw refusal(failure, store: store, location: location, "the log fails verification, so it was not sealed: ")
         } catch let failure as KeptTreeFailure {
             throw OperationError.invalid("the log fails verification, so it was not sealed: \(failure)")
         }

@@ -30,23 +30,36 @@ extension Migration {
     ///   - stage: told when the copy resumes, when verifying starts and when the views are rebuilt.
     ///   - progress: the copy's progress in source positions.
     ///   - shouldStop: checked after each committed batch; when true the copy stops there.
+    ///   - sourceName: the source as `evtool verify` names it to complete the copy (``name(of:)``),
+    ///     recorded in a target that keeps copies' records (``EventLog/CopyRecording``) before the
+    ///     first batch that copies an erased event, and removed once the logs compare equal.
     /// - Throws: ``MigrationError`` when the target is not a copy of the source or the logs
     ///   differ; ``OperationError/interrupted(_:)`` when stopped, ``OperationError/invalid(_:)``
     ///   or ``OperationError/store(_:_:)`` for an event the target refused (naming its source
     ///   position), ``OperationError/unsupported(_:)`` for a target that cannot hold views.
     public static func run(from source: any EventStore, to target: any MultiStreamAppending, batchSize: Int = 1_000,
                            stage: (Stage) throws -> Void = { _ in }, progress: ProgressHandler = { _ in },
-                           shouldStop: () -> Bool = { false }) throws -> Outcome {
+                           shouldStop: () -> Bool = { false }, sourceName: String = "the source") throws -> Outcome {
         var copier = EventCopier(store: target, batchSize: batchSize, unit: "source position", verb: "copied")
         let head = try source.headPosition()
         var cursor = try resumePosition(source: source, target: target)
         if cursor > 0 { try stage(.resuming(after: cursor)) }
+        let records = target as? any CopyRecording
+        var recorded = false
         try progress(.started(label: "migrate", total: head, unit: "events"))
         do {
             while true {
                 let batch = try source.readAll(after: cursor, limit: copier.batchSize)
                 guard let last = batch.last else { break }
                 let kept = try erasedDigests(of: batch, in: source)
+                if !kept.isEmpty, !recorded, let records {
+                    // Before the batch commits: a target cut short after it holds tombstones whose
+                    // UserErased events are still to come, and verify names it an incomplete copy.
+                    do { try records.recordUnfinishedCopy(from: sourceName) } catch EventStoreError.permissionDenied {
+                        // A role that may not record it may not copy erasures either: the batch says so.
+                    }
+                    recorded = true
+                }
                 for event in batch {
                     var copy = ProposedEvent(id: event.id, type: event.type, data: event.data, metadata: event.metadata, recordedAt: event.recordedAt)
                     // An erased event goes with the digests the source kept: the target chains
@@ -74,6 +87,8 @@ extension Migration {
         try progress(.finished)
         try stage(.verifying)
         let digest = try verify(source: source, target: target)
+        // The copy is complete (a rerun of one cut short may copy no erased event itself).
+        if let records, recorded || (try? records.unfinishedCopy()) != nil { try records.finishCopy() }
         try stage(.rebuildingViews)
         guard let viewsStore = target as? any EventStore & ProjectionStore else { throw OperationError.unsupported("the target cannot hold views") }
         try Projector(store: viewsStore).rebuild()
@@ -96,6 +111,16 @@ extension Migration {
         guard source != target else { throw OperationError.invalid("'\(source)' and '\(target)' are the same store") }
         let from = try source.open(create: false)
         let to = try target.openForCopying()
-        return try run(from: from, to: to, batchSize: batchSize, stage: stage, progress: progress, shouldStop: shouldStop)
+        return try run(from: from, to: to, batchSize: batchSize, stage: stage, progress: progress, shouldStop: shouldStop,
+                       sourceName: name(of: source))
+    }
+
+    /// How a copy's target records its source, for the command that completes the copy: the
+    /// location with passwords masked, an SQLite path made absolute.
+    public static func name(of source: StoreLocation) -> String {
+        if case .sqlite(let path) = source, !path.hasPrefix("/") {
+            return StoreLocation.sqlite(path: FileManager.default.currentDirectoryPath + "/" + path).description
+        }
+        return source.description
     }
 }

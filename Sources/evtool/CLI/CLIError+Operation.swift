@@ -13,6 +13,7 @@ extension CLIError {
         case .interrupted: code = .interrupted
         case .store(_, let storeError): code = ExitCode(storeError)
         case .cannotWrite: code = .failure
+        case .incompleteCopy: code = .incompleteCopy
         }
         self.init(message: error.description, code: code)
     }

@@ -16,6 +16,10 @@ enum ExitCode: Int32 {
     /// verify and seal: the store holds nothing to verify (no events, no seals), most likely
     /// the wrong store; not 0, so that a script checking an audit trail does not pass on it.
     case emptyStore = 67
+    /// verify and seal: the store is a copy that `migrate` has not finished, holding tombstones
+    /// before the erasure's record it has not copied yet; the message names the `migrate` that
+    /// completes it. Not 0 (it is not a whole log) and not 65 (nothing was tampered with).
+    case incompleteCopy = 68
     /// The store cannot be reached or opened, or (other than for verify) needs a newer evtool.
     case unavailable = 69
     /// Standard output refused a write (a full disk, a closed stream, an I/O error), or
@@ -53,6 +57,8 @@ enum ExitCode: Int32 {
               inserted or reordered)
           66  verify: not an evtool store
           67  verify, seal: the store holds no events (nothing to verify)
+          68  verify, seal: an incomplete copy (a migrate that stopped before it copied an
+              erasure's record); the message names the migrate that completes it
           69  store unavailable (cannot connect or open, or written by a newer evtool);
               a read of a missing or empty store (reads never create one)
           74  I/O error: standard output refused a write (disk full, closed), or input

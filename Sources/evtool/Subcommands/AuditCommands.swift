@@ -46,8 +46,10 @@ enum AuditCommands {
 
             Exit codes: 0 the log verifies; 65 it does not (tampered or damaged); 66 the store is
             not an evtool store; 67 the store holds no events and no seals (nothing was verified:
-            most likely the wrong store); 69 the store cannot be opened; 78 the store was written
-            by a newer evtool.
+            most likely the wrong store); 68 the store is an incomplete copy (a migrate into it
+            stopped before it copied the erasure record that covers tombstones it holds: the message
+            names the migrate that completes it); 69 the store cannot be opened; 78 the store was
+            written by a newer evtool.
             """,
         examples: ["evtool verify", "evtool verify --stream user-42 --store postgres://auditor@db/evtool"],
         run: { arguments, console in

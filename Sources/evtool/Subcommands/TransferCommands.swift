@@ -130,7 +130,7 @@ enum TransferCommands {
                     }
                 },
                 progress: { display.render($0, console: &console) },
-                shouldStop: { Interrupt.isRequested })
+                shouldStop: { Interrupt.isRequested }, sourceName: Migration.name(of: from))
             let sourceDigest = outcome.digest
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
