@@ -60,7 +60,7 @@ extension API {
                 case .finished(let result):
                     let response: HTTPResponse
                     switch result {
-                    case .success(let recorded): response = recordedResponse(recorded, user: write.user)
+                    case .success(let recorded): response = recordedResponse(recorded)
                     case .failure(let error): response = Self.problem(for: error).response
                     }
                     observe(write, response)
@@ -81,7 +81,7 @@ extension API {
         let response: HTTPResponse
         do {
             let recorded = try application.record(write.command, context: write.context, requiredVersion: try requiredVersion(write))
-            response = recordedResponse(recorded, user: write.user)
+            response = recordedResponse(recorded)
         } catch {
             response = Self.problem(for: error).response
         }

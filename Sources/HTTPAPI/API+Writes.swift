@@ -51,7 +51,7 @@ extension API {
     /// the version it must be appended at; 201 when events were recorded, 200 when nothing changed.
     func record(_ command: UserCommand, _ match: RouteMatch) throws -> HTTPResponse {
         let write = try prepare(command, match)
-        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), user: write.user)
+        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)))
     }
 
     /// The version a write must be appended at: the one its `If-Match` names, or for the
@@ -62,8 +62,8 @@ extension API {
     /// exactly that version, so a write that lands in between is still a 412.
     func requiredVersion(_ write: PreparedWrite) throws -> Int64? {
         guard let (precondition, header) = write.readsFirst else { return write.requiredVersion }
-        try Rules.checkIdentifier(write.user, field: "user id")
-        let version = try application.streamVersion(user: write.user)
+        // The stream the write goes to: the user id as the runner records it (NFC).
+        let version = try application.streamVersion(user: Rules.identifier(write.user, field: "user id"))
         let current = [(name: "ETag", value: ETag.text(version))]
         switch precondition {
         case .exists:
@@ -102,13 +102,14 @@ extension API {
         return PreparedWrite(command: command, context: context, requiredVersion: required, readsFirst: readsFirst, user: user)
     }
 
-    /// The answer to a recorded (201) or unchanged (200) action.
-    func recordedResponse(_ result: RecordResult, user: String) -> HTTPResponse {
+    /// The answer to a recorded (201) or unchanged (200) action; its `user` is the id as
+    /// recorded (NFC), whatever spelling the path used.
+    func recordedResponse(_ result: RecordResult) -> HTTPResponse {
         if result.isRecorded { metrics.count(result.isReplay ? .idempotentReplay : .append) }
         var writer = ResponseWriter()
         writer.beginObject()
         writer.key("outcome"); writer.string(result.isRecorded ? "recorded" : "unchanged")
-        writer.key("user"); writer.string(user)
+        writer.key("user"); writer.string(result.user)
         writer.key("type"); writer.string(result.type)
         writer.key("version"); writer.number(result.streamVersion)
         if let positions = result.positions {

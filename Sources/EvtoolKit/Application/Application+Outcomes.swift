@@ -16,11 +16,24 @@ extension Application {
         try runner.handle(command, context: context)
     }
 
-    /// The user id as recorded for a user id as typed (``UserStream/existing(typed:in:)``: an id
-    /// recorded before the identity rule is found as it was recorded).
+    /// The user id as recorded for a user id as a face received it (a path segment, a query
+    /// parameter, a request body, a command-line argument, a library call): the identity rule
+    /// every read, erasure and version lookup of the application applies before it names a
+    /// stream, a view document or a key of the view memory (``UserStream/existing(typed:in:)``:
+    /// the id in NFC, `josé` typed in NFD or NFC is one user; an id with an invisible character
+    /// is refused; an id recorded before the rule is found as it was recorded). Writes take
+    /// the same NFC form in the command runner (``CommandContext/normalized()``).
+    /// Cost: nothing for an id in NFC; otherwise one or two version lookups.
     /// - Throws: `CommandError` when the id is malformed and no such stream exists.
     public func existingUser(typed user: String) throws -> String {
         try UserStream.existing(typed: user, in: store)
+    }
+
+    /// A listing id as recorded, for a listing id as a face received it: checked and in NFC
+    /// (``Rules/identifier(_:field:)``), the form the rules record and the views file.
+    /// - Throws: `CommandError` for a malformed id.
+    public func recordedListing(_ listing: String) throws -> String {
+        try Rules.identifier(listing, field: "listing id")
     }
 
     /// The document of `key` in `projection` (a user id for a user-keyed view, a listing id for
@@ -35,9 +48,10 @@ extension Application {
 
     /// Calls `body` with each of the user's history entries that pass `filter`, oldest first,
     /// reading the user's stream a batch at a time (from the read store when there is one).
+    /// `user` is taken as typed (``existingUser(typed:)``).
     public func forEachHistoryEntry(of user: String, filter: History.Filter = History.Filter(),
                                     _ body: (History.Entry) throws -> Void) throws {
-        try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, body)
+        try History.forEachEntry(of: existingUser(typed: user), in: try storeForReading(), filter: filter, body)
     }
 
     /// Brings every view up to the head of the log from its checkpoint.
