@@ -146,6 +146,55 @@ struct IdentityTests {
         #expect(result.status == 0 && result.output.hasPrefix("OK: 4 events in 1 stream"), "\(result)")
     }
 
+    @Test("every command takes josé in either spelling as one user, café-7 as one listing and a request id as one request; outcomes name the NFC id (issue 31, item 4)", arguments: Kind.allCases)
+    func everyCommandOneIdentity(kind: Kind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try Store.make(kind, directory); defer { store.cleanup() }
+        let cli = store.cli
+        let (cafeNFC, cafeNFD) = ("caf\u{E9}-7", "cafe\u{301}-7")
+        // Recording under NFD: the outcome names the user as recorded, in NFC bytes.
+        var result = try cli.run("search", "--user", Self.nfd, "--keyword", "Hamilton", "--location", "Los Angeles", "--request-id", "cle\u{301}-1")
+        #expect(result.status == 0 && Self.holds(result.output, "recorded Searched for \(Self.nfc): version 1") && !Self.holds(result.output, Self.nfd), "\(result)")
+        // The same request id typed in NFC, under the other spelling of the user: one request.
+        result = try cli.run("search", "--user", Self.nfc, "--keyword", "Hamilton", "--location", "Los Angeles", "--request-id", "cl\u{E9}-1")
+        #expect(result.status == 0 && result.output.contains("was already recorded; nothing recorded again"), "\(result)")
+        result = try cli.run("favorite", "--user", Self.nfd, "--listing", cafeNFD, "--name", "Hamilton", "--venue", "Pantages",
+                             "--date", "2026-12-05 19:30:00", "--category", "Arts & Theatre", "--json")
+        #expect(result.status == 0 && Self.holds(result.output, #""user":"\#(Self.nfc)""#) && result.output.contains(#""version":2"#), "\(result)")
+        let details = try cli.file("details.json", Samples.details.replacingOccurrences(of: #""listingID":"L7""#, with: #""listingID":"\#(cafeNFD)""#))
+        result = try cli.run("view", "--user", Self.nfd, "--listing", cafeNFC, "--details", details)
+        #expect(result.status == 0 && Self.holds(result.output, "for \(Self.nfc): version 3"), "\(result)")
+
+        // Every query answers the same under both spellings.
+        for arguments in [["favorites"], ["recent"], ["viewed"], ["history"], ["favorites", "--as-of", "2"], ["history", "--as-of", "1"]] {
+            var outputs: [String] = []
+            for user in [Self.nfd, Self.nfc] {
+                for json in [[], ["--json"]] {
+                    let result = try Processes.run(Processes.evtool, arguments + ["--user", user] + json + ["--store", cli.store])
+                    #expect(result.status == 0 && !result.output.hasPrefix("No "), "\(arguments) \(user): \(result)")
+                    outputs.append(result.output)
+                }
+            }
+            #expect(outputs[0] == outputs[2] && outputs[1] == outputs[3], "\(arguments): \(outputs)")
+        }
+        for listing in [cafeNFD, cafeNFC] {
+            result = try cli.run("details", "--listing", listing)
+            #expect(result.status == 0 && result.output.contains("Hamilton"), "\(result)")
+        }
+        // The audit report of either spelling is the one user's.
+        for user in [Self.nfd, Self.nfc] {
+            result = try cli.run("report", "--user", user)
+            #expect(result.status == 0 && result.output.contains("Pantages") && result.output.contains("Hamilton"), "report of \(user): \(result.status) \(result.errors)")
+        }
+        // An erasure typed in NFD erases the one user.
+        result = try cli.run("forget", "--user", Self.nfd, "--reason", "test", "--by", "tester", "--json")
+        #expect(result.status == 0 && Self.holds(result.output, #""user":"\#(Self.nfc)""#), "\(result)")
+        #expect(try cli.run("favorites", "--user", Self.nfc).output == "No favorites\n")
+        let log = try cli.run("log", "--json").output
+        #expect(!Self.holds(log, Self.nfd) && !Self.holds(log, "cafe\u{301}") && !Self.holds(log, "cle\u{301}"), "every id is recorded in NFC: \(log)")
+        #expect(try cli.run("verify").status == 0)
+    }
+
     @Test("a listing id typed in NFC and in NFD is one listing: recorded in NFC, unfavorited and looked up under either", arguments: Kind.allCases)
     func oneListingWhateverTheBytes(kind: Kind) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
