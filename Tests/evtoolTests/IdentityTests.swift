@@ -195,6 +195,50 @@ struct IdentityTests {
         #expect(try cli.run("verify").status == 0)
     }
 
+    @Test("a server over a store written before the rule: NFD josé's old stream, then the NFC user's first write; the time-travel cache, the view memory and the overview keep the two streams apart", arguments: Kind.allCases)
+    func previousReleaseTwinWhileServing(kind: Kind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try Store.make(kind, directory); defer { store.cleanup() }
+        let cli = store.cli
+        #expect(try cli.run("init").status == 0)
+        try store.appendAsPreviousRelease(stream: Self.nfd, type: "Favorited", data: Self.favoriteData("L9"), metadata: Self.metadata(Self.nfd))   // 1
+        let port = try LocalPort.free()
+        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", cli.store,
+                                                            "--view-memory", "67108864"])
+        defer { if server.isRunning { server.send(SIGKILL) } }
+        try LocalPort.waitUntilListening(port, process: server)
+        /// Status, ETag and body of one request (curl keeps the percent-encoded path as given).
+        func call(_ method: String, _ path: String, body: String? = nil) throws -> (status: String, etag: String, body: String) {
+            var arguments = ["-s", "-D", "-", "--max-time", "20", "-X", method]
+            if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+            let result = try Processes.run("/usr/bin/curl", arguments + ["http://127.0.0.1:\(port)" + path])
+            let parts = result.output.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n")
+            let head = parts[0].split(separator: "\n")
+            let etag = head.first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) } ?? "-"
+            return (head.first.map { String($0.split(separator: " ")[1]) } ?? "-", etag, parts.dropFirst().joined(separator: "\n\n"))
+        }
+        // Typed in NFD, with no NFC user yet: the old stream, now and as of position 1 (kept in memory and in the time-travel cache).
+        var response = try call("GET", "/v1/users/jose%CC%81/favorites")
+        #expect(response.status == "200" && response.etag == "\"1\"" && response.body.contains("L9"), "\(response)")
+        response = try call("GET", "/v1/users/jose%CC%81/favorites?as-of=1")
+        #expect(response.status == "200" && response.body.contains("L9"), "\(response)")
+        // The NFC user's first write starts the NFC stream (position 2); from now on both spellings name it.
+        response = try call("PUT", "/v1/users/jos%C3%A9/favorites/L1", body: #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Sports"}"#)
+        #expect(response.status == "201" && response.etag == "\"1\"", "\(response)")
+        for user in ["jose%CC%81", "jos%C3%A9"] {
+            response = try call("GET", "/v1/users/\(user)/favorites")
+            #expect(response.status == "200" && response.etag == "\"1\"" && response.body.contains(#""L1""#) && !response.body.contains("L9"), "\(user): \(response)")
+            response = try call("GET", "/v1/users/\(user)/favorites?as-of=2")
+            #expect(response.status == "200" && response.body.contains(#""L1""#) && !response.body.contains("L9"), "as of 2, \(user): \(response)")
+            response = try call("GET", "/v1/users/\(user)/history")
+            #expect(response.status == "200" && response.body.contains(#""L1""#) && !response.body.contains("L9"), "\(user): \(response)")
+        }
+        response = try call("GET", "/v1/audit")
+        #expect(response.status == "200" && response.body.contains(#"<span id="user-count">2</span>"#), "two streams, two users in the overview")
+        server.send(SIGTERM)
+        #expect(try server.finish().status == 0)
+    }
+
     @Test("a listing id typed in NFC and in NFD is one listing: recorded in NFC, unfavorited and looked up under either", arguments: Kind.allCases)
     func oneListingWhateverTheBytes(kind: Kind) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
