@@ -59,6 +59,8 @@ struct ApplicationIdentityTests {
                 #expect(try application.view(Views.favorites, user: user).document?.contains(listing: "LD") == true)
                 #expect(try application.view(Views.favorites, user: user, asOf: .position(1)).document?.contains(listing: "LD") == true)
                 #expect(try application.streamVersion(user: user) == 1)
+                #expect(try application.document(Views.favorites, key: user)?.contains(listing: "LD") == true)
+                #expect(try application.document(Views.favorites, key: user, asOf: .position(1))?.contains(listing: "LD") == true)
                 #expect(try application.history(user: user).entries.count == 1)
                 var entries = 0
                 try application.forEachHistoryEntry(of: user) { _ in entries += 1 }
@@ -91,6 +93,7 @@ struct ApplicationIdentityTests {
             let detailAnswers = try [Self.cafeNFD, Self.cafeNFC].map { try application.currentDetailsAnswer(listing: $0) }
             #expect(Self.same(detailAnswers) && detailAnswers[0].bytes != nil)
             #expect(try [Self.cafeNFD, Self.cafeNFC].map { try application.details(listing: $0)?.views } == [1, 1])
+            #expect(try [Self.cafeNFD, Self.cafeNFC].map { try application.document(Views.cachedDetails, key: $0)?.views } == [1, 1])
 
             // Ids with invisible characters are refused by every call, naming the code point.
             for call in [{ _ = try application.currentViewAnswer(Views.favorites, user: "jos\u{200B}e") },

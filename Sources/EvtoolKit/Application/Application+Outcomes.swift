@@ -40,8 +40,10 @@ extension Application {
     /// cached details): now, after catching that view up to the head (read-your-writes), or as
     /// of `asOf` by time travel from the nearest snapshot (kept states in ``timeTravel``); from the
     /// read store when there is one (``storeForReading()``, ``currentDocument(_:key:)``). Nil
-    /// when the key has no document.
-    public func document<P: Projection>(_ projection: P, key: String, asOf: AsOf? = nil) throws -> P.Document? {
+    /// when the key has no document. The key is taken as typed: a user id by
+    /// ``existingUser(typed:)``, a listing id by ``recordedListing(_:)``.
+    public func document<P: Projection>(_ projection: P, key typed: String, asOf: AsOf? = nil) throws -> P.Document? {
+        let key = projection.isKeyedByUser ? try existingUser(typed: typed) : try recordedListing(typed)
         if let asOf { return try TimeTravel.document(projection, key: key, asOf: asOf, in: try storeForReading(), cache: timeTravel) }
         return try currentDocument(projection, key: key)
     }
