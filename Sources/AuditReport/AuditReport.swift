@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import Foundation
 import Projections
@@ -27,9 +28,14 @@ public enum AuditReport {
     }
 
     /// The page of one user: who and what, timeline, favorites over time, lists, searches, trust.
+    /// `user` is taken as typed: the page is of the stream ``Commands/UserStream/existing(typed:in:)``
+    /// names (`josé` in NFD or NFC is one user).
     /// Cost: one read of the user's stream, one verification of it, the seals and erasures.
-    public static func userPage(user: String, store: any EventStore, options: Options) throws -> String {
-        try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now,
+    /// - Throws: `CommandError` for a malformed user id; the store's errors.
+    public static func userPage(user typed: String, store: any EventStore, options: Options) throws -> String {
+        // The user as typed names the stream the identity rule names (NFC; one recorded before the rule as recorded).
+        let user = try UserStream.existing(typed: typed, in: store)
+        return try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now,
                               outside: options.outside).html
     }
 

@@ -68,8 +68,10 @@ public struct StoreOverview: Sendable {
         let head = try store.headPosition()
         var overview = StoreOverview(storeDescription: storeDescription, madeAt: now, headPosition: head)
         var perDay: [Int64: [Int]] = [:]
-        var activePerDay: [Int64: Set<String>] = [:]
-        var firstDayOfUser: [String: Int64] = [:]
+        // Users by their stream id's bytes: two streams whose ids are canonically equal but
+        // differ in bytes (written before the identity rule) are two users, as in `stats`.
+        var activePerDay: [Int64: Set<StreamKey>] = [:]
+        var firstDayOfUser: [StreamKey: Int64] = [:]
         var favorited: [String: (name: String, count: Int)] = [:]
         var viewed: [String: (name: String, count: Int)] = [:]
         let typeIndex = Dictionary(uniqueKeysWithValues: chartedTypes.enumerated().map { ($1, $0) })
@@ -84,7 +86,7 @@ public struct StoreOverview: Sendable {
                 perDay[day, default: Array(repeating: 0, count: chartedTypes.count + 1)][typeIndex[event.type] ?? chartedTypes.count] += 1
                 // An erasure's marker is no action of the user's.
                 guard !event.streamID.hasPrefix("$"), event.type != Erasure.markerType else { return }
-                let user = UserStream.userID(ofStream: event.streamID)
+                let user = StreamKey(UserStream.userID(ofStream: event.streamID))
                 activePerDay[day, default: []].insert(user)
                 if let seen = firstDayOfUser[user] {
                     if day < seen { firstDayOfUser[user] = day }

@@ -38,18 +38,29 @@ public struct CommandContext: Sendable, Hashable {
         _ = try normalized()
     }
 
-    /// The context as it is recorded: checked as ``validate()`` does, with the user id in
-    /// Unicode normalization form C (``Rules/identifier(_:field:)``), so that one user is one
-    /// stream however the id was typed.
+    /// The context as it is recorded: checked as ``validate()`` does, with the user id and the
+    /// request, correlation and causation ids in Unicode normalization form C
+    /// (``Rules/identifier(_:field:)``), so that one user is one stream and one request is one
+    /// request however the ids were typed (a request id decides the events' ids,
+    /// ``RequestIdentity``).
     /// - Throws: ``CommandError/rejected(field:rule:)`` naming the field and the rule broken.
     public func normalized() throws -> CommandContext {
         var context = self
         try Rules.checkNewIdentifier(userID, field: "user id")
         context.userID = try Rules.identifier(userID, field: "user id")
         try Rules.checkNewIdentifier(source, field: "source")
-        if let requestID { try Rules.checkNewIdentifier(requestID, field: "request id") }
-        if let correlationID { try Rules.checkNewIdentifier(correlationID, field: "correlation id") }
-        if let causationID { try Rules.checkNewIdentifier(causationID, field: "causation id") }
+        if let requestID {
+            try Rules.checkNewIdentifier(requestID, field: "request id")
+            context.requestID = try Rules.identifier(requestID, field: "request id")
+        }
+        if let correlationID {
+            try Rules.checkNewIdentifier(correlationID, field: "correlation id")
+            context.correlationID = try Rules.identifier(correlationID, field: "correlation id")
+        }
+        if let causationID {
+            try Rules.checkNewIdentifier(causationID, field: "causation id")
+            context.causationID = try Rules.identifier(causationID, field: "causation id")
+        }
         guard Self.acceptedTimes.contains(occurredAt) else {
             throw CommandError.rejected(field: "occurred at", rule: "must be a time from 1970 to 9999")
         }

@@ -14,7 +14,6 @@ extension API {
     /// A user's audit report (`as-of=POSITION|TIME` for the page as of that point).
     func userAuditReport(_ match: RouteMatch) throws -> HTTPResponse {
         let user = match.parameter("user")
-        try Rules.checkIdentifier(user, field: "user id")
         let options = AuditReport.Options(storeDescription: storeDescription, asOf: try asOf(match))
         return Self.page(try AuditReport.userPage(user: user, store: application.store, options: options))
     }

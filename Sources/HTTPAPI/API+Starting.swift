@@ -59,7 +59,7 @@ extension API {
                 case .finished(let result):
                     let response: HTTPResponse
                     switch result {
-                    case .success(let recorded): response = recordedResponse(recorded, user: write.user, command: write.command)
+                    case .success(let recorded): response = recordedResponse(recorded, command: write.command)
                     case .failure(let error): response = Self.problem(for: error).response
                     }
                     observe(write, response)
@@ -80,7 +80,7 @@ extension API {
         let response: HTTPResponse
         do {
             let recorded = try application.record(write.command, context: write.context, requiredVersion: try requiredVersion(write))
-            response = recordedResponse(recorded, user: write.user, command: write.command)
+            response = recordedResponse(recorded, command: write.command)
         } catch {
             response = Self.problem(for: error).response
         }

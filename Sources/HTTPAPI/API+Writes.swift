@@ -51,8 +51,7 @@ extension API {
     /// the version it must be appended at; 201 when events were recorded, 200 when nothing changed.
     func record(_ command: UserCommand, _ match: RouteMatch) throws -> HTTPResponse {
         let write = try prepare(command, match)
-        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), user: write.user,
-                                    command: command)
+        return try recordedResponse(application.record(command, context: write.context, requiredVersion: try requiredVersion(write)), command: command)
     }
 
     /// The version a write must be appended at: the one its `If-Match` names, or for the
@@ -63,8 +62,8 @@ extension API {
     /// exactly that version, so a write that lands in between is still a 412.
     func requiredVersion(_ write: PreparedWrite) throws -> Int64? {
         guard let (precondition, header) = write.readsFirst else { return write.requiredVersion }
-        try Rules.checkIdentifier(write.user, field: "user id")
-        let version = try application.streamVersion(user: write.user)
+        // The stream the write goes to: the user id as the runner records it (NFC).
+        let version = try application.streamVersion(user: Rules.identifier(write.user, field: "user id"))
         let current = [(name: "ETag", value: ETag.text(version))]
         switch precondition {
         case .exists:
@@ -103,15 +102,16 @@ extension API {
         return PreparedWrite(command: command, context: context, requiredVersion: required, readsFirst: readsFirst, user: user)
     }
 
-    /// The answer to a recorded (201) or unchanged (200) action; a 201's `Location` is the
-    /// view the action changed, which the writer's role may read (``viewChanged(by:user:)``).
-    func recordedResponse(_ result: RecordResult, user: String, command: UserCommand) -> HTTPResponse {
+    /// The answer to a recorded (201) or unchanged (200) action; its `user` is the id as
+    /// recorded (NFC), whatever spelling the path used; a 201's `Location` is the view the
+    /// action changed, which the writer's role may read (``viewChanged(by:user:)``).
+    func recordedResponse(_ result: RecordResult, command: UserCommand) -> HTTPResponse {
         if result.isRecorded { metrics.count(result.isReplay ? .idempotentReplay : .append) }
         var writer = ResponseWriter()
         result.write(to: &writer)
         var headers = [(name: "ETag", value: ETag.text(result.streamVersion))]
         if result.isReplay { headers.append(("Idempotent-Replayed", "true")) }
-        if result.isRecorded { headers.append(("Location", Self.viewChanged(by: command, user: user))) }
+        if result.isRecorded { headers.append(("Location", Self.viewChanged(by: command, user: result.user))) }
         return .json(result.isRecorded ? 201 : 200, writer.bytes, headers: headers)
     }
 

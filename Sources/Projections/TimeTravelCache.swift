@@ -72,9 +72,17 @@ public final class TimeTravelCache: Sendable {
         var document: Document?
     }
 
+    /// A view's kind and a stream, the stream by its id's bytes (``EventLog/StreamKey``): two
+    /// streams whose ids are canonically equal but differ in bytes (written before the identity
+    /// rule) keep their states apart.
     struct Key: Hashable, Sendable {
         var kind: String
-        var stream: String
+        var stream: StreamKey
+
+        init(kind: String, stream: String) {
+            self.kind = kind
+            self.stream = StreamKey(stream)
+        }
     }
 
     /// One stream's kept states and what they hold, each shared part counted once.

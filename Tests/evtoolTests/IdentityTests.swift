@@ -146,6 +146,99 @@ struct IdentityTests {
         #expect(result.status == 0 && result.output.hasPrefix("OK: 4 events in 1 stream"), "\(result)")
     }
 
+    @Test("every command takes josé in either spelling as one user, café-7 as one listing and a request id as one request; outcomes name the NFC id (issue 31, item 4)", arguments: Kind.allCases)
+    func everyCommandOneIdentity(kind: Kind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try Store.make(kind, directory); defer { store.cleanup() }
+        let cli = store.cli
+        let (cafeNFC, cafeNFD) = ("caf\u{E9}-7", "cafe\u{301}-7")
+        // Recording under NFD: the outcome names the user as recorded, in NFC bytes.
+        var result = try cli.run("search", "--user", Self.nfd, "--keyword", "Hamilton", "--location", "Los Angeles", "--request-id", "cle\u{301}-1")
+        #expect(result.status == 0 && Self.holds(result.output, "recorded Searched for \(Self.nfc): version 1") && !Self.holds(result.output, Self.nfd), "\(result)")
+        // The same request id typed in NFC, under the other spelling of the user: one request.
+        result = try cli.run("search", "--user", Self.nfc, "--keyword", "Hamilton", "--location", "Los Angeles", "--request-id", "cl\u{E9}-1")
+        #expect(result.status == 0 && result.output.contains("was already recorded; nothing recorded again"), "\(result)")
+        result = try cli.run("favorite", "--user", Self.nfd, "--listing", cafeNFD, "--name", "Hamilton", "--venue", "Pantages",
+                             "--date", "2026-12-05 19:30:00", "--category", "Arts & Theatre", "--json")
+        #expect(result.status == 0 && Self.holds(result.output, #""user":"\#(Self.nfc)""#) && result.output.contains(#""version":2"#), "\(result)")
+        let details = try cli.file("details.json", Samples.details.replacingOccurrences(of: #""listingID":"L7""#, with: #""listingID":"\#(cafeNFD)""#))
+        result = try cli.run("view", "--user", Self.nfd, "--listing", cafeNFC, "--details", details)
+        #expect(result.status == 0 && Self.holds(result.output, "for \(Self.nfc): version 3"), "\(result)")
+
+        // Every query answers the same under both spellings.
+        for arguments in [["favorites"], ["recent"], ["viewed"], ["history"], ["favorites", "--as-of", "2"], ["history", "--as-of", "1"]] {
+            var outputs: [String] = []
+            for user in [Self.nfd, Self.nfc] {
+                for json in [[], ["--json"]] {
+                    let result = try Processes.run(Processes.evtool, arguments + ["--user", user] + json + ["--store", cli.store])
+                    #expect(result.status == 0 && !result.output.hasPrefix("No "), "\(arguments) \(user): \(result)")
+                    outputs.append(result.output)
+                }
+            }
+            #expect(outputs[0] == outputs[2] && outputs[1] == outputs[3], "\(arguments): \(outputs)")
+        }
+        for listing in [cafeNFD, cafeNFC] {
+            result = try cli.run("details", "--listing", listing)
+            #expect(result.status == 0 && result.output.contains("Hamilton"), "\(result)")
+        }
+        // The audit report of either spelling is the one user's.
+        for user in [Self.nfd, Self.nfc] {
+            result = try cli.run("report", "--user", user)
+            #expect(result.status == 0 && result.output.contains("Pantages") && result.output.contains("Hamilton"), "report of \(user): \(result.status) \(result.errors)")
+        }
+        // An erasure typed in NFD erases the one user.
+        result = try cli.run("forget", "--user", Self.nfd, "--reason", "test", "--by", "tester", "--json")
+        #expect(result.status == 0 && Self.holds(result.output, #""user":"\#(Self.nfc)""#), "\(result)")
+        #expect(try cli.run("favorites", "--user", Self.nfc).output == "No favorites\n")
+        let log = try cli.run("log", "--json").output
+        #expect(!Self.holds(log, Self.nfd) && !Self.holds(log, "cafe\u{301}") && !Self.holds(log, "cle\u{301}"), "every id is recorded in NFC: \(log)")
+        #expect(try cli.run("verify").status == 0)
+    }
+
+    @Test("a server over a store written before the rule: NFD josé's old stream, then the NFC user's first write; the time-travel cache, the view memory and the overview keep the two streams apart", arguments: Kind.allCases)
+    func previousReleaseTwinWhileServing(kind: Kind) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try Store.make(kind, directory); defer { store.cleanup() }
+        let cli = store.cli
+        #expect(try cli.run("init").status == 0)
+        try store.appendAsPreviousRelease(stream: Self.nfd, type: "Favorited", data: Self.favoriteData("L9"), metadata: Self.metadata(Self.nfd))   // 1
+        let port = try LocalPort.free()
+        let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", cli.store,
+                                                            "--view-memory", "67108864"])
+        defer { if server.isRunning { server.send(SIGKILL) } }
+        try LocalPort.waitUntilListening(port, process: server)
+        /// Status, ETag and body of one request (curl keeps the percent-encoded path as given).
+        func call(_ method: String, _ path: String, body: String? = nil) throws -> (status: String, etag: String, body: String) {
+            var arguments = ["-s", "-D", "-", "--max-time", "20", "-X", method]
+            if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+            let result = try Processes.run("/usr/bin/curl", arguments + ["http://127.0.0.1:\(port)" + path])
+            let parts = result.output.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n")
+            let head = parts[0].split(separator: "\n")
+            let etag = head.first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) } ?? "-"
+            return (head.first.map { String($0.split(separator: " ")[1]) } ?? "-", etag, parts.dropFirst().joined(separator: "\n\n"))
+        }
+        // Typed in NFD, with no NFC user yet: the old stream, now and as of position 1 (kept in memory and in the time-travel cache).
+        var response = try call("GET", "/v1/users/jose%CC%81/favorites")
+        #expect(response.status == "200" && response.etag == "\"1\"" && response.body.contains("L9"), "\(response)")
+        response = try call("GET", "/v1/users/jose%CC%81/favorites?as-of=1")
+        #expect(response.status == "200" && response.body.contains("L9"), "\(response)")
+        // The NFC user's first write starts the NFC stream (position 2); from now on both spellings name it.
+        response = try call("PUT", "/v1/users/jos%C3%A9/favorites/L1", body: #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Sports"}"#)
+        #expect(response.status == "201" && response.etag == "\"1\"", "\(response)")
+        for user in ["jose%CC%81", "jos%C3%A9"] {
+            response = try call("GET", "/v1/users/\(user)/favorites")
+            #expect(response.status == "200" && response.etag == "\"1\"" && response.body.contains(#""L1""#) && !response.body.contains("L9"), "\(user): \(response)")
+            response = try call("GET", "/v1/users/\(user)/favorites?as-of=2")
+            #expect(response.status == "200" && response.body.contains(#""L1""#) && !response.body.contains("L9"), "as of 2, \(user): \(response)")
+            response = try call("GET", "/v1/users/\(user)/history")
+            #expect(response.status == "200" && response.body.contains(#""L1""#) && !response.body.contains("L9"), "\(user): \(response)")
+        }
+        response = try call("GET", "/v1/audit")
+        #expect(response.status == "200" && response.body.contains(#"<span id="user-count">2</span>"#), "two streams, two users in the overview")
+        server.send(SIGTERM)
+        #expect(try server.finish().status == 0)
+    }
+
     @Test("a listing id typed in NFC and in NFD is one listing: recorded in NFC, unfavorited and looked up under either", arguments: Kind.allCases)
     func oneListingWhateverTheBytes(kind: Kind) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }

@@ -12,11 +12,13 @@ extension Application {
     /// and the user's stream version (the ETag), read-your-writes.
     /// - Throws: ``ApplicationError/invalid(field:message:)`` for a malformed user id; the
     ///   store's failures.
-    public func currentViewAnswer<P: Projection>(_ projection: P, user: String) throws(ApplicationError) -> ViewMemory.Answer {
+    /// `user` is taken as typed (``existingUser(typed:)``); the answer is kept under the
+    /// stream the rule names, so every spelling of one user reads and fills one entry.
+    public func currentViewAnswer<P: Projection>(_ projection: P, user typed: String) throws(ApplicationError) -> ViewMemory.Answer {
         do {
-            try Rules.checkIdentifier(user, field: "user id")
+            let user = try existingUser(typed: typed)
             let stream = UserStream.id(for: user)
-            return try remembered(projection.name + "\u{1}" + stream, tags: [ViewMemory.streamTag(stream)]) { head in
+            return try remembered(projection.name + "\u{1}" + ViewKey.user(stream), tags: [ViewMemory.streamTag(stream)]) { head in
                 // The version first: a write that expects it decides on no less than the document shows.
                 let version = try store.version(of: stream)
                 let document = try currentDocument(projection, key: user, atLeast: head)
@@ -30,10 +32,11 @@ extension Application {
     /// A listing's cached details as their JSON bytes (nil: nobody opened it yet), version 0.
     /// - Throws: ``ApplicationError/invalid(field:message:)`` for a malformed listing id; the
     ///   store's failures.
-    public func currentDetailsAnswer(listing: String) throws(ApplicationError) -> ViewMemory.Answer {
+    /// `listing` is taken as typed (``recordedListing(_:)``).
+    public func currentDetailsAnswer(listing typed: String) throws(ApplicationError) -> ViewMemory.Answer {
         do {
-            try Rules.checkIdentifier(listing, field: "listing id")
-            return try remembered(Views.cachedDetails.name + "\u{1}" + listing, tags: [ViewMemory.listingTag(ViewKey.listing(listing))]) { head in
+            let listing = try recordedListing(typed)
+            return try remembered(Views.cachedDetails.name + "\u{1}" + ViewKey.listing(listing), tags: [ViewMemory.listingTag(ViewKey.listing(listing))]) { head in
                 let document = try currentDocument(Views.cachedDetails, key: listing, atLeast: head)
                 return ViewMemory.Answer(bytes: document.map { Array($0.jsonData) }, version: 0)
             }
@@ -46,12 +49,13 @@ extension Application {
     /// `encode` makes of it, with the user's stream version.
     /// - Throws: ``ApplicationError/invalid(field:message:)`` for a malformed user or listing
     ///   id; the store's failures.
-    public func currentListingAnswer(_ listing: String, for user: String, encode: (UserListing) -> [UInt8]) throws(ApplicationError) -> ViewMemory.Answer {
+    /// Both ids are taken as typed (``existingUser(typed:)``, ``recordedListing(_:)``).
+    public func currentListingAnswer(_ typedListing: String, for typedUser: String, encode: (UserListing) -> [UInt8]) throws(ApplicationError) -> ViewMemory.Answer {
         do {
-            try Rules.checkIdentifier(user, field: "user id")
-            try Rules.checkIdentifier(listing, field: "listing id")
+            let user = try existingUser(typed: typedUser)
+            let listing = try recordedListing(typedListing)
             let stream = UserStream.id(for: user)
-            let key = "listing-page\u{1}" + stream + "\u{1}" + listing
+            let key = "listing-page\u{1}" + ViewKey.user(stream) + "\u{1}" + ViewKey.listing(listing)
             return try remembered(key, tags: [ViewMemory.streamTag(stream), ViewMemory.listingTag(ViewKey.listing(listing))]) { head in
                 let version = try store.version(of: stream)
                 let favorites = try currentDocument(Views.favorites, key: user, atLeast: head)
@@ -86,11 +90,10 @@ extension Application {
     }
 
     /// Touches what a recorded command may change, before it is acknowledged.
+    /// - Parameter user: the user id as recorded (NFC, ``CommandContext/normalized()``): reads
+    ///   name the same stream whatever spelling they were given (``existingUser(typed:)``).
     func touchViewMemory(_ command: UserCommand, user: String, through position: Int64) {
-        // The runner records under the id in NFC; a read names the stream as typed: touch both.
         var tags = [ViewMemory.streamTag(UserStream.id(for: user))]
-        let recorded = Identifier.nfc(user)
-        if !recorded.utf8.elementsEqual(user.utf8) { tags.append(ViewMemory.streamTag(UserStream.id(for: recorded))) }
         if case let .viewDetails(listingID, _) = command { tags.append(ViewMemory.listingTag(ViewKey.listing(listingID))) }
         viewMemory.touch(tags, at: position)
     }

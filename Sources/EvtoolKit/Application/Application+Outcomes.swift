@@ -16,19 +16,34 @@ extension Application {
         try runner.handle(command, context: context)
     }
 
-    /// The user id as recorded for a user id as typed (``UserStream/existing(typed:in:)``: an id
-    /// recorded before the identity rule is found as it was recorded).
+    /// The user id as recorded for a user id as a face received it (a path segment, a query
+    /// parameter, a request body, a command-line argument, a library call): the identity rule
+    /// every read, erasure and version lookup of the application applies before it names a
+    /// stream, a view document or a key of the view memory (``UserStream/existing(typed:in:)``:
+    /// the id in NFC, `josé` typed in NFD or NFC is one user; an id with an invisible character
+    /// is refused; an id recorded before the rule is found as it was recorded). Writes take
+    /// the same NFC form in the command runner (``CommandContext/normalized()``).
+    /// Cost: nothing for an id in NFC; otherwise one or two version lookups.
     /// - Throws: `CommandError` when the id is malformed and no such stream exists.
     public func existingUser(typed user: String) throws -> String {
         try UserStream.existing(typed: user, in: store)
+    }
+
+    /// A listing id as recorded, for a listing id as a face received it: checked and in NFC
+    /// (``Rules/identifier(_:field:)``), the form the rules record and the views file.
+    /// - Throws: `CommandError` for a malformed id.
+    public func recordedListing(_ listing: String) throws -> String {
+        try Rules.identifier(listing, field: "listing id")
     }
 
     /// The document of `key` in `projection` (a user id for a user-keyed view, a listing id for
     /// cached details): now, after catching that view up to the head (read-your-writes), or as
     /// of `asOf` by time travel from the nearest snapshot (kept states in ``timeTravel``); from the
     /// read store when there is one (``storeForReading()``, ``currentDocument(_:key:)``). Nil
-    /// when the key has no document.
-    public func document<P: Projection>(_ projection: P, key: String, asOf: AsOf? = nil) throws -> P.Document? {
+    /// when the key has no document. The key is taken as typed: a user id by
+    /// ``existingUser(typed:)``, a listing id by ``recordedListing(_:)``.
+    public func document<P: Projection>(_ projection: P, key typed: String, asOf: AsOf? = nil) throws -> P.Document? {
+        let key = projection.isKeyedByUser ? try existingUser(typed: typed) : try recordedListing(typed)
         if let asOf {
             try checkWithinLog(asOf)
             return try TimeTravel.document(projection, key: key, asOf: asOf, in: try storeForReading(), cache: timeTravel)
@@ -38,10 +53,11 @@ extension Application {
 
     /// Calls `body` with each of the user's history entries that pass `filter`, oldest first,
     /// reading the user's stream a batch at a time (from the read store when there is one).
+    /// `user` is taken as typed (``existingUser(typed:)``).
     public func forEachHistoryEntry(of user: String, filter: History.Filter = History.Filter(),
                                     _ body: (History.Entry) throws -> Void) throws {
         try checkWithinLog(filter.asOf)
-        try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, body)
+        try History.forEachEntry(of: existingUser(typed: user), in: try storeForReading(), filter: filter, body)
     }
 
     /// Brings every view up to the head of the log from its checkpoint.

@@ -26,8 +26,10 @@ extension Application {
                       completion: @escaping @Sendable (StartedRecord) -> Void) throws(ApplicationError) -> Bool {
         guard groupCommit != nil else { return false }
         let type = Self.eventType(of: command)
-        let user = context.userID
         do {
+            // The ids as the runner records them (NFC), as record takes them.
+            let context = try context.normalized()
+            let user = context.userID
             return try runner.start(command, context: context, requiredVersion: requiredVersion, mayRead: mayRead) { outcome in
                 switch outcome {
                 case .finished(.success(.recorded(let ids, let version, let positions))):

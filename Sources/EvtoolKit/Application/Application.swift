@@ -136,8 +136,11 @@ public final class Application: Sendable {
     ///   the other cases for the store's failures.
     public func record(_ command: UserCommand, context: CommandContext, requiredVersion: Int64? = nil) throws(ApplicationError) -> RecordResult {
         let type = Self.eventType(of: command)
-        let user = context.userID
         do {
+            // The ids as the runner records them (NFC): the outcome, the request's first
+            // outcome and the view memory's tags name the stream that was written.
+            let context = try context.normalized()
+            let user = context.userID
             switch try runner.handle(command, context: context, requiredVersion: requiredVersion) {
             case let .recorded(ids, version, positions):
                 touchViewMemory(command, user: user, through: positions.upperBound)
@@ -208,9 +211,10 @@ public final class Application: Sendable {
     // MARK: - Reading
 
     /// A user-keyed view (favorites, recent searches, recently viewed) now, or as of a point.
-    public func view<P: Projection>(_ projection: P, user: String, asOf: AsOf? = nil) throws(ApplicationError) -> UserView<P.Document> {
+    /// `user` is taken as typed (``existingUser(typed:)``): `josé` in NFD reads the NFC user.
+    public func view<P: Projection>(_ projection: P, user typed: String, asOf: AsOf? = nil) throws(ApplicationError) -> UserView<P.Document> {
         do {
-            try Rules.checkIdentifier(user, field: "user id")
+            let user = try existingUser(typed: typed)
             let version = try store.version(of: UserStream.id(for: user))
             if let asOf {
                 try checkWithinLog(asOf)
@@ -223,9 +227,10 @@ public final class Application: Sendable {
     }
 
     /// The cached details of a listing (the latest any user fetched), now or as of a point.
-    public func details(listing: String, asOf: AsOf? = nil) throws(ApplicationError) -> CachedDetailsProjection.Document? {
+    /// `listing` is taken as typed (``recordedListing(_:)``).
+    public func details(listing typed: String, asOf: AsOf? = nil) throws(ApplicationError) -> CachedDetailsProjection.Document? {
         do {
-            try Rules.checkIdentifier(listing, field: "listing id")
+            let listing = try recordedListing(typed)
             if let asOf {
                 try checkWithinLog(asOf)
                 return try TimeTravel.document(Views.cachedDetails, key: listing, asOf: asOf, in: try storeForReading())
@@ -238,7 +243,9 @@ public final class Application: Sendable {
 
     /// A listing's details page as a user sees it: the cached details and whether the listing
     /// is one of the user's favorites now.
-    public func listing(_ listing: String, for user: String) throws(ApplicationError) -> UserListing {
+    public func listing(_ typed: String, for user: String) throws(ApplicationError) -> UserListing {
+        let listing: String
+        do { listing = try recordedListing(typed) } catch { throw ApplicationError(error) }
         let favorites = try view(Views.favorites, user: user)
         let details = try details(listing: listing)
         let isFavorite = favorites.document?.contains(listing: listing) ?? false
@@ -247,12 +254,13 @@ public final class Application: Sendable {
 
     /// One page of a user's history: the entries that pass `filter` with a position after
     /// `after`, at most `limit` of them, oldest first.
-    public func history(user: String, filter: History.Filter = History.Filter(), after: Int64 = 0, limit: Int = 100) throws(ApplicationError) -> HistoryPage {
+    /// `user` is taken as typed (``existingUser(typed:)``).
+    public func history(user typed: String, filter: History.Filter = History.Filter(), after: Int64 = 0, limit: Int = 100) throws(ApplicationError) -> HistoryPage {
         struct PageFull: Error {}
         var entries: [History.Entry] = []
         var more = false
         do {
-            try Rules.checkIdentifier(user, field: "user id")
+            let user = try existingUser(typed: typed)
             try checkWithinLog(filter.asOf)
             try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, afterPosition: after) { entry in
                 guard entry.position > after else { return }
@@ -293,10 +301,11 @@ public final class Application: Sendable {
         }
     }
 
-    /// The version of a user's stream (0 when the user has no events).
-    public func streamVersion(user: String) throws(ApplicationError) -> Int64 {
+    /// The version of a user's stream (0 when the user has no events); `user` is taken as
+    /// typed (``existingUser(typed:)``).
+    public func streamVersion(user typed: String) throws(ApplicationError) -> Int64 {
         do {
-            try Rules.checkIdentifier(user, field: "user id")
+            let user = try existingUser(typed: typed)
             return try store.version(of: UserStream.id(for: user))
         } catch {
             throw ApplicationError(error)

@@ -62,9 +62,10 @@ public final class ReplicaReads: Sendable {
 
     /// A user-keyed view (favorites, recent searches, recently viewed), read-your-writes,
     /// and which server answered.
-    public func view<P: Projection>(_ projection: P, user: String) throws(ApplicationError) -> (view: UserView<P.Document>, source: Source) {
+    /// `user` is taken as typed (``Commands/UserStream/existing(typed:in:)`` on the primary).
+    public func view<P: Projection>(_ projection: P, user typed: String) throws(ApplicationError) -> (view: UserView<P.Document>, source: Source) {
         do {
-            try Rules.checkIdentifier(user, field: "user id")
+            let user = try UserStream.existing(typed: typed, in: primaryStore)
             let version = try primaryStore.version(of: UserStream.id(for: user))
             let (document, source) = try document(projection, key: user)
             return (UserView(document: document, streamVersion: version), source)
@@ -76,10 +77,10 @@ public final class ReplicaReads: Sendable {
     }
 
     /// The cached details of a listing, read-your-writes, and which server answered.
-    public func details(listing: String) throws(ApplicationError) -> (details: CachedDetailsProjection.Document?, source: Source) {
+    /// `listing` is taken as typed (in NFC, ``Commands/Rules/identifier(_:field:)``).
+    public func details(listing typed: String) throws(ApplicationError) -> (details: CachedDetailsProjection.Document?, source: Source) {
         do {
-            try Rules.checkIdentifier(listing, field: "listing id")
-            return try document(Views.cachedDetails, key: listing)
+            return try document(Views.cachedDetails, key: Rules.identifier(typed, field: "listing id"))
         } catch {
             throw ApplicationError(error)
         }

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import Synchronization
 
@@ -350,8 +351,10 @@ public final class ViewMemory: Sendable {
 
     // MARK: - Tags and keys
 
-    /// The tag of everything a user's stream decides (their views, their ETag).
-    public static func streamTag(_ streamID: String) -> String { "s:" + streamID }
+    /// The tag of everything a user's stream decides (their views, their ETag), by the
+    /// stream id's bytes (``Identifier/exactKey(_:)``: two streams whose ids are canonically
+    /// equal but differ in bytes have two tags, though `String` compares them equal).
+    public static func streamTag(_ streamID: String) -> String { "s:" + Identifier.exactKey(streamID) }
 
     /// The tag of a listing's cached details (by its document key, ``Projections/ViewKey/listing(_:)``).
     public static func listingTag(_ listingKey: String) -> String { "l:" + listingKey }

@@ -146,12 +146,13 @@ enum RecordCommands {
     /// Runs a command for the user named by `--user` and prints its outcome.
     static func record(_ command: UserCommand, type: String, _ arguments: ParsedArguments, _ console: inout Console) throws {
         let user = try arguments.required(Self.user)
-        let context = CommandContext(
+        let typed = CommandContext(
             userID: user, source: try arguments.required(Self.source),
             occurredAt: try arguments.value(occurredAt) ?? Timestamp.now(),
             requestID: try arguments.value(requestID), correlationID: try arguments.value(correlationID))
-        // Refused before the store is opened: a rejected command creates no store.
-        try context.validate()
+        // Refused before the store is opened: a rejected command creates no store. The outcome
+        // names the user as recorded (NFC), as `favorites` and the HTTP API do.
+        let context = try typed.normalized()
         try UserDecider.check(command)
         // A long stream is read from its snapshot; snapshots of the views are kept for time travel.
         let application = Application(store: try StoreLocation.resolve(arguments).openForViews(create: true))
