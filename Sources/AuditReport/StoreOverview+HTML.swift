@@ -19,7 +19,7 @@ extension StoreOverview {
         let series = StoreOverview.chartedTypes + ["other"]
         body += "<section id=\"per-day\"><h2>Events per day by type</h2>"
         body += Chart.stacked(days.map { ($0.day, $0.byType) }, series: series, id: "events-chart", label: "events per day (UTC), stacked by type")
-        body += "<details><summary>Per day: events by type, users and active users (\(days.count) days)</summary><table id=\"days\"><thead><tr><th>Day (UTC)</th>"
+        body += "<details><summary>Per day: events by type, users and active users (\(days.count.counted("day")))</summary><table id=\"days\"><thead><tr><th>Day (UTC)</th>"
         for name in series { body += "<th class=\"n\">\(HTML.escape(name))</th>" }
         body += "<th class=\"n\">Active users</th><th class=\"n\">Users so far</th></tr></thead><tbody>"
         for day in days {

@@ -113,7 +113,7 @@ extension UserReport {
     private var favoritesSection: String {
         var out = "<section id=\"favorites-over-time\"><h2>Favorites over time</h2>"
         out += Chart.steps(favoritesByDay, id: "favorites-chart", label: "favorites held at the end of each day (UTC)")
-        out += "<details><summary>Favorites held at the end of each day (\(favoritesByDay.count) days)</summary><table id=\"favorites-by-day\"><thead><tr><th>Day (UTC)</th><th class=\"n\">Favorites</th></tr></thead><tbody>"
+        out += "<details><summary>Favorites held at the end of each day (\(favoritesByDay.count.counted("day")))</summary><table id=\"favorites-by-day\"><thead><tr><th>Day (UTC)</th><th class=\"n\">Favorites</th></tr></thead><tbody>"
         for point in favoritesByDay { out += "<tr><td class=\"t\">\(HTML.day(point.day))</td><td class=\"n\">\(point.count)</td></tr>" }
         out += "</tbody></table></details>"
         out += "<h3>Each listing: added and removed</h3>"

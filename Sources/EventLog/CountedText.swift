@@ -1,9 +1,10 @@
 /// Counts as people read them, for every face's messages (the command line, the server's
 /// answers and audit lines, the benchmark's tables): one wording wherever a count is shown.
 extension BinaryInteger {
-    /// `1 event`, `2 events`, `1,000 events` (with `grouped`): a count and its noun, singular
-    /// for exactly one.
-    public func counted(_ singular: String, plural: String? = nil, grouped: Bool = false) -> String {
+    /// `1 event`, `2 events`, `1,902 events`: a count and its noun, singular for exactly one,
+    /// its thousands grouped as everywhere a person reads a count (`grouped: false` for a
+    /// count that is also an identifier, such as a line number).
+    public func counted(_ singular: String, plural: String? = nil, grouped: Bool = true) -> String {
         let number = grouped ? String(self).groupedThousands : String(self)
         return "\(number) \(self == 1 ? singular : plural ?? singular + "s")"
     }

@@ -13,8 +13,10 @@ extension API {
 
     /// A user's audit report (`as-of=POSITION|TIME` for the page as of that point).
     func userAuditReport(_ match: RouteMatch) throws -> HTTPResponse {
-        let user = match.parameter("user")
-        let options = AuditReport.Options(storeDescription: storeDescription, asOf: try asOf(match))
+        let asOf = try asOf(match)
+        try application.checkWithinLog(asOf)
+        let user = try application.userWithEvents(typed: match.parameter("user"))
+        let options = AuditReport.Options(storeDescription: storeDescription, asOf: asOf)
         return Self.page(try AuditReport.userPage(user: user, store: application.store, options: options))
     }
 

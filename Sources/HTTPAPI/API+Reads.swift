@@ -104,6 +104,33 @@ extension API {
         .json(200, Array(#"{"status":"ok"}"#.utf8))
     }
 
+    /// The page a problem document's `type` resolves to: the kind's title, status and what it
+    /// means, as a small HTML page (RFC 9457 §3.1.1: a type URI should resolve to
+    /// documentation for people).
+    func problemPage(_ match: RouteMatch) throws -> HTTPResponse {
+        let name = match.parameter("kind")
+        guard let kind = Problem.Kind(rawValue: name) else {
+            throw Problem(.notFound, "no problem kind '\(name)'; the kinds: \(Problem.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let escape = { (text: String) in
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+                .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+        }
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escape(kind.title)) (\(kind.status))</title></head>
+            <body><h1>\(escape(kind.title))</h1>
+            <p>HTTP status <strong>\(kind.status)</strong>, problem type <code>\(escape(kind.uri))</code> (an RFC 9457 problem document, <code>application/problem+json</code>).</p>
+            <p>\(escape(kind.explanation))</p>
+            <p>The document's <code>detail</code> says what happened this time, and <code>field</code> names the member, parameter or header at fault when one is.</p>
+            </body></html>
+
+            """
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "max-age=86400"),
+                                                   ("Content-Security-Policy", "default-src 'none'"), ("X-Content-Type-Options", "nosniff")],
+                            body: Array(html.utf8))
+    }
+
     func ready(_ match: RouteMatch) throws -> HTTPResponse {
         let head = try application.headPosition()
         return .json(200, Array(#"{"status":"ready","head":\#(head)}"#.utf8))

@@ -66,6 +66,7 @@ public final class API: Sendable {
         Route(method: "GET", template: "/readyz", roles: nil, name: "ready", handler: { try $0.ready($1) }),
         Route(method: "GET", template: "/metrics", roles: [.auditor, .admin], name: "metrics", handler: { try $0.metricsText($1) }),
         Route(method: "GET", template: "/openapi.json", roles: nil, name: "openapi", handler: { try $0.openAPI($1) }),
+        Route(method: "GET", template: "/problems/{kind}", roles: nil, name: "problemPage", handler: { try $0.problemPage($1) }),
     ] + adminRoutes + auditRoutes + proofRoutes
 
     /// Answers one request; never throws: every failure is a problem document.
@@ -178,6 +179,7 @@ public final class API: Sendable {
                 return problem
             case let .failed(message): return Problem(.serverError, message)   // evtool's own words (a seal refused: where the log fails)
             case let .requestIDReused(_, message): return Problem(.idempotencyKeyReused, message, field: "Idempotency-Key")
+            case let .notFound(message): return Problem(.notFound, message, field: "user")
             }
         default:
             // The libraries' own errors (a broken rule, the store's failures) as the application words them.

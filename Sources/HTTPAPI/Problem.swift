@@ -64,8 +64,30 @@ public struct Problem: Error, Sendable, Hashable {
             }
         }
 
-        /// The `type` member: a URI reference relative to the server.
+        /// The `type` member: a URI reference relative to the server, which resolves to a page
+        /// explaining the kind (``API/problemPage(_:)``, RFC 9457 §3.1.1).
         public var uri: String { "/problems/" + rawValue }
+
+        /// What the kind means and what a client does about it, for its page.
+        public var explanation: String {
+            switch self {
+            case .malformedRequest: return "The request could not be read: its body is not JSON, a query parameter is malformed or not one the route takes, or its framing could be read two ways (then the connection is closed). Fix the request; sending it again unchanged fails the same way."
+            case .invalidPath: return "The path names no resource safely: an id holds an encoded slash or NUL, a '.' or '..' segment, a bad %-escape or invalid UTF-8."
+            case .unauthorized: return "Send 'Authorization: Bearer TOKEN' with a token the server accepts (an operator makes one with 'evtool token create')."
+            case .forbidden: return "The token's role may not call this route: apps record and read their users' views; auditors read histories, the log and proofs; admins do both and administer."
+            case .notFound: return "Nothing is at this path, or what it names is not in the log (no cached details for a listing, a user with no events for a history or an audit page)."
+            case .methodNotAllowed: return "The route exists with other methods; the Allow header names them."
+            case .conflict: return "Other writers kept changing the user's events between the decision and the append, as often as the server tries; nothing was recorded. Send the request again."
+            case .preconditionFailed: return "If-Match named another version of the user's events; the ETag header has the current one. Read again, decide again, and send with the new ETag."
+            case .lengthRequired: return "The server takes a request body with a Content-Length only, not a chunked one; the connection is closed."
+            case .bodyTooLarge: return "The body is larger than the server takes (its --max-body); nothing was recorded."
+            case .unsupportedMediaType: return "A body must be sent as 'Content-Type: application/json'."
+            case .validation: return "The request breaks a rule of the domain (the same rules and words as the command line); 'field' names what is wrong. Nothing was recorded."
+            case .idempotencyKeyReused: return "The Idempotency-Key was used by another request of the user; nothing was recorded and the first request's outcome stands. A retry repeats the same request; a new request needs a new key."
+            case .unavailable: return "The store cannot be reached for now. Wait for Retry-After and send the request again with the same Idempotency-Key: a write whose connection was lost as it committed is recorded once."
+            case .serverError: return "The server could not answer: the store is damaged, holds an event this release cannot read, or refused the server's role. The detail says where; the server's log has the rest under the X-Request-ID."
+            }
+        }
     }
 
     /// The kind.

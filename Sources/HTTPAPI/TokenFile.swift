@@ -18,6 +18,15 @@ public struct TokenFile: Sendable {
     public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, naming the file and line.
         public var description: String
+        /// The system's error number when the file could not be opened, read or written; nil
+        /// when the file is not a tokens file (its content or kind is refused).
+        public var errorNumber: Int32?
+
+        /// Makes the error.
+        public init(description: String, errorNumber: Int32? = nil) {
+            self.description = description
+            self.errorNumber = errorNumber
+        }
     }
 
     /// The tokens, in file order.
@@ -92,8 +101,9 @@ public struct TokenFile: Sendable {
     public static func append(token: String, role: Role, name: String, to path: String) throws(FileError) {
         let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link (give the file itself)" : String(cString: strerror(errno))
-            throw FileError(description: "cannot write the tokens file '\(path)': \(reason)")
+            let number = errno
+            if number == ELOOP { throw FileError(description: "cannot write the tokens file '\(path)': it is a symbolic link (give the file itself)") }
+            throw FileError(description: "cannot write the tokens file '\(path)': \(String(cString: strerror(number)))", errorNumber: number)
         }
         defer { close(descriptor) }
         var status = stat()
@@ -109,7 +119,7 @@ public struct TokenFile: Sendable {
         while read < size {
             let got = existing.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + read, size - read, off_t(read)) }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw FileError(description: "cannot read the tokens file '\(path)': \(String(cString: strerror(errno)))") }
+            guard got > 0 else { throw FileError(description: "cannot read the tokens file '\(path)': \(String(cString: strerror(errno)))", errorNumber: errno) }
             read += got
         }
         guard let text = String(validating: existing, as: UTF8.self) else {
@@ -124,7 +134,7 @@ public struct TokenFile: Sendable {
         let bytes = Array((separator + line(for: token, role: role, name: name) + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else {
-            throw FileError(description: "cannot write the tokens file '\(path)': \(String(cString: strerror(errno)))")
+            throw FileError(description: "cannot write the tokens file '\(path)': \(String(cString: strerror(errno)))", errorNumber: errno)
         }
     }
 

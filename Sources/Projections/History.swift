@@ -91,6 +91,7 @@ public enum History {
     public static func forEachEntry(of user: String, in store: any EventStore, filter: Filter = Filter(), afterPosition: Int64 = 0,
                                     _ body: (Entry) throws -> Void) throws {
         try filter.check()
+        try checkTypesExist(filter.types, of: user, in: store)
         var next = try StreamSearch.firstVersion(of: UserStream.id(for: user), afterPosition: afterPosition, in: store)
         while true {
             let batch = try store.read(stream: UserStream.id(for: user), from: next, direction: .forwards, limit: 1_000)
@@ -101,6 +102,42 @@ public enum History {
             if case .position(let limit)? = filter.asOf, last.position > limit { return }
             next = last.version + 1
         }
+    }
+
+    /// Refuses a type that is not one of evtool's (``Filter/check()`` has those) and that no
+    /// event of the user's stream has (an appended or imported type is taken when the stream
+    /// holds it): such a filter would show an empty history for a user who has one. The
+    /// message names the closest of evtool's types.
+    /// - Throws: ``EventStoreError/invalidInput(_:)`` naming the type.
+    static func checkTypesExist(_ types: Set<String>, of user: String, in store: any EventStore) throws {
+        let known = DomainEvent.typeNames + [Erasure.markerType]
+        var unknown = types.subtracting(known)
+        guard !unknown.isEmpty else { return }
+        var next: Int64 = 1
+        while !unknown.isEmpty {
+            let batch = try store.read(stream: UserStream.id(for: user), from: next, direction: .forwards, limit: 1_000)
+            for event in batch { unknown.remove(event.type) }
+            guard let last = batch.last, batch.count == 1_000 else { break }
+            next = last.version + 1
+        }
+        guard let type = unknown.sorted().first else { return }
+        let closest = known.min { distance(type.lowercased(), $0.lowercased()) < distance(type.lowercased(), $1.lowercased()) }
+        let suggestion = closest.flatMap { distance(type.lowercased(), $0.lowercased()) <= max(3, type.count / 3) ? "; did you mean '\($0)'?" : nil }
+        throw EventStoreError.invalidInput("no event of user '\(user)' has type '\(type)' (evtool's types: \(known.joined(separator: ", ")))" + (suggestion ?? ""))
+    }
+
+    /// The Levenshtein distance between two strings, by characters.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// The user's history as an array (for small histories and tests).

@@ -35,7 +35,7 @@ enum Evtool {
 
             """
         for command in commands { text += TextWrap.columns("  " + command.name, command.summary, column: 14, width: width) + "\n" }
-        text += "\n" + TextWrap.lines("Run 'evtool help <subcommand>' or 'evtool <subcommand> -h' for a subcommand's options; 'evtool --version' for the version.",
+        text += "\n" + TextWrap.lines("Run 'evtool help <subcommand>' or 'evtool <subcommand> -h' for a subcommand's options; 'evtool --version' (or -V) for the version.",
                                       indent: 0, width: width).joined(separator: "\n") + "\n"
         text += "\nSTORES:\n"
         text += TextWrap.lines("--store sqlite:PATH | PATH | postgres://USER@HOST:PORT/DB[?schema=NAME] (default: $EVTOOL_STORE, else ./evtool.sqlite)",
@@ -82,8 +82,8 @@ enum Evtool {
         if name == "--help" || name == "-h" || name == "help" && arguments.count == 1 {
             return try console.output(overview)
         }
-        if name == "--version" {
-            guard arguments.count == 1 else { throw CLIError.usage("'--version' takes nothing after it (see 'evtool version --help')", nil) }
+        if name == "--version" || name == "-V" {
+            guard arguments.count == 1 else { throw CLIError.usage("'\(name)' takes nothing after it (see 'evtool version --help')", nil) }
             return try console.output(EvtoolVersion.text)
         }
         if name == "help" {

@@ -98,10 +98,10 @@ struct BadInputTests {
             #expect(result.status == 65 && result.errors == "Error: \(option) id must not contain control characters\n", "\(command): \(result)")
         }
         var result = try Processes.run(Binaries.evtool, ["search", "--user", "ada", "--keyword", "k", "--here", "1,2", "--units", "esc\u{1B}[31m\nnext", "--store", store])
-        #expect(result.status == 65)
-        #expect(result.errors == "Error: units must be miles or km, not 'esc\\u{1B}[31m\\nnext'\n")
+        #expect(result.status == 64)
+        #expect(result.errors.hasPrefix("Error: units must be miles or km, not 'esc\\u{1B}[31m\\nnext'\n"))
         result = try Processes.run(Binaries.evtool, ["search", "--user", "ada", "--keyword", "k", "--here", "1,2", "--units", String(repeating: "u", count: 100_000), "--store", store])
-        #expect(result.status == 65)
+        #expect(result.status == 64)
         #expect(result.errors.hasPrefix("Error: units must be miles or km, not 'uuu"))
         #expect(result.errors.contains(" characters left out)…"), "\(result.errors.count)")
         #expect(result.errors.utf8.count < 800)

@@ -124,4 +124,18 @@ struct HTTPConventionsTests {
             }
         }
     }
+
+    @Test func everyProblemTypeResolvesToAPage() throws {
+        try withAPI { api in
+            for kind in Problem.Kind.allCases {
+                let page = api.respond(to: HTTPRequest(method: "GET", target: kind.uri))
+                #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8", "\(kind.uri): \(page.status)")
+                #expect(page.text.contains("<h1>\(kind.title.replacingOccurrences(of: "'", with: "&#39;"))</h1>") && page.text.contains("<strong>\(kind.status)</strong>"), "\(kind.uri)")
+            }
+            let refused = api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/L1", headers: Self.json, body: Array("{".utf8)))
+            let type = try #require((try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?["type"] as? String)
+            #expect(api.respond(to: HTTPRequest(method: "GET", target: type)).status == 200, "a problem's own type resolves: \(type)")
+            #expect(api.respond(to: HTTPRequest(method: "GET", target: "/problems/no-such-kind")).status == 404)
+        }
+    }
 }

@@ -14,6 +14,8 @@ struct VersionTests {
         let command = try CLI.bare("version")
         #expect(flag.status == 0 && command.status == 0)
         #expect(flag.output == command.output)
+        let short = try CLI.bare("-V")
+        #expect(short.status == 0 && short.output == flag.output, "-V prints the version, as psql's does")
         let lines = flag.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 7, "\(lines)")
         #expect(lines.first?.range(of: #"^evtool [0-9]+\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil, "\(lines)")
@@ -23,6 +25,7 @@ struct VersionTests {
         #expect(lines.contains("PostgreSQL store  schema version 16"))
         #expect(lines.contains("events            Searched 2, Favorited 1, Unfavorited 1, DetailsViewed 1, metadata 1"))
         #expect(try CLI.bare("--version", "x").status == 64)
+        #expect(try CLI.bare("-V", "x").status == 64)
     }
 
     @Test("version --json carries the same facts; the commit is one git knows, when built from a checkout")

@@ -260,7 +260,7 @@ public final class Application: Sendable {
         var entries: [History.Entry] = []
         var more = false
         do {
-            let user = try existingUser(typed: typed)
+            let user = try userWithEvents(typed: typed)
             try checkWithinLog(filter.asOf)
             try History.forEachEntry(of: user, in: try storeForReading(), filter: filter, afterPosition: after) { entry in
                 guard entry.position > after else { return }

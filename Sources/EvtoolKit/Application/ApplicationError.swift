@@ -25,13 +25,17 @@ public enum ApplicationError: Error, Sendable, Hashable, CustomStringConvertible
     /// The request id was already used by a different request (another action, listing or
     /// body) of the same user: nothing was recorded, and the first request's outcome stands.
     case requestIDReused(requestID: String, message: String)
+    /// What was asked about is not in the log: a user with no events, for the reads of one
+    /// user's record (history, the audit page); the views of such a user are empty instead.
+    case notFound(String)
 
     /// The message, as the command line prints it after `Error: `.
     public var description: String {
         switch self {
         case let .requestIDReused(_, message):
             return message
-        case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .permissionDenied(message), let .failed(message):
+        case let .invalid(_, message), let .conflict(message), let .unavailable(message), let .permissionDenied(message), let .failed(message),
+             let .notFound(message):
             return message
         case let .versionMismatch(expected, actual):
             return "the user's events are at version \(actual), not \(expected) as the request expected; nothing was recorded"

@@ -68,7 +68,7 @@ enum CompletionScript {
                 local prev=
                 if [[ $COMP_CWORD -gt 0 ]]; then prev=${COMP_WORDS[COMP_CWORD-1]}; fi
                 if [[ $COMP_CWORD -le 1 ]]; then
-                    _evtool_words "$cur" \(words(commands.map(\.name) + ["--help", "-h", "--version"]))
+                    _evtool_words "$cur" \(words(commands.map(\.name) + ["--help", "-h", "--version", "-V"]))
                     return 0
                 fi
                 case ${COMP_WORDS[1]} in

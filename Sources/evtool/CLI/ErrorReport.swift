@@ -52,10 +52,10 @@ struct ErrorReport {
     }
 
     /// The exit code of the application's own errors: the same kinds the HTTP API answers
-    /// with 422, 409/412, 503, 500.
+    /// with 422 and 404, 409/412, 503, 500.
     static func code(_ error: ApplicationError) -> ExitCode {
         switch error {
-        case .invalid, .requestIDReused, .failed: return .invalidData
+        case .invalid, .requestIDReused, .failed, .notFound: return .invalidData
         case .versionMismatch, .conflict: return .conflict
         case .unavailable: return .unavailable
         case .permissionDenied: return .noPermission

@@ -1,3 +1,4 @@
+import Foundation
 import EventLog
 import EvtoolKit
 
@@ -44,6 +45,18 @@ enum ExitCode: Int32 {
         case .unavailable, .newerSchema, .outcomeUnknown: self = .unavailable
         case .wrongExpectedVersion: self = .conflict
         case .permissionDenied: self = .noPermission
+        }
+    }
+
+    /// The exit code of a file evtool writes (a tokens file, a key folder): no permission (77)
+    /// for EACCES and EPERM, an I/O error (74) for another system error, invalid data (65)
+    /// when there was none: the file is refused for what it is (not a tokens file, a key
+    /// already there).
+    init(fileError errorNumber: Int32?) {
+        switch errorNumber {
+        case nil: self = .invalidData
+        case EACCES?, EPERM?: self = .noPermission
+        default: self = .ioError
         }
     }
 

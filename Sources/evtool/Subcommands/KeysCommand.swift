@@ -29,12 +29,13 @@ enum KeysCommand {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
             } catch {
-                throw CLIError(message: "cannot make the folder '\(directory)': \(error.localizedDescription)", code: .failure)
+                let number = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
+                throw CLIError(message: "cannot make the folder '\(directory)': \(error.localizedDescription)", code: ExitCode(fileError: number ?? EIO))
             }
             let key = try Ed25519Key.generate()
             let privatePath = directory + "/" + privateName, publicPath = directory + "/" + publicName
             if FileManager.default.fileExists(atPath: privatePath) || FileManager.default.fileExists(atPath: publicPath) {
-                throw CLIError(message: "'\(directory)' already holds a key: keys are never overwritten", code: .failure)
+                throw CLIError(message: "'\(directory)' already holds a key: keys are never overwritten", code: .invalidData)
             }
             try AuditFiles.create(privatePath, key.privatePEM ?? "", mode: 0o600)
             try AuditFiles.create(publicPath, key.publicPEM, mode: 0o644)

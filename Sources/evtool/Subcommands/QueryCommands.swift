@@ -110,7 +110,7 @@ enum QueryCommands {
             let filter = History.Filter(types: types, since: try arguments.value(since),
                                         until: try arguments.value(until), asOf: try arguments.value(SharedOptions.asOf))
             let application = try ReadStore.application(arguments, console: &console).application
-            let user = try application.existingUser(typed: typed)
+            let user = try application.userWithEvents(typed: typed)
             if arguments.flag(SharedOptions.json) {
                 try application.forEachHistoryEntry(of: user, filter: filter) { entry in
                     var writer = JSONWriter()

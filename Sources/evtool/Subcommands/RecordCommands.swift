@@ -19,31 +19,32 @@ enum RecordCommands {
         CommandSpec.storeOption, json,
     ]
 
-    // `search`'s own options; a malformed value is refused with 65 (invalid data), as the rules do.
+    // `search`'s own options: a value the option cannot read is a usage error (64), as for every
+    // option; a value it reads that breaks a rule (a negative distance, a latitude past 90) is 65.
     static let keyword = TypedOption.text("keyword", value: "TEXT", help: "What the user searched for (not empty)")
     static let category = TypedOption<SearchCategory>(
         name: "category", value: "C", help: "All (default), Music, Sports, \"Arts & Theatre\", Film, Miscellaneous",
         completion: .values(SearchCategory.allCases.map(\.rawValue)), default: .all, parse: { text in
             guard let parsed = SearchCategory.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-                throw OptionValueError(message: "category must be one of \(SearchCategory.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'", code: .invalidData)
+                throw OptionValueError(message: "category must be one of \(SearchCategory.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
             }
             return parsed
         })
     static let distance = TypedOption<Double>(
         name: "distance", value: "N", help: "How far to look (default 10), a positive number", default: Searched.defaultDistance, parse: { text in
-            guard let value = Double(text) else { throw OptionValueError(message: "distance must be a positive number, not '\(text)'", code: .invalidData) }
+            guard let value = Double(text) else { throw OptionValueError(message: "distance must be a positive number, not '\(text)'") }
             return value
         })
     static let units = TypedOption<DistanceUnit>(
         name: "units", value: "U", help: "miles (default) or km", completion: .values(["miles", "km"]), default: .miles, parse: { text in
-            guard let value = DistanceUnit(rawValue: text.lowercased()) else { throw OptionValueError(message: "units must be miles or km, not '\(text)'", code: .invalidData) }
+            guard let value = DistanceUnit(rawValue: text.lowercased()) else { throw OptionValueError(message: "units must be miles or km, not '\(text)'") }
             return value
         })
     static let here = TypedOption<(latitude: Double, longitude: Double)>(
         name: "here", value: "LAT,LNG", help: "Search around the user's detected location", parse: { here in
             let parts = here.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 2, let latitude = parts[0], let longitude = parts[1] else {
-                throw OptionValueError(message: "'--here' must be LATITUDE,LONGITUDE in degrees, e.g. 34.0224,-118.2851, not '\(here)'", code: .invalidData)
+                throw OptionValueError(message: "'--here' must be LATITUDE,LONGITUDE in degrees, e.g. 34.0224,-118.2851, not '\(here)'")
             }
             return (latitude, longitude)
         })

@@ -71,7 +71,7 @@ enum ReportCommand {
             let store = try location.open(create: false)
             try Application.checkWithinLog(asOf, of: store)
             let options = AuditReport.Options(storeDescription: location.description, asOf: asOf, outside: outside)
-            let page = try user.map { try AuditReport.userPage(user: $0, store: store, options: options) }
+            let page = try user.map { try AuditReport.userPage(user: try Application.userWithEvents(typed: $0, in: store), store: store, options: options) }
                 ?? AuditReport.overviewPage(store: store, options: options)
             guard let outPath else {
                 // The page ends with a newline; output(_:) adds one per line.

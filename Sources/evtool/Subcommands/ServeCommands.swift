@@ -207,10 +207,10 @@ enum ServeCommands {
                 throw CLIError.usage("'--name' must be one line", arguments.command)
             }
             let token = TokenFile.newToken()
-            do {
+            do throws(TokenFile.FileError) {
                 try TokenFile.append(token: token, role: role, name: name, to: path)
             } catch {
-                throw CLIError(message: "\(error)", code: .failure)
+                throw CLIError(message: "\(error)", code: ExitCode(fileError: error.errorNumber))
             }
             try console.output(token)
             console.message("token: added a token with role \(role.rawValue) to \(path); it is shown only now")

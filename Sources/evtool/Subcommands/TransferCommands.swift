@@ -36,7 +36,7 @@ enum TransferCommands {
             let store = try StoreLocation.resolve(arguments).open(create: false)
             let count = try LogExport.write(store, format: format, from: from, to: to) { try console.output($0) }
             try console.flush()
-            console.info("exported \(count.counted("event", grouped: true))")
+            console.info("exported \(count.counted("event"))")
         })
 
     static let `import` = CommandSpec(
@@ -143,6 +143,6 @@ enum TransferCommands {
                     writer.key("viewsRebuilt"); writer.bool(true)
                 })
             }
-            try console.output("migrated \(sourceDigest.count.counted("event")) from \(from) to \(to) (copied \(outcome.copied), already there \(sourceDigest.count - outcome.copied)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            try console.output("migrated \(sourceDigest.count.counted("event")) from \(from) to \(to) (copied \(String(outcome.copied).groupedThousands), already there \(String(sourceDigest.count - outcome.copied).groupedThousands)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
         })
 }

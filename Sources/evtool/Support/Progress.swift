@@ -9,8 +9,10 @@ struct Progress {
     let isTerminal: Bool
     /// What is counted: "events", "bytes".
     let unit: String
-    private let start = Date()
     private var lastPrinted = Date.distantPast
+    /// The count and time of the first report: the rate is what was done after it (a resumed
+    /// copy reports what was there already at once, which is no work done at that rate).
+    private var baseline: (done: Int64, at: Date)?
 
     /// Whether nothing is printed (`--quiet`).
     let isQuiet: Bool
@@ -30,11 +32,13 @@ struct Progress {
         let now = Date()
         guard force || now.timeIntervalSince(lastPrinted) >= (isTerminal ? 0.1 : 5) else { return }
         lastPrinted = now
-        let elapsed = max(now.timeIntervalSince(start), 0.001)
-        let rate = Double(done) / elapsed
-        let left = rate > 0 ? Double(total - min(done, total)) / rate : 0
+        let first = baseline ?? (done, now)
+        baseline = first
+        let measured = now.timeIntervalSince(first.at)
+        let rate = measured >= 0.5 && done > first.done ? Double(done - first.done) / measured : nil
         let fraction = min(1, Double(done) / Double(total))
-        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) \(unit), \(String(Int(rate)).groupedThousands)/s, \(Self.duration(left)) left"
+        let pace = rate.map { "\(String(Int($0)).groupedThousands)/s, \(Self.duration(Double(total - min(done, total)) / $0)) left" } ?? "measuring the rate"
+        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) \(unit), \(pace)"
         if isTerminal {
             let width = 30
             let filled = Int(fraction * Double(width))
