@@ -593,7 +593,7 @@ END
 $fn$;
 """#)
 
-    /// Version 5: `append_one`, the one-event append in as few PL/pgSQL steps as it can take (docs/explanation/ordering.md, "What an append costs"): the same checks and reservation as `append`, then one statement that locks, checks, moves and chains the stream's head (`UPDATE … RETURNING`) and inserts the event. The app keeps exactly the callers `append` has.
+    /// Version 5: `append_one`, the one-event append in as few PL/pgSQL steps as it can take (docs/explanation/ordering.md, "Why a one-event append costs more than a raw insert"): the same checks and reservation as `append`, then one statement that locks, checks, moves and chains the stream's head (`UPDATE … RETURNING`) and inserts the event. The app keeps exactly the callers `append` has.
     static let version5 = PostgresMigration(version: 5, name: "one-event append", template: #"""
 -- Appends one event to p_stream with expectation p_kind (0 any, 1 no stream, 2 stream
 -- exists, 3 exactly p_version), like append() with one part of one event, and returns the
