@@ -142,7 +142,12 @@ for name in "${chosen[@]}"; do
         rm -f "$work/$name.meta"
     fi
     # The server's address is the run's, not the benchmark's: the document names it URL.
-    [[ -n $postgres_url ]] && sed -i "s#$(printf '%s' "$postgres_url" | sed 's/[#.*[\^$]/\\&/g')#URL#g" "$work/$name.out"
+    if [[ -n $postgres_url ]]; then
+        server=${postgres_url#*://}; server=${server#*@}; server=${server%%\?*}
+        for text in "$postgres_url" "$server"; do
+            sed -i "s#$(printf '%s' "$text" | sed 's/[#.*[\^$]/\\&/g')#URL#g" "$work/$name.out"
+        done
+    fi
 done
 
 python3 scripts/performance-document.py "$work" "$out" "${all[@]}"
