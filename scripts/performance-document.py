@@ -19,7 +19,7 @@ TITLES = {
     "follower": "The Merkle tree's whole cost on SQLite",
     "postgres": "PostgreSQL store: append and read",
     "serve": "HTTP server: `evtool serve`",
-    "scale": "Scale: 1,000,000 against 10,000,000 events",
+    "scale": "Scale: the log at two sizes",
     "import": "Import",
     "report": "Audit report",
 }
