@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A/B of two evtool binaries' `serve` in alternating rounds (docs/HTTP.md, "Where a request's
-# time goes"): for each round and binary, a fresh store, `evtool serve --no-auth --threads 8`,
+# A/B of two evtool binaries' `serve` in alternating rounds (docs/PERFORMANCE.md has
+# `evtool-bench serve`'s figures): for each round and binary, a fresh store, `evtool serve --no-auth --threads 8`,
 # a 2 s warm-up, then `wrk -t2 -c64 -d$DURATION` of the script given; prints requests/s, p99
 # and the server's CPU per request (utime+stime from /proc/PID/stat over the measured run,
 # divided by the requests wrk counted), with `uptime` beside each round.

@@ -1,4 +1,4 @@
--- wrk script (docs/HTTP.md, Group commit; evtool-bench serve): PUT a new favorite of a random user
+-- wrk script (docs/reference/http.md, Group commit; evtool-bench serve): PUT a new favorite of a random user
 -- among EVTOOL_USERS (default 100,000). EVTOOL_TOKEN: an app token.
 -- Every run (and each of its threads) takes a run id of its own from the kernel, seeds its
 -- random users with it and puts it in its listing ids, so a run after another on the same store

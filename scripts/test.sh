@@ -12,9 +12,10 @@ say() { printf 'test.sh: %s\n' "$*" >&2; }
 
 scripts/bootstrap.sh
 
-say "checking doc comments and docs/ARCHITECTURE.md's module table"
+say "checking doc comments, docs/ARCHITECTURE.md's module table and the documents' links"
 python3 scripts/check-doc-comments.py
 python3 scripts/check-architecture.py
+python3 scripts/check-doc-links.py
 
 say "building (warnings fail the build)"
 build_log=$(mktemp)

@@ -64,7 +64,7 @@ enum AuditBenchmark {
                                    baseline: Double(events) / Measurement.median(raw),
                                    baselineName: "prepared SELECT of every column, no hashing", target: 0.5).line)
         console.output("verify used \(String(format: "%.2f", Measurement.median(verifyCPU) / Measurement.median(rawCPU)))× the processor time of the raw read (all threads: \(String(format: "%.2f", Measurement.median(verifyCPU))) s against \(String(format: "%.2f", Measurement.median(rawCPU))) s)")
-        // The Merkle tree kept in the store (docs/AUDIT.md): its follower's cost against the
+        // The Merkle tree kept in the store (docs/explanation/audit.md): its follower's cost against the
         // batched append, and proofs from the kept tree against streaming the log.
         try keptTree(rows, batch: batch, runs: runs, bench: &bench, logPath: verifyPath, rawRead: Measurement.median(raw), console: &console)
         Measurement.resetPeak()

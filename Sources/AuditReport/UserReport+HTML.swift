@@ -60,7 +60,7 @@ extension UserReport {
         let facts = HTML.facts([("Hash chain (checked now)", chainText), ("Latest seal covering the last event", sealText),
                                 ("That seal (checked now)", sealCheckText)], id: "trust-facts")
         return "<section id=\"trust\"><h2>Can this log be trusted?</h2>" + facts + sealStepsList
-            + "<p>The chain check proves that each of the user's events is the one appended at its place (content, order, time), and a seal whose hash matches one kept outside the store proves that nothing up to its position was removed; neither proves the events were true when recorded, nor anything about an operator who can rewrite both the store and every copy of the seal hashes (see <a href=\"docs/AUDIT.md#seals\">docs/AUDIT.md, “Seals” and “evtool verify”</a> in the evtool sources).</p></section>"
+            + "<p>The chain check proves that each of the user's events is the one appended at its place (content, order, time), and a seal whose hash matches one kept outside the store proves that nothing up to its position was removed; neither proves the events were true when recorded, nor anything about an operator who can rewrite both the store and every copy of the seal hashes (see <a href=\"docs/explanation/audit.md#seals\">docs/explanation/audit.md, “Seals” and “evtool verify”</a> in the evtool sources).</p></section>"
     }
 
     private var sealCheckText: String {

@@ -243,7 +243,7 @@ public final class CommandRunner: Sendable {
             var events = batch[...]
             // Folding from the start, and the stream does not start at version 1 (or has no
             // events): its first events may be archived; carry on from the state the store
-            // kept at the boundary (docs/AUDIT.md "Archives").
+            // kept at the boundary (docs/explanation/audit.md "Archives").
             if !checksLast, !archiveConsulted, loaded.version == 0, events.first?.version != 1 {
                 archiveConsulted = true
                 if let archived = try LoadedUser.archived(stream: stream, in: store) {

@@ -3,8 +3,8 @@ import Foundation
 import JSONKit
 
 // The metadata's JSON written by hand (JSONKit's writer): every command writes it once, and
-// Foundation's `JSONEncoder` cost a tenth of a server's CPU per write (docs/HTTP.md, "Where a
-// request's time goes"). The bytes are those `JSONEncoder` writes with sorted keys and slashes
+// Foundation's `JSONEncoder` cost a tenth of a server's CPU per write (in a profile of
+// `evtool serve`). The bytes are those `JSONEncoder` writes with sorted keys and slashes
 // left alone (a test compares them on random metadata).
 
 extension EventMetadata {

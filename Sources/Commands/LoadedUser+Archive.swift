@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// A user's decision state across an archive boundary (`evtool archive`, docs/AUDIT.md
+// A user's decision state across an archive boundary (`evtool archive`, docs/explanation/audit.md
 // "Archives"): the store keeps each stream's state as of the boundary beside its archived
 // head, and the runner carries on from it instead of the archived events.
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// The tamper-evident hash chain: one chain per stream, so writers of different streams
 /// never wait on each other. This is the ONE definition every store, `evtool verify` and the
-/// tests use; PostgreSQL computes the same bytes in SQL (see docs/AUDIT.md).
+/// tests use; PostgreSQL computes the same bytes in SQL (see docs/explanation/audit.md).
 ///
 /// An event's hash is the lowercase hex SHA-256 of:
 ///

@@ -10,7 +10,7 @@ import Foundation
 /// the byte-order mark, bidirectional controls; line and paragraph separators) is refused.
 /// Between two NFC strings canonical equivalence and byte equality are the same thing, so
 /// every layer agrees on what one id is. Ids recorded before this rule (possibly not NFC) are
-/// compared by their bytes: see ``StreamKey`` and ``exactKey(_:)``. docs/EVENTS.md says what
+/// compared by their bytes: see ``StreamKey`` and ``exactKey(_:)``. docs/reference/events.md says what
 /// happens to such ids.
 public enum Identifier {
     /// The first character `value` must not hold as an id, if any: control (Cc), format (Cf:

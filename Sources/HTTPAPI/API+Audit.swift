@@ -5,7 +5,7 @@ import Foundation
 
 extension API {
     /// The audit report pages, for auditors and admins: the same HTML `evtool report` writes,
-    /// made by the same ``AuditReport`` functions (docs/AUDIT.md, docs/HTTP.md).
+    /// made by the same ``AuditReport`` functions (docs/explanation/audit.md, docs/reference/http.md).
     static let auditRoutes: [Route] = [
         Route(method: "GET", template: "/v1/audit/users/{user}", roles: [.auditor, .admin], name: "getUserAuditReport", handler: { try $0.userAuditReport($1) }),
         Route(method: "GET", template: "/v1/audit", roles: [.auditor, .admin], name: "getStoreAuditReport", handler: { try $0.storeAuditReport($1) }),

@@ -2,7 +2,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 
-/// The verifiable log's routes, for auditors and admins (docs/AUDIT.md, docs/HTTP.md): the
+/// The verifiable log's routes, for auditors and admins (docs/explanation/audit.md, docs/reference/http.md): the
 /// newest recorded checkpoint, and inclusion and consistency proofs in the documents
 /// `evtool prove --json` prints, so `evtool check-proof` checks what was served with no store.
 extension API {

@@ -4,7 +4,7 @@ import HTTPAPI
 /// A request's head as libmicrohttpd parsed it, and the check that it was sent in the one
 /// framing every HTTP implementation reads the same way (RFC 9112): what is refused here is
 /// answered 400 (or 411) and its connection closed before anything of it is dispatched, so
-/// that no byte after it on that connection is read as another request. docs/HTTP.md,
+/// that no byte after it on that connection is read as another request. docs/reference/http.md,
 /// "What the server refuses", lists each case and why.
 ///
 /// libmicrohttpd 0.9.75 (Debian 12's) is lenient where a proxy in front of the server may not

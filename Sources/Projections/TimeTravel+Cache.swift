@@ -77,7 +77,7 @@ extension TimeTravel {
         // The first read starts at the kept state's own event, to check it still fits. Reads
         // grow from a few events (doubling) up to the next kept state: the position is
         // usually nearer than that, and a row read past it is a row decoded for nothing
-        // (about 40% of a hit's time in the profile, docs/SCALE.md, when it read through to
+        // (about 40% of a hit's time in the profile, docs/explanation/scale.md, when it read through to
         // the next kept state).
         var next = entry.version
         let stop = entry.version + ViewSnapshots.interval

@@ -3,7 +3,7 @@ import EventLog
 /// The chain hashes of the last batched append a store handle committed, as `append` returned
 /// them (schema 13), kept so that the kept Merkle tree's follower on the same handle
 /// (`evtool serve`'s `KeptTreeFollower`, the bench) takes them from memory instead of reading
-/// the rows back, as SQLite's ``AppendedChain`` does (docs/AUDIT.md, *the follower*).
+/// the rows back, as SQLite's ``AppendedChain`` does (docs/explanation/audit.md, *the follower*).
 ///
 /// One append's events have contiguous positions, so the block is its first event's position
 /// and the 32-byte hashes in position order. It is kept only once the append committed (the

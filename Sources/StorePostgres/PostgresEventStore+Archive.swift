@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - Archives (schema 9, docs/AUDIT.md "Archives")
+// MARK: - Archives (schema 9, docs/explanation/audit.md "Archives")
 
 extension PostgresEventStore: ArchivingStore {
     public func archives() throws -> [ArchiveBoundary] {
@@ -134,7 +134,7 @@ extension PostgresEventStore: ArchivingStore {
                 SELECT s, v::bigint, h, nullif(d, '') FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(s, v, h, d)
                 """, types: [PostgresType.textArray, PostgresType.textArray, PostgresType.textArray, PostgresType.textArray], binds: carried)
             // Schema 10: the partitions wholly below the boundary are detached and dropped; the
-            // rows below it in the partition it falls in are deleted (docs/AUDIT.md "Archives").
+            // rows below it in the partition it falls in are deleted (docs/explanation/audit.md "Archives").
             try dropPartitions(below: boundary.position, on: connection)
             _ = try connection.query("DELETE FROM \(schema.quoted).events WHERE position < $1", types: [PostgresType.int8], binds: below)
             committing = true

@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - verify's fast path (docs/AUDIT.md, "Cost")
+// MARK: - verify's fast path (docs/explanation/audit.md, "Cost")
 
 extension PostgresEventStore: ChainRowReading {
     /// Hands `verify` the rows after `position` as the server sent them (binary format: text

@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - Recorded checkpoints (schema 6, docs/AUDIT.md)
+// MARK: - Recorded checkpoints (schema 6, docs/explanation/audit.md)
 
 extension PostgresEventStore: CheckpointRecording {
     public func recordedCheckpoints() throws -> [RecordedCheckpoint] {

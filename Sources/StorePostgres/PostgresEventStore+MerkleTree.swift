@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - The kept Merkle tree, in tiles (schema 7, docs/AUDIT.md)
+// MARK: - The kept Merkle tree, in tiles (schema 7, docs/explanation/audit.md)
 
 extension PostgresEventStore: MerkleTreeStore {
     public func merkleTreeState() throws -> MerkleTreeState {
@@ -21,7 +21,7 @@ extension PostgresEventStore: MerkleTreeStore {
     /// grow or fill handed to `merkle_put`, which writes them as the owner only if the tree still
     /// has the size they were built on and they have exactly the shape its growth gives, every
     /// kept hash unchanged, and the store still holds the block's ends as appended (schema 13,
-    /// docs/AUDIT.md): one round trip when this handle wrote the tree last (it builds on what it
+    /// docs/explanation/audit.md): one round trip when this handle wrote the tree last (it builds on what it
     /// wrote, ``PostgresTreeFrontier``), two otherwise. Any other events (another
     /// handle's, a one-event append's, those after the block) are taken by `merkle_extend`,
     /// which computes every hash from the events in SQL as the owner, in one round trip: events

@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - Partitions (schema 10, docs/SCALE.md "Partitions")
+// MARK: - Partitions (schema 10, docs/explanation/scale.md "Partitions")
 
 /// One partition of the events table: the positions `first ..< end` (`first` nil for the first
 /// partition, which starts at the lowest position).

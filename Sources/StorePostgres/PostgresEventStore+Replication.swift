@@ -3,7 +3,7 @@ import Foundation
 
 /// Where a server is in the write-ahead log, for reading from hot standbys with
 /// read-your-writes: the primary's position after a commit, and whether a standby has replayed
-/// up to it (docs/REPLICAS.md).
+/// up to it (docs/how-to/replicas.md).
 extension PostgresEventStore {
     /// The primary's current write-ahead log position (`pg_current_wal_lsn()`), as text
     /// (`0/3000148`): every commit acknowledged before this call ends at or below it.

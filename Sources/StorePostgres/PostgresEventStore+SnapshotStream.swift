@@ -1,8 +1,7 @@
 import EventLog
 import Foundation
 
-// A user's snapshot and the stream's tail after it in one statement (docs/HTTP.md, "Where a
-// request's time goes"): the command runner's load of a user it does not hold yet, one round
+// A user's snapshot and the stream's tail after it in one statement (docs/reference/http.md, "Read"): the command runner's load of a user it does not hold yet, one round
 // trip instead of two.
 
 extension PostgresEventStore: SnapshotStreamReading {

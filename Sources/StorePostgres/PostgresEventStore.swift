@@ -9,7 +9,7 @@ import Synchronization
 /// exact appended bytes and can be queried with `->` and `->>` in `psql`. The store installs
 /// and upgrades its schema itself when it opens. Global order is gap-safe: a reader that
 /// follows the log by position never skips an event that commits late (see
-/// docs/POSTGRES-ORDERING.md).
+/// docs/explanation/ordering.md).
 public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// The newest schema version this release can use.
     public static let supportedSchemaVersion = PostgresSchema.currentVersion
@@ -201,7 +201,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             // A writer of the same stream that reserved later positions can commit first, or
             // (one event) another append can take a position during this one's reservation;
             // the function then refuses (EV001, nothing written) and the call is repeated in
-            // a new transaction with new positions (docs/POSTGRES-ORDERING.md).
+            // a new transaction with new positions (docs/explanation/ordering.md).
             for attempt in 1...Self.appendAttempts {
                 let result: PostgresResult
                 do {

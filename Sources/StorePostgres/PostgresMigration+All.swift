@@ -176,7 +176,7 @@ CREATE TABLE {{schema}}.view_documents (
 COMMENT ON TABLE {{schema}}.view_documents IS 'evtool views: one JSON document per key of a view, e.g. favorites of one user';
 """#)
 
-    /// Version 3: the audit trail (docs/AUDIT.md): each event's link in its stream's hash chain, computed in SQL by `chain_hash` exactly as ``EventLog/EventChain`` does in Swift and filled for existing rows; the digests of erased payloads; seals; the one update allowed on events (an erasure); the append function computing hashes.
+    /// Version 3: the audit trail (docs/explanation/audit.md): each event's link in its stream's hash chain, computed in SQL by `chain_hash` exactly as ``EventLog/EventChain`` does in Swift and filled for existing rows; the digests of erased payloads; seals; the one update allowed on events (an erasure); the append function computing hashes.
     static let version3 = PostgresMigration(version: 3, name: "audit trail", template: #"""
 ALTER TABLE {{schema}}.events ADD COLUMN hash text NOT NULL DEFAULT '';
 
@@ -396,7 +396,7 @@ END
 $fn$;
 """#)
 
-    /// Version 4: appends that no role but the owner can stall or forge (docs/POSTGRES-ORDERING.md): out-of-range positions refused by a CHECK constraint, each stream's head in an owner-only `streams` table whose row lock replaces the per-stream advisory lock, the reservation under a table lock only the owner can take, and the append function as `SECURITY DEFINER` with a `lock_timeout`.
+    /// Version 4: appends that no role but the owner can stall or forge (docs/explanation/ordering.md): out-of-range positions refused by a CHECK constraint, each stream's head in an owner-only `streams` table whose row lock replaces the per-stream advisory lock, the reservation under a table lock only the owner can take, and the append function as `SECURITY DEFINER` with a `lock_timeout`.
     static let version4 = PostgresMigration(version: 4, name: "owner-only appends", template: #"""
 -- Rows appends cannot produce are refused: positions and versions start at 1. NOT VALID:
 -- rows a store already holds are not checked here (verify reports them), new rows are.
@@ -593,7 +593,7 @@ END
 $fn$;
 """#)
 
-    /// Version 5: `append_one`, the one-event append in as few PL/pgSQL steps as it can take (docs/POSTGRES-ORDERING.md, "What an append costs"): the same checks and reservation as `append`, then one statement that locks, checks, moves and chains the stream's head (`UPDATE … RETURNING`) and inserts the event. The app keeps exactly the callers `append` has.
+    /// Version 5: `append_one`, the one-event append in as few PL/pgSQL steps as it can take (docs/explanation/ordering.md, "Why a one-event append costs more than a raw insert"): the same checks and reservation as `append`, then one statement that locks, checks, moves and chains the stream's head (`UPDATE … RETURNING`) and inserts the event. The app keeps exactly the callers `append` has.
     static let version5 = PostgresMigration(version: 5, name: "one-event append", template: #"""
 -- Appends one event to p_stream with expectation p_kind (0 any, 1 no stream, 2 stream
 -- exists, 3 exactly p_version), like append() with one part of one event, and returns the
@@ -713,7 +713,7 @@ END
 $do$;
 """#)
 
-    /// Version 6: the log's Merkle tree, kept (docs/AUDIT.md): owner-only tables of its leaves, of every perfect subtree's root and of the checkpoints `seal --key` signed, and `merkle_extend`, the follower that extends it from the events (`SECURITY DEFINER`, so the app role can extend it but no role but the owner can write a node).
+    /// Version 6: the log's Merkle tree, kept (docs/explanation/audit.md): owner-only tables of its leaves, of every perfect subtree's root and of the checkpoints `seal --key` signed, and `merkle_extend`, the follower that extends it from the events (`SECURITY DEFINER`, so the app role can extend it but no role but the owner can write a node).
     static let version6 = PostgresMigration(version: 6, name: "kept Merkle tree", template: #"""
 -- Runs again over what it made (IF NOT EXISTS, OR REPLACE), as a re-run upgrade may.
 -- Leaf i is the i-th event in position order: SHA-256(0x00 || its chain hash's 32 bytes).
@@ -851,7 +851,7 @@ END
 $do$;
 """#)
 
-    /// Version 9: archives (`evtool archive`, docs/AUDIT.md "Archives"): each archive's record,
+    /// Version 9: archives (`evtool archive`, docs/explanation/audit.md "Archives"): each archive's record,
     /// each stream's head (and decision state) as of the latest boundary, and the one DELETE
     /// allowed on events: rows below a recorded boundary, in the archive's own transaction.
     static let version9 = PostgresMigration(version: 9, name: "archives", template: #"""

@@ -3,7 +3,7 @@
 
 extension PostgresMigration {
     /// Schema version 8 (issue 19; after the kept tree's tiles, version 7): `append_one` in fewer PL/pgSQL steps
-    /// per call (docs/POSTGRES-ORDERING.md, "What an append costs"). The same checks, the same
+    /// per call (docs/explanation/ordering.md, "Why a one-event append costs more than a raw insert"). The same checks, the same
     /// reservation and the same one statement; the transaction-id check is made once, under
     /// the reservation's lock, and the common case (the stream exists, the expectation holds)
     /// runs straight through, with the result taken from the statement's `RETURNING`. Written

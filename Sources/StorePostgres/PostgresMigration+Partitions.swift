@@ -2,7 +2,7 @@
 
 extension PostgresMigration {
     /// Version 10 (issue 17): the events table range-partitioned by position
-    /// (docs/SCALE.md "Partitions"). The table a store has is kept, in place, as the first
+    /// (docs/explanation/scale.md "Partitions"). The table a store has is kept, in place, as the first
     /// partition (from the lowest position to the next multiple of the partition size above
     /// the last position reserved); partitions after it are made ahead of the head by the
     /// owner's append functions (`make_partitions`, `SECURITY DEFINER`: no other role can

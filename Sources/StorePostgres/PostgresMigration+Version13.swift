@@ -2,7 +2,7 @@
 
 extension PostgresMigration {
     /// Version 13: `merkle_put`, the writer of tiles the follower computed in the app (issue 16,
-    /// docs/AUDIT.md "Who computes the tree"). The app hashes the events of its own batched
+    /// docs/explanation/audit.md "Who computes the tree"). The app hashes the events of its own batched
     /// append in Swift with libcrypto and hands the function the tiles they grow or fill; the
     /// function writes them under the tree's lock, as the owner, only when the tree
     /// still has the size the caller built on, and only tiles of exactly the shape a tree of the

@@ -4,7 +4,7 @@ extension PostgresMigration {
     /// Version 14 (issue 19): the one-event append's reservation without a lock that writers
     /// wait for. Version 10's `append_one` took a table lock in EXCLUSIVE mode inside an
     /// exception block for every event, and with 8 writers on 2 cores the waits for it cost
-    /// more than the rest of the function (docs/POSTGRES-ORDERING.md, "The one-event
+    /// more than the rest of the function (docs/explanation/ordering.md, "The one-event
     /// reservation"). Now each call reads the position sequence, takes its transaction id,
     /// takes the next position, and is refused (EV001, called again by the client) when
     /// another position was taken in between: transaction ids still follow positions, which

@@ -1,7 +1,7 @@
 // Frozen once shipped, like every migration (see PostgresMigration+All.swift).
 
 extension PostgresMigration {
-    /// Version 7: the kept Merkle tree in tiles (docs/AUDIT.md), as Tessera keeps its tree: one
+    /// Version 7: the kept Merkle tree in tiles (docs/explanation/audit.md), as Tessera keeps its tree: one
     /// row holds the hashes of 16 consecutive nodes of a level that is a multiple of 4 (level 0:
     /// the leaf hashes, with the positions of the first and last leaf's events); every other
     /// node is computed from the tile below it. About one row per 16 events, where version 6

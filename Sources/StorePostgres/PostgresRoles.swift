@@ -1,6 +1,6 @@
 import EventLog
 
-/// The SQL that sets up least-privilege roles for one store's schema (docs/AUDIT.md):
+/// The SQL that sets up least-privilege roles for one store's schema (docs/explanation/audit.md):
 ///
 /// - the owner owns every object: schema changes, `evtool seal` and `evtool forget`;
 /// - the app appends through the append function (`SECURITY DEFINER`: it runs as the owner

@@ -80,7 +80,7 @@ struct PostgresSchema: Sendable {
 
     var columns: String { "position, stream_id, version, event_id, type, data, metadata, recorded_at, hash" }
 
-    /// Rows after a position, each with whether it is safe to hand out (see docs/POSTGRES-ORDERING.md).
+    /// Rows after a position, each with whether it is safe to hand out (see docs/explanation/ordering.md).
     var readAllSQL: String {
         """
         SELECT \(columns), tx_id < (SELECT pg_snapshot_xmin(pg_current_snapshot())) \

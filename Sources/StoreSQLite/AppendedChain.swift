@@ -1,6 +1,6 @@
 /// The chain hashes of the last append a connection committed, kept so that the kept Merkle
 /// tree's follower on the same connection (`evtool serve`'s `KeptTreeFollower`, the bench)
-/// takes them from memory instead of reading the rows back (docs/AUDIT.md, *the follower*).
+/// takes them from memory instead of reading the rows back (docs/explanation/audit.md, *the follower*).
 ///
 /// One append's events have contiguous positions (the append checks it), so the block is
 /// its first event's position and the 32-byte hashes in position order. The block is kept

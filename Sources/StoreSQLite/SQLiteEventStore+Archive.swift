@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - Archives (schema 8, docs/AUDIT.md "Archives")
+// MARK: - Archives (schema 8, docs/explanation/audit.md "Archives")
 
 extension SQLiteEventStore: ArchivingStore {
     public func archives() throws -> [ArchiveBoundary] {

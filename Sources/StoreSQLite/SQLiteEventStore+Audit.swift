@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// MARK: - Audit trail: seals and erasure (docs/AUDIT.md)
+// MARK: - Audit trail: seals and erasure (docs/explanation/audit.md)
 
 extension SQLiteEventStore: AuditableEventStore {
     public func seals() throws -> [Seal] {

@@ -2,7 +2,7 @@ import CSQLite
 import EventLog
 import Foundation
 
-// MARK: - The kept Merkle tree, in tiles (schema 7, docs/AUDIT.md)
+// MARK: - The kept Merkle tree, in tiles (schema 7, docs/explanation/audit.md)
 
 extension SQLiteEventStore: MerkleTreeStore {
     public func merkleTreeState() throws -> MerkleTreeState {

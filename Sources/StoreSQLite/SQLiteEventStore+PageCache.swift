@@ -6,7 +6,7 @@ extension SQLiteEventStore {
     ///
     /// The rule (``rule(forFileBytes:)``): a page cache of 8 MiB, whatever the file's size, and
     /// no memory map. SQLite's own default is a 2 MiB cache. A cache of an eighth of the file
-    /// (up to 256 MiB) was measured against it on a 1.2 GiB store (docs/SCALE.md): the same
+    /// (up to 256 MiB) was measured against it on a 1.2 GiB store (docs/explanation/scale.md): the same
     /// point-read p50s, since the OS page cache holds the file, and a rebuild's peak memory up
     /// by a third (it reads every page), so the cache stays small. `$EVTOOL_SQLITE_CACHE_MIB`
     /// and `$EVTOOL_SQLITE_MMAP_MIB` (read by `evtool` when it opens a store) set either by hand.

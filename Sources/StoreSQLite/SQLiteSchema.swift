@@ -59,7 +59,7 @@ enum SQLiteSchema {
             PRIMARY KEY (projection, generation, key)
         ) WITHOUT ROWID;
         """,
-        // Version 3: the audit trail (docs/AUDIT.md). Each event's link in its stream's hash
+        // Version 3: the audit trail (docs/explanation/audit.md). Each event's link in its stream's hash
         // chain (filled for existing rows by the upgrade, see `afterStep3`), the original
         // digests of erased payloads, and seals over all stream heads.
         """
@@ -115,7 +115,7 @@ enum SQLiteSchema {
         WHEN NEW.position < 1 OR NEW.version < 1
         BEGIN SELECT RAISE(ABORT, 'evtool: events have positions and versions from 1 up; a row outside them is refused'); END;
         """,
-        // Version 6: the log's Merkle tree, kept (docs/AUDIT.md). Derived data, written by the
+        // Version 6: the log's Merkle tree, kept (docs/explanation/audit.md). Derived data, written by the
         // tree's follower (never by an append) and recomputed by `evtool verify`: each leaf
         // (leaf i is the i-th event in position order) and the root of every perfect subtree
         // above them, so that a proof reads O(log n) rows. Filled from the log on first use.
@@ -155,7 +155,7 @@ enum SQLiteSchema {
         CREATE TRIGGER IF NOT EXISTS signed_checkpoints_append_only_delete BEFORE DELETE ON signed_checkpoints
         BEGIN SELECT RAISE(ABORT, 'evtool: signed checkpoints are append-only'); END;
         """,
-        // Version 7: the kept Merkle tree in tiles (docs/AUDIT.md), as Tessera keeps its tree:
+        // Version 7: the kept Merkle tree in tiles (docs/explanation/audit.md), as Tessera keeps its tree:
         // one row holds the hashes of 16 consecutive nodes of a level that is a multiple of 4
         // (level 0: the leaf hashes, with the positions of the first and last leaf's events);
         // every other node is computed from the tile below it. About one row per 16 events,
@@ -181,7 +181,7 @@ enum SQLiteSchema {
         CREATE TRIGGER IF NOT EXISTS merkle_tiles_append_only_delete BEFORE DELETE ON merkle_tiles
         BEGIN SELECT RAISE(ABORT, 'evtool: the Merkle tree is append-only'); END;
         """,
-        // Version 8: archives (`evtool archive`, docs/AUDIT.md "Archives"). Each archive's record
+        // Version 8: archives (`evtool archive`, docs/explanation/audit.md "Archives"). Each archive's record
         // (the boundary, the events and file it took, the heads carried over, the tree's root at
         // that size), each stream's head as of the latest boundary, and the one DELETE allowed on
         // events: rows below a recorded boundary, in the archive's own transaction. Written to run

@@ -5,7 +5,7 @@ import Testing
 /// `bench scale`'s peak memory of a child (`evtool rebuild`, `evtool verify`) is the child's
 /// own, not the benchmark's: `wait4`'s `ru_maxrss` of a child started by `posix_spawn` is at
 /// least the parent's peak (the child shares its memory until it execs), which made
-/// `evtool verify` seem to grow from 141 to 845 MiB with the log (docs/SCALE.md).
+/// `evtool verify` seem to grow from 141 to 845 MiB with the log (docs/explanation/scale.md).
 @Suite("Peak memory of a child process")
 struct PeakMemoryTests {
     @Test("a small child of a large parent measures small; a child that grows measures its growth")

@@ -26,7 +26,7 @@ enum FaultSettings {
         environment[name].flatMap { Int($0) } ?? value
     }
 
-    /// Prints a figure the heavy run collects for the README (`FAULT-REPORT …` lines).
+    /// Prints a figure the heavy run collects (`FAULT-REPORT …` lines).
     static func report(_ line: String) {
         print("FAULT-REPORT \(line)")
     }

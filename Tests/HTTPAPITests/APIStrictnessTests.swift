@@ -82,14 +82,16 @@ struct APIStrictnessTests {
         }
     }
 
-    @Test("history: a type of the wrong case, or since after until, is a 422 naming it, not an empty page")
+    @Test("history: a type of the wrong case, a type no event has, or since after until, is a 422 naming it, not an empty page")
     func historyFiltersThatCannotMatch() throws {
         try withAPI { api in
             #expect(put(api, "L1").status == 201)
             let wrongCase = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?type=favorited"))
             #expect(wrongCase.status == 422 && wrongCase.text.contains("type 'favorited' is not a type of the log") && wrongCase.text.contains("did you mean 'Favorited'?"), "\(wrongCase.text)")
             let other = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?type=Note"))
-            #expect(other.status == 200 && other.text.contains(#""items":[]"#), "a type evtool does not write (appended or imported) is taken as given: \(other.text)")
+            #expect(other.status == 422 && other.text.contains("no event of user 'ada' has type 'Note'"), "a type neither evtool's nor in the user's events: \(other.text)")
+            let typo = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?type=Favourite"))
+            #expect(typo.status == 422 && typo.text.contains("did you mean 'Favorited'?"), "a misspelt type names the nearest of evtool's: \(typo.text)")
             let backwards = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?since=2027-01-01&until=2026-01-01"))
             #expect(backwards.status == 422 && backwards.text.contains("is after until"), "\(backwards.text)")
             #expect(api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/ada/history?type=Favorited")).text.contains(#""type":"Favorited""#))

@@ -73,7 +73,7 @@ struct ErasureGapServeTests {
     /// through another handle, beside how long they take to show a favorite another server
     /// recorded (the same follower, the baseline), in alternate rounds: measured over `rounds`
     /// of each, written to the file named by `EVTOOL_ERASURE_WINDOW_OUT` when it is set
-    /// (docs/HTTP.md quotes a run); the test checks only that the memory does follow.
+    /// (docs/reference/http.md quotes a run); the test checks only that the memory does follow.
     @Test("the window between an erasure's commit and the memory forgetting it", arguments: Kind.allCases)
     func memoryWindow(kind: Kind) throws {
         let rounds = ProcessInfo.processInfo.environment["EVTOOL_ERASURE_WINDOW_OUT"] == nil ? 3 : 40

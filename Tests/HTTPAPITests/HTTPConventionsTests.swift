@@ -4,7 +4,7 @@ import HTTPAPI
 import Testing
 import TestSupport
 
-/// What an HTTP client and a phone app's cache expect of the API (docs/HTTP.md): 304 for a
+/// What an HTTP client and a phone app's cache expect of the API (docs/reference/http.md): 304 for a
 /// current `If-None-Match`, a 201's `Location` the writer may read, `Link: rel="next"` beside
 /// `nextAfter`, 401/403 counted under the route asked for, and a body member the operation
 /// does not declare refused by name (at any depth) instead of dropped.

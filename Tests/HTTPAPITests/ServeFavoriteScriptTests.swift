@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// scripts/serve-favorite.lua, the write load of `evtool-bench serve` and of the profiles in
-/// docs/HTTP.md, run by wrk against a real `evtool serve`: it must PUT new favorites in every
+/// docs/reference/http.md, run by wrk against a real `evtool serve`: it must PUT new favorites in every
 /// run, also in a run after another on the same store (a warm-up, a second profile).
 @Suite(.serialized)
 struct ServeFavoriteScriptTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Request smuggling (docs/HTTP.md, "What the server refuses"): every request whose framing
+/// Request smuggling (docs/reference/http.md, "What the server refuses"): every request whose framing
 /// another HTTP implementation could read differently is answered 400 (411 for a chunked
 /// body) and its connection closed, and the request sent behind it on the same connection is
 /// never served. Raw bytes over a socket, against `evtool serve` on both stores; at the end

@@ -178,7 +178,7 @@ struct GapSafetyTests {
         }
     }
 
-    /// The rule every reader's safety rests on (docs/POSTGRES-ORDERING.md, "Why no event is
+    /// The rule every reader's safety rests on (docs/explanation/ordering.md, "Why no event is
     /// skipped"): among the log's rows, transaction ids never fall as positions rise.
     static func expectTransactionOrderFollowsPositions(url: String, schema: String) throws {
         let inversions = PostgresResultText.value(try PostgresConnection(conninfo: url).execute("""

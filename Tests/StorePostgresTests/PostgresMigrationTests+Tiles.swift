@@ -16,7 +16,7 @@ extension PostgresMigrationTests {
         try Self.appendWithOldFunction(name)
         // Schema 6's follower: one leaf row per event and a row per completed subtree.
         // Both followers take the log's safe prefix only, and on the suite's shared server another
-        // test's open transaction holds that back for a while (docs/POSTGRES-ORDERING.md): wait for it.
+        // test's open transaction holds that back for a while (docs/explanation/ordering.md): wait for it.
         #expect(try Self.eventually(4) { Int(try TestDatabase.execute("SELECT added FROM \(name).merkle_extend(100)") ?? "0") ?? 0 } == 4)
         #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).merkle_leaves") == "4")
         #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).merkle_nodes") == "3")

@@ -6,7 +6,7 @@ import Testing
 
 /// The one-event append (`append_one`) of schema version 8: a store made by the release before
 /// it upgrades with its callers unchanged, and the function keeps every refusal and the retry
-/// of `append` (docs/POSTGRES-ORDERING.md).
+/// of `append` (docs/explanation/ordering.md).
 @Suite("PostgreSQL: the one-event append of schema version 8", .serialized)
 struct PostgresOneEventAppendTests {
     static let signature = "append_one(text, integer, bigint, uuid, text, json, json, timestamptz)"

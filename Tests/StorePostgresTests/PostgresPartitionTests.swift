@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Schema 10: the events table range-partitioned by position (docs/SCALE.md "Partitions"):
+/// Schema 10: the events table range-partitioned by position (docs/explanation/scale.md "Partitions"):
 /// partitions made ahead of the head by the owner's append functions, never missing, each
 /// append-only like the table; event ids unique over the whole log; the app role unable to
 /// make, attach or lock one.

@@ -3,7 +3,7 @@ import Foundation
 @testable import StorePostgres
 import Testing
 
-/// The role matrix (docs/AUDIT.md): a store set up with the SQL `evtool roles sql` prints
+/// The role matrix (docs/explanation/audit.md): a store set up with the SQL `evtool roles sql` prints
 /// (``PostgresRoles/sql(schema:owner:app:auditor:)``), and each role that is not the owner
 /// trying to block appends (advisory locks on every key the store uses, LOCK TABLE in every
 /// mode, row locks), forge (writing the tables, calling internal functions), reorder (the

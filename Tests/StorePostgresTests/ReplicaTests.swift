@@ -78,7 +78,7 @@ struct ReplicaTests {
     func asynchronousFailoverIsCounted() throws {
         let outcome = try Self.failover(synchronous: false)
         // Asynchronous replication loses what the primary acknowledged and the standby never
-        // received: here, the appends made while the standby was down (docs/REPLICAS.md).
+        // received: here, the appends made while the standby was down (docs/how-to/replicas.md).
         print("asynchronous failover: \(outcome.lost.count) of \(outcome.acknowledged) acknowledged appends lost")
         #expect(outcome.whileStandbyAway > 0, "no append was acknowledged while the standby was down: the fault did not happen")
         // Every one of those is gone (the standby never received them); some acknowledged

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `evtool forget` on a store whose oldest events were archived (docs/AUDIT.md "Archives" and
+/// `evtool forget` on a store whose oldest events were archived (docs/explanation/audit.md "Archives" and
 /// "Erasure"): the kept events and the decision state kept at the boundary erased, the views
 /// rebuilt from the files without the user's archived events, the files named that still hold
 /// them; verify, verify --archive, rebuild --archive and a later archive after it.

@@ -60,7 +60,7 @@ struct ImportFormatsTests {
         }
         #expect(result.output.contains("\r\u{1B}[2Kimport "), "\(result.output.debugDescription)")
         #expect(result.output.contains("100% \(grouped)/\(grouped) bytes, "), "\(result.output.debugDescription)")
-        #expect(result.output.contains("imported 3000 events, skipped 0 already present"), "\(result.output.debugDescription)")
+        #expect(result.output.contains("imported 3,000 events, skipped 0 already present"), "\(result.output.debugDescription)")
     }
 
     @Test("a CloudEvent's time is kept to the microsecond whatever its fraction and offset; one outside 1970–2199 is refused naming the line",

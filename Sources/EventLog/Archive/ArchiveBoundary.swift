@@ -1,4 +1,4 @@
-/// One archive taken from a store's log (`evtool archive`, docs/AUDIT.md "Archives"): the events
+/// One archive taken from a store's log (`evtool archive`, docs/explanation/audit.md "Archives"): the events
 /// at positions below ``position`` that no earlier archive took were written to a file in the
 /// export format, checked against the log, and removed from the events table. The store keeps
 /// this record, and each stream's head as of the boundary (``ArchivingStore/archivedHeads()``),

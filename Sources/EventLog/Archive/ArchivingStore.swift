@@ -2,7 +2,7 @@ import Foundation
 
 /// A store whose oldest events can be moved out to archive files (`evtool archive`): it keeps
 /// each archive's record and every stream's head as of the latest boundary, and removes the
-/// archived rows in the transaction that records them (docs/AUDIT.md "Archives").
+/// archived rows in the transaction that records them (docs/explanation/audit.md "Archives").
 ///
 /// A stream whose events were all archived keeps its version and chain: appends continue from
 /// the archived head (``EventStore/version(of:)`` counts it).

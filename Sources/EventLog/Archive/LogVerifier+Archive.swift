@@ -1,4 +1,4 @@
-// `verify` of a log whose oldest events were archived (docs/AUDIT.md "Archives").
+// `verify` of a log whose oldest events were archived (docs/explanation/audit.md "Archives").
 
 extension LogVerifier {
     /// Verifies the log from an archive boundary on: the heads carried over stand for the

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A store that keeps an audit trail beside its log: seals over the stream heads and the
-/// digests of erased payloads, and that can erase a user (docs/AUDIT.md).
+/// digests of erased payloads, and that can erase a user (docs/explanation/audit.md).
 public protocol AuditableEventStore: EventStore {
     /// Every seal, in order. Cost: O(seals); there are few.
     func seals() throws -> [Seal]

@@ -1,6 +1,6 @@
 /// A store that records a copy of another log into it (`evtool migrate`) while the copy is
 /// unfinished, so that a check of the store after the copy stopped can tell an incomplete copy
-/// from a tampered log (docs/AUDIT.md, "Migrate of an erased log").
+/// from a tampered log (docs/explanation/audit.md, "Migrate of an erased log").
 ///
 /// A copy is resumable: the store always holds a prefix of the source. A prefix of a log with
 /// erasures holds tombstones before the `UserErased` events that cover them; the verifier

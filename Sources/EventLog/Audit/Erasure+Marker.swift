@@ -1,7 +1,7 @@
 import Foundation
 import JSONKit
 
-/// The marker an erasure appends to the erased user's own stream (docs/AUDIT.md, "A decision
+/// The marker an erasure appends to the erased user's own stream (docs/explanation/audit.md, "A decision
 /// taken before an erasure is not recorded after it").
 ///
 /// An erasure turns payloads into tombstones in place, which leaves a stream's version as it

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// It proves that every event up to the head is the one appended at its place in its
 /// stream (content, version, id, type, time) and that the log up to each seal has exactly
-/// the streams, heads and event count the seal recorded. See docs/AUDIT.md for what it cannot.
+/// the streams, heads and event count the seal recorded. See docs/explanation/audit.md for what it cannot.
 public struct LogVerifier {
     private let store: any EventStore
     private let audit: (any AuditableEventStore)?

@@ -2,7 +2,7 @@ import Foundation
 
 /// A signed statement of the log's Merkle tree at one size, meant to be published: held
 /// outside the store, it lets anyone check later that the store's log still extends it (a
-/// consistency proof) and that one event is in it (an inclusion proof). See docs/AUDIT.md.
+/// consistency proof) and that one event is in it (an inclusion proof). See docs/explanation/audit.md.
 ///
 /// Its text is a C2SP signed note (c2sp.org/signed-note) whose body follows C2SP's checkpoint
 /// (c2sp.org/tlog-checkpoint) with one extension line for the time:

@@ -1,5 +1,5 @@
 /// A store that records the checkpoints `evtool seal --key` signs, in an owner-only,
-/// append-only table (schema 6; docs/AUDIT.md): `evtool seal --list` shows them and
+/// append-only table (schema 6; docs/explanation/audit.md): `evtool seal --list` shows them and
 /// `evtool verify` checks that each is consistent with the log.
 public protocol CheckpointRecording: EventStore {
     /// Every recorded checkpoint, in order. Cost: O(checkpoints); there are few.

@@ -1,7 +1,7 @@
 /// The hashing of RFC 9162 §2.1 (Certificate Transparency's Merkle tree): a leaf is
 /// SHA-256(0x00 ‖ entry), an interior node SHA-256(0x01 ‖ left ‖ right), and the tree of no
 /// entries has the hash of the empty string. evtool's entries are the events' chain hashes
-/// (32 bytes each), in position order (docs/AUDIT.md).
+/// (32 bytes each), in position order (docs/explanation/audit.md).
 public enum MerkleHash {
     /// The number of bytes of every hash.
     public static let size = 32

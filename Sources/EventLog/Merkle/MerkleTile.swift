@@ -1,4 +1,4 @@
-/// One tile of a kept Merkle tree (docs/AUDIT.md, *Where the tree is kept*), as Tessera keeps
+/// One tile of a kept Merkle tree (docs/explanation/audit.md, *Where the tree is kept*), as Tessera keeps
 /// its tree: the hashes of up to ``width`` consecutive nodes of one level that is a multiple of
 /// ``height`` (level 0: leaf hashes; level 4: the roots of 16-leaf subtrees; …). Tile (L, t)
 /// holds the nodes (L, 16t) … (L, 16t + 15): a full tile is the subtree (L + 4, t) without its

@@ -1,4 +1,4 @@
-/// A store that keeps its log's Merkle tree (docs/AUDIT.md, *Where the tree is kept*) as tiles
+/// A store that keeps its log's Merkle tree (docs/explanation/audit.md, *Where the tree is kept*) as tiles
 /// (``MerkleTile``): the leaf hashes 16 to a row, and the nodes of every level that is a
 /// multiple of 4 likewise, in owner-only tables beside the log; any other node is computed from
 /// the tile below it. The tree is derived data: it covers the first ``merkleTreeState()`` size

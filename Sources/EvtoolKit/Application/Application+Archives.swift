@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-// A server's rebuild and forget on a store with archives (`evtool archive`, docs/AUDIT.md
+// A server's rebuild and forget on a store with archives (`evtool archive`, docs/explanation/audit.md
 // "Archives"): both fold every view from the first event, and the archived events are only in
 // the archive files, which a server is not given. Refused, rather than views made without them.
 

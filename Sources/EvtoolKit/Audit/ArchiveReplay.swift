@@ -1,7 +1,7 @@
 import EventLog
 import Foundation
 
-/// The whole log of an archived store for `rebuild --archive FILE…` (docs/AUDIT.md
+/// The whole log of an archived store for `rebuild --archive FILE…` (docs/explanation/audit.md
 /// "Archives"): the archive files' events below the latest boundary, then the store's own.
 /// Everything else (the views, their checkpoints, the head) is the store's.
 ///

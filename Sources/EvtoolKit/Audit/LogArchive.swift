@@ -3,7 +3,7 @@ import EventLog
 import Foundation
 import Projections
 
-/// `archive`: the oldest events moved out of the store into a file (docs/AUDIT.md "Archives").
+/// `archive`: the oldest events moved out of the store into a file (docs/explanation/audit.md "Archives").
 ///
 /// The events below a position are written in the export format (JSON Lines) to a new file,
 /// which is then read back and verified against the log: every event's chain hash from the

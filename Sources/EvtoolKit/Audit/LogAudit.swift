@@ -4,7 +4,7 @@ import Foundation
 import Projections
 import StoreSQLite
 
-/// The audit trail's operations (docs/AUDIT.md): verify the log, seal it, forget a user.
+/// The audit trail's operations (docs/explanation/audit.md): verify the log, seal it, forget a user.
 /// Each is one call; the results are values the face words, the failures ``OperationError``s.
 public enum LogAudit {
     /// A verified log.
@@ -211,7 +211,7 @@ public enum LogAudit {
         try Rules.checkText(operatorName, field: "by")
     }
 
-    /// Erases a user (docs/AUDIT.md): in one transaction keeps the SHA-256 of each of their
+    /// Erases a user (docs/explanation/audit.md): in one transaction keeps the SHA-256 of each of their
     /// payloads, replaces the payloads with tombstones and records a `UserErased` event (who
     /// and why); then rebuilds every view and, on SQLite, rewrites the file and empties the WAL.
     /// - Parameters:

@@ -96,7 +96,7 @@ public enum Following {
                     continue
                 }
                 let position = try following.catchUp(names)
-                // The kept Merkle tree follows the head too (docs/AUDIT.md).
+                // The kept Merkle tree follows the head too (docs/explanation/audit.md).
                 try LogTree.extendKept(store)
                 try policy.succeeded(from: position, report: reconnecting)
                 if position != head {

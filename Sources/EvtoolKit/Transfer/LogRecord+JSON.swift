@@ -4,7 +4,7 @@ import JSONKit
 import Projections
 
 extension LogRecord {
-    /// Writes `event` in the one JSON shape of an event (docs/EVENTS.md, "An event as JSON"):
+    /// Writes `event` in the one JSON shape of an event (docs/reference/events.md, "An event as JSON"):
     /// `{"position","stream","version","id","type","recordedAt","hash","data","metadata"}`,
     /// as `evtool export` (JSON Lines), `log --json`, `history --json` and the HTTP API's
     /// events write it. `data` and `metadata` are the stored JSON, byte for byte; one that

@@ -2,7 +2,7 @@ import Foundation
 import EventLog
 import EvtoolKit
 
-/// evtool's exit codes (after BSD's sysexits.h), documented in `evtool --help` and README.
+/// evtool's exit codes (after BSD's sysexits.h), documented in `evtool --help` and docs/reference/exit-codes.md.
 enum ExitCode: Int32 {
     /// Everything went as asked.
     case ok = 0

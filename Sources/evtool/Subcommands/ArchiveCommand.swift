@@ -2,7 +2,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 
-/// `evtool archive`: move the oldest events out of the store into a verified file (docs/AUDIT.md "Archives").
+/// `evtool archive`: move the oldest events out of the store into a verified file (docs/explanation/audit.md "Archives").
 enum ArchiveCommand {
     static let before = TypedOption.integer("before", value: "POSITION", help: "Archive every event below this position (the event at it stays)",
                                             in: 1...Int(Int64.max))

@@ -6,7 +6,7 @@ import JSONKit
 import Projections
 import StoreSQLite
 
-/// `evtool verify|seal|forget`: the audit trail (docs/AUDIT.md).
+/// `evtool verify|seal|forget`: the audit trail (docs/explanation/audit.md).
 enum AuditCommands {
     static let forgetUser = SharedOptions.user(help: "The user (their stream) to erase")
 
@@ -181,7 +181,7 @@ enum AuditCommands {
             event (stream, count, who, why; never the erased data) to the stream '$erasures'. Then
             rebuilds every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so
             that the erased bytes are gone from the file. Backups taken before keep the data:
-            see docs/AUDIT.md.
+            see docs/explanation/audit.md.
             On a store with archives ('evtool archive') forget needs every archive's file
             (--archive FILE, oldest first): it erases the kept events and the decision state kept
             at the boundary, and rebuilds the views from the files and the kept log without the

@@ -2,7 +2,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 
-/// `evtool keys create`: an Ed25519 key pair for signing checkpoints (docs/AUDIT.md).
+/// `evtool keys create`: an Ed25519 key pair for signing checkpoints (docs/explanation/audit.md).
 enum KeysCommand {
     static let privateName = "checkpoint-key.pem"
     static let publicName = "checkpoint-key.pub.pem"

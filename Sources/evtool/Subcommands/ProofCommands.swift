@@ -3,7 +3,7 @@ import EvtoolKit
 import Foundation
 
 /// `evtool prove` and `evtool check-proof`: inclusion and consistency proofs over the log's
-/// Merkle tree, made from a store and checked without one (docs/AUDIT.md).
+/// Merkle tree, made from a store and checked without one (docs/explanation/audit.md).
 enum ProofCommands {
     static let prove = CommandSpec(
         name: "prove", summary: "Print an inclusion proof for one event, or a consistency proof between two checkpoints",

@@ -134,7 +134,7 @@ enum RecordCommands {
         usage: "--user U --listing ID --details FILE [options]",
         options: [
             .init(name: "listing", value: "ID", help: "The listing's id"),
-            .init(name: "details", value: "FILE", help: "The details as JSON (see docs/EVENTS.md); '-' for standard input"),
+            .init(name: "details", value: "FILE", help: "The details as JSON (see docs/reference/events.md); '-' for standard input"),
         ] + commonOptions,
         examples: ["evtool view --user ada --listing L000042 --details details.json", "curl … | evtool view --user ada --listing L000042 --details -"],
         run: { arguments, console in

@@ -5,7 +5,7 @@ import EventLog
 import Foundation
 import Projections
 
-/// `evtool report`: the audit report as one self-contained HTML page (docs/AUDIT.md).
+/// `evtool report`: the audit report as one self-contained HTML page (docs/explanation/audit.md).
 enum ReportCommand {
     static let user = SharedOptions.user(help: "The user whose report to make")
 

@@ -21,7 +21,7 @@ enum RolesCommand {
             roles are kept and given their privileges; new ones are created with LOGIN and no
             password. Appending needs only INSERT on the events table; no role but the owner
             can UPDATE, DELETE or TRUNCATE it, and the trigger refuses even the owner unless
-            the owner disables it (which PostgreSQL logs as DDL). See docs/AUDIT.md.
+            the owner disables it (which PostgreSQL logs as DDL). See docs/explanation/audit.md.
             """,
         examples: ["evtool roles sql --owner evtool_owner --app evtool_app --auditor evtool_auditor | psql -v ON_ERROR_STOP=1 postgres://admin@db/evtool"],
         run: { arguments, console in

@@ -37,7 +37,7 @@ enum ServeCommands {
 
     static let serve = CommandSpec(
         name: "serve",
-        summary: "Serve the HTTP API (see docs/HTTP.md) until SIGTERM or Ctrl-C",
+        summary: "Serve the HTTP API (see docs/reference/http.md) until SIGTERM or Ctrl-C",
         usage: "(--tokens FILE | --no-auth) [--listen HOST:PORT] [--threads N] [limits] [--tls-cert FILE --tls-key FILE] [--store STORE] [--read-store URL]",
         options: [
             .init(name: "listen", value: "HOST:PORT", help: "Address and port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"),
@@ -54,7 +54,7 @@ enum ServeCommands {
             Prints 'listening on http://HOST:PORT' when ready. SIGTERM and Ctrl-C stop accepting \
             connections, let the requests in flight finish (up to --shutdown-grace), end event \
             streams and exit 0. With --read-store, views, history, as-of, the log and stats are \
-            read from that PostgreSQL hot standby of the store, read-your-writes (docs/REPLICAS.md); \
+            read from that PostgreSQL hot standby of the store, read-your-writes (docs/how-to/replicas.md); \
             it must be reachable at start (else exit 69) and a copy of the store (else exit 64).
             """,
         examples: [
@@ -140,7 +140,7 @@ enum ServeCommands {
                 application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
                                           concurrentCommits: concurrentCommits, writeAttempts: attempts)
             }
-            // Current views kept in memory, fed by this server's writes and by the log (docs/HTTP.md, Read).
+            // Current views kept in memory, fed by this server's writes and by the log (docs/reference/http.md, Read).
             var memoryFollower: ViewMemoryFollower?
             if memoryBytes > 0 {
                 memoryFollower = try ViewMemoryFollower(store: store, memory: application.viewMemory, capacityBytes: memoryBytes) { line in
@@ -166,7 +166,7 @@ enum ServeCommands {
             } catch {
                 throw CLIError(message: "\(error)", code: .unavailable)
             }
-            // The kept Merkle tree follows the head while the server runs (docs/AUDIT.md).
+            // The kept Merkle tree follows the head while the server runs (docs/explanation/audit.md).
             let treeFollower = KeptTreeFollower(store: store) { line in FileHandle.standardError.write(Data("serve: \(line)\n".utf8)) }
             defer { treeFollower.stop() }
             if tokens == nil {

@@ -63,7 +63,7 @@ enum TransferCommands {
             new ids; an optional "id" makes a line idempotent (the same id and content is
             skipped, the same id with other content refused). CloudEvents 1.0 of other
             producers (structured JSON) are appended likewise, the stream named by "subject",
-            the id made from "source" and "id" (docs/EVENTS.md says what maps to what). The
+            the id made from "source" and "id" (docs/reference/events.md says what maps to what). The
             format is the first line's (or --format); a line of another format is refused.
             Importing a file shows a progress bar on a terminal; Ctrl-C stops after a batch.
             """,
