@@ -121,23 +121,8 @@ public enum History {
             next = last.version + 1
         }
         guard let type = unknown.sorted().first else { return }
-        let closest = known.min { distance(type.lowercased(), $0.lowercased()) < distance(type.lowercased(), $1.lowercased()) }
-        let suggestion = closest.flatMap { distance(type.lowercased(), $0.lowercased()) <= max(3, type.count / 3) ? "; did you mean '\($0)'?" : nil }
-        throw EventStoreError.invalidInput("no event of user '\(user)' has type '\(type)' (evtool's types: \(known.joined(separator: ", ")))" + (suggestion ?? ""))
-    }
-
-    /// The Levenshtein distance between two strings, by characters.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, y) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
+        let suggestion = EditDistance.nearest(to: type, among: known).map { "; did you mean '\($0)'?" } ?? ""
+        throw EventStoreError.invalidInput("no event of user '\(user)' has type '\(type)' (evtool's types: \(known.joined(separator: ", ")))" + suggestion)
     }
 
     /// The user's history as an array (for small histories and tests).

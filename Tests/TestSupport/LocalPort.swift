@@ -33,19 +33,29 @@ public enum LocalPort {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             guard process.isRunning else { throw Failure("the server exited before listening: \(try process.finish())") }
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            if let descriptor = connected(to: port) {
+                close(descriptor)
+                return
             }
-            close(descriptor)
-            if connected { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         process.send(SIGKILL)
         throw Failure("the server did not listen on port \(port) within \(Int(seconds)) s: \(try process.finish())")
+    }
+
+    /// A socket connected to 127.0.0.1:`port` (the caller closes it), or nil when nothing accepts.
+    public static func connected(to port: UInt16) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if connected { return descriptor }
+        close(descriptor)
+        return nil
     }
 }

@@ -40,17 +40,8 @@ public enum RawHTTP {
     /// Connects to 127.0.0.1:`port`, sends `bytes`, and reads until the server closes the
     /// connection or `seconds` pass without it doing so.
     public static func exchange(port: UInt16, _ bytes: [UInt8], seconds: Double = 3) throws -> Exchange {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw LocalPort.Failure("socket() failed") }
+        guard let descriptor = LocalPort.connected(to: port) else { throw LocalPort.Failure("cannot connect to port \(port)") }
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else { throw LocalPort.Failure("cannot connect to port \(port)") }
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

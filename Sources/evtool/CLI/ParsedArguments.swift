@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 
 /// A command's arguments after parsing against its ``CommandSpec``.

@@ -1,3 +1,4 @@
+import EventLog
 /// `evtool completions bash|zsh|fish`: a shell completion script from the declarations.
 enum CompletionsCommand {
     static let spec = CommandSpec(

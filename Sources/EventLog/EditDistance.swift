@@ -1,9 +1,9 @@
 /// Levenshtein distance, for "did you mean …?" on a mistyped subcommand or option.
-enum EditDistance {
+public enum EditDistance {
     /// The number of single-character insertions, deletions and substitutions from `a` to `b`
     /// (a substitution counting `substitution`: 1 is Levenshtein's, 2 counts only insertions
     /// and deletions). Cost: O(|a|·|b|) time, O(|b|) memory.
-    static func between(_ a: String, _ b: String, substitution: Int = 1) -> Int {
+    public static func between(_ a: String, _ b: String, substitution: Int = 1) -> Int {
         let a = Array(a.lowercased()), b = Array(b.lowercased())
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
@@ -24,7 +24,7 @@ enum EditDistance {
     /// `word` (3 characters or more: `fav` for `favorite`). Of candidates equally near, the one
     /// needing fewer insertions and deletions wins (`favorits`: `favorites`, one letter missing,
     /// over `favorite`, one letter changed), then the first.
-    static func nearest(to word: String, among candidates: [String]) -> String? {
+    public static func nearest(to word: String, among candidates: [String]) -> String? {
         guard !word.isEmpty else { return nil }
         let allowed = word.count <= 4 ? 1 : word.count <= 8 ? 2 : 3
         var best: (name: String, distance: Int, indels: Int)?
