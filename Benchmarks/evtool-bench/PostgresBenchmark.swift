@@ -164,11 +164,24 @@ struct PostgresBenchmark {
     /// (../shared/bench/README: message-db's `database/install.sh` with that server's
     /// PGHOST/PGPORT): the URL for it, or nil.
     func messageDBURL() -> String? {
-        // Only a URL with a database path (scheme://host/database) names one to replace.
-        guard let scheme = url.range(of: "://"), let slash = url.range(of: "/", options: .backwards),
-              slash.lowerBound > scheme.upperBound else { return nil }
-        let query = url[slash.upperBound...].firstIndex(of: "?").map { String(url[$0...]) } ?? ""
-        let candidate = String(url[..<slash.upperBound]) + "message_store" + query
+        // libpq reads the URL (or key/value string) itself: every setting but the database is
+        // kept as given, however its query is written (`?host=/tmp` holds a slash).
+        var failure: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &failure) else {
+            if let failure { PQfreemem(failure) }
+            return nil
+        }
+        defer { PQconninfoFree(options) }
+        var settings: [String] = []
+        var index = 0
+        while let keyword = options[index].keyword {
+            defer { index += 1 }
+            let key = String(cString: keyword)
+            guard key != "dbname", let value = options[index].val else { continue }
+            let quoted = String(cString: value).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+            settings.append("\(key)='\(quoted)'")
+        }
+        let candidate = (settings + ["dbname=message_store"]).joined(separator: " ")
         guard let connection = PQconnectdb(candidate) else { return nil }
         defer { PQfinish(connection) }
         guard PQstatus(connection) == CONNECTION_OK else { return nil }
