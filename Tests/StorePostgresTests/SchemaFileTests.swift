@@ -14,7 +14,7 @@ struct PostgresSchemaFileTests {
             The schema of a new evtool PostgreSQL store (schema version \(PostgresSchema.currentVersion)) in the schema `evtool`,
             as pg_dump --schema-only --no-owner --no-privileges prints it (without its version and
             session lines). Written by scripts/schema.sh; SchemaFileTests fails when a store made now
-            differs. The migrations that make it: Sources/StorePostgres/PostgresMigration+*.swift.
+            differs. The migrations that make it: Sources/StorePostgres/Migrations/ (one file a step, V14_OptimisticReservation.swift …).
             """
         let problem = try SchemaFile.check("postgres.sql", header: header, text: SchemaFile.postgres(url: url, schema: schema))
         #expect(problem == nil, "\(problem ?? "")")

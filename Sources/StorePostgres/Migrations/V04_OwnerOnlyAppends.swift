@@ -1,23 +1,55 @@
-// Frozen once shipped, like every migration (see PostgresMigration+All.swift).
+// Frozen: the text of a migration that has shipped never changes (a test pins each one's
+// SHA-256). A change to the schema or to the append function is a new migration at the end
+// (Migrations/Migrations.swift lists them in order). Only `{{schema}}` (the quoted schema
+// name) and `{{lock_key}}` (the schema's advisory-lock key, derived from the name; versions
+// 1–3 used it) are substituted.
 
 extension PostgresMigration {
-    /// Version 15 (issue 16): `append_copied`, `append_returning_hashes` for a copy of another
-    /// log (`migrate`) that also takes, for each event the source had erased, the digests the
-    /// source kept and its `UserErased` event's id: such an event (the tombstone) is chained
-    /// from those digests, as the source chained it, and its erasure is recorded in `erasures`
-    /// in the same transaction. So the copy's chain hashes, Merkle tree, checkpoints and
-    /// proofs are the source's, erased events included (before, the target chained the
-    /// tombstone anew, and a checkpoint of the source failed on the copy). Only the schema's
-    /// owner may call it, as only the owner may record an erasure; the app and auditor roles
-    /// may not. Everything else is version 13's function: the reservation, the stream locks,
-    /// the version checks and the gap-safety argument are the same.
-    static let version15 = PostgresMigration(version: 15, name: "append_copied: erased events copied with their digests", template: #"""
-CREATE OR REPLACE FUNCTION {{schema}}.append_copied(
+    /// Version 4: appends that no role but the owner can stall or forge (docs/explanation/ordering.md): out-of-range positions refused by a CHECK constraint, each stream's head in an owner-only `streams` table whose row lock replaces the per-stream advisory lock, the reservation under a table lock only the owner can take, and the append function as `SECURITY DEFINER` with a `lock_timeout`.
+    static let version4 = PostgresMigration(version: 4, name: "owner-only appends", template: #"""
+-- Rows appends cannot produce are refused: positions and versions start at 1. NOT VALID:
+-- rows a store already holds are not checked here (verify reports them), new rows are.
+-- ALTER TABLE comes first: its lock waits for appends in flight and holds new ones until
+-- this upgrade commits, so the backfill below sees every stream's head.
+ALTER TABLE {{schema}}.events ADD CONSTRAINT events_position_check CHECK (position >= 1 AND version >= 1) NOT VALID;
+
+-- Each stream's head: its version, the chain hash and the position of its last event. The
+-- append function locks the stream's row (SELECT … FOR NO KEY UPDATE) so that writers of one
+-- stream take turns; row locks need UPDATE privilege, which only the owner has. Version 0:
+-- a stream that has no events yet.
+CREATE TABLE {{schema}}.streams (
+    stream_id text PRIMARY KEY,
+    version bigint NOT NULL,
+    hash text NOT NULL,
+    position bigint NOT NULL
+);
+COMMENT ON TABLE {{schema}}.streams IS 'evtool: each stream''s head (version, chain hash, position of its last event), written only by the append function';
+INSERT INTO {{schema}}.streams (stream_id, version, hash, position)
+SELECT DISTINCT ON (stream_id) stream_id, version, hash, position FROM {{schema}}.events ORDER BY stream_id, version DESC;
+
+-- The reservation's lock (docs/POSTGRES-ORDERING.md): the append function takes it IN
+-- EXCLUSIVE MODE inside a block that it then rolls back, which releases it before the
+-- insert. That mode needs UPDATE, DELETE or TRUNCATE on the table, which only the owner has;
+-- the ACCESS SHARE lock a SELECT takes does not conflict with it.
+CREATE TABLE {{schema}}.append_reservation ();
+COMMENT ON TABLE {{schema}}.append_reservation IS 'evtool: locked for microseconds by each append while it takes its transaction id and positions; holds no rows';
+
+-- Appends events to one or more streams ("parts") in the caller's autocommit
+-- transaction: all of them or none. Part i has stream p_streams[i], expectation
+-- p_kinds[i] (0 any, 1 no stream, 2 stream exists, 3 exactly p_versions[i]) and the
+-- next p_counts[i] events of the event arrays. A NULL recorded_at means now().
+-- Returns status 0, each part's new version and the first position (the parts'
+-- positions follow each other), or status 1, the 1-based failed part and that
+-- stream's actual version when an expectation does not hold. SQLSTATE EV001 means a
+-- writer of the same stream that reserved later positions committed first: call again.
+-- It runs as its owner (SECURITY DEFINER): other roles need no privilege on the tables,
+-- and no lock it waits for can be taken by a role other than the owner; lock_timeout
+-- turns any unexpected wait into an error (55P03) instead of a hang.
+CREATE OR REPLACE FUNCTION {{schema}}.append(
     p_streams text[], p_kinds integer[], p_versions bigint[], p_counts integer[],
     p_ids uuid[], p_types text[], p_data json[], p_metadata json[], p_recorded_at timestamptz[],
-    p_data_sha256 text[], p_metadata_sha256 text[], p_erasure_ids uuid[],
     OUT status integer, OUT failed_part integer, OUT actual_version bigint,
-    OUT stream_versions bigint[], OUT first_position bigint, OUT chain_hashes text[])
+    OUT stream_versions bigint[], OUT first_position bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET lock_timeout = '2s' AS $fn$
 DECLARE
     n integer := cardinality(p_ids);
@@ -49,17 +81,9 @@ BEGIN
     IF n IS NULL OR n = 0 OR parts IS NULL OR parts = 0
        OR cardinality(p_kinds) <> parts OR cardinality(p_versions) <> parts OR cardinality(p_counts) <> parts
        OR cardinality(p_types) <> n OR cardinality(p_data) <> n OR cardinality(p_metadata) <> n
-       OR cardinality(p_recorded_at) <> n OR cardinality(p_data_sha256) <> n OR cardinality(p_metadata_sha256) <> n
-       OR cardinality(p_erasure_ids) <> n THEN
+       OR cardinality(p_recorded_at) <> n THEN
         RAISE EXCEPTION 'evtool append: the arrays do not describe one batch' USING ERRCODE = '22023';
     END IF;
-    -- An event copied erased is the tombstone, with the two digests its source kept.
-    FOR i IN 1..n LOOP
-        IF p_erasure_ids[i] IS NOT NULL AND NOT (p_data[i]::text = '{"erased":true}' AND p_metadata[i]::text = '{"erased":true}'
-                                                 AND p_data_sha256[i] ~ '^[0-9a-f]{64}$' AND p_metadata_sha256[i] ~ '^[0-9a-f]{64}$') THEN
-            RAISE EXCEPTION 'evtool append: event % is copied as erased but is not a tombstone with two SHA-256 digests', i USING ERRCODE = '22023';
-        END IF;
-    END LOOP;
 
     -- The reservation: the transaction id and a block of positions are taken together
     -- under a table lock only the owner can take, so among appenders transaction-id order
@@ -81,11 +105,6 @@ BEGIN
     EXCEPTION WHEN SQLSTATE 'EV000' THEN
         NULL;
     END;
-
-    -- Partitions (schema 10): made ahead, by the owner, before any stream row is locked.
-    IF first_position + n - 1 >= coalesce(nullif(current_setting('evtool.partitions_{{schema_name}}', true), ''), '0')::bigint THEN
-        ignored := set_config('evtool.partitions_{{schema_name}}', {{schema}}.make_partitions(first_position + n - 1)::text, false) IS NULL;
-    END IF;
 
     -- Writers of one stream take turns until they commit (the version check needs it):
     -- each stream's row is locked, in one order, so that two multi-stream appends cannot
@@ -140,16 +159,9 @@ BEGIN
         prev := head_hash[h];
         FOR j IN 1..p_counts[part] LOOP
             i := done + j;
-            IF p_erasure_ids[i] IS NULL THEN
-                prev := {{schema}}.chain_hash(prev, p_streams[part], actual + j, p_ids[i], p_types[i],
-                                       coalesce(p_recorded_at[i], now()),
-                                       sha256(convert_to(p_data[i]::text, 'UTF8')), sha256(convert_to(p_metadata[i]::text, 'UTF8')));
-            ELSE
-                -- Chained from the digests the source kept, as the source chained it.
-                prev := {{schema}}.chain_hash(prev, p_streams[part], actual + j, p_ids[i], p_types[i],
-                                       coalesce(p_recorded_at[i], now()),
-                                       decode(p_data_sha256[i], 'hex'), decode(p_metadata_sha256[i], 'hex'));
-            END IF;
+            prev := {{schema}}.chain_hash(prev, p_streams[part], actual + j, p_ids[i], p_types[i],
+                                   coalesce(p_recorded_at[i], now()),
+                                   sha256(convert_to(p_data[i]::text, 'UTF8')), sha256(convert_to(p_metadata[i]::text, 'UTF8')));
             hashes := hashes || encode(prev, 'hex');
         END LOOP;
         done := done + p_counts[part];
@@ -162,17 +174,13 @@ BEGIN
         RAISE EXCEPTION 'evtool append: the part counts do not add up to the events' USING ERRCODE = '22023';
     END IF;
 
-    -- Event ids are unique over the whole log (schema 10): a duplicate fails here, constraint
-    -- events_event_id_key, and nothing is written.
     IF n = 1 THEN
-        INSERT INTO {{schema}}.event_ids (event_id, position) VALUES (p_ids[1], first_position);
         INSERT INTO {{schema}}.events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         VALUES (first_position, p_streams[1], bases[1] + 1, p_ids[1], p_types[1], p_data[1], p_metadata[1],
                 coalesce(p_recorded_at[1], now()), xid, hashes[1]);
         UPDATE {{schema}}.streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
-        INSERT INTO {{schema}}.event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO {{schema}}.events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
                coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -180,7 +188,6 @@ BEGIN
         UPDATE {{schema}}.streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
-        INSERT INTO {{schema}}.event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO {{schema}}.events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
                p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -190,23 +197,8 @@ BEGIN
         WHERE t.stream_id = u.stream_id;
     END IF;
 
-    -- The erasures of the events copied erased, as forget records its own.
-    INSERT INTO {{schema}}.erasures (event_id, position, data_sha256, metadata_sha256, erased_at, erasure_event_id)
-    SELECT p_ids[k], first_position + k - 1, p_data_sha256[k], p_metadata_sha256[k], now(), p_erasure_ids[k]
-    FROM generate_series(1, n) AS k WHERE p_erasure_ids[k] IS NOT NULL;
-
     status := 0;
-    chain_hashes := hashes;
 END
 $fn$;
--- Only the owner (who may write erasures) may call it.
-REVOKE ALL ON FUNCTION {{schema}}.append_copied(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[], text[], text[], uuid[]) FROM PUBLIC;
-DO $do$
-DECLARE
-    owner text := (SELECT quote_ident(n.nspowner::regrole::text) FROM pg_namespace n WHERE n.nspname = '{{schema_name}}');
-BEGIN
-    EXECUTE format('ALTER FUNCTION %s OWNER TO %s', '{{schema}}.append_copied(text[], integer[], bigint[], integer[], uuid[], text[], json[], json[], timestamptz[], text[], text[], uuid[])', owner);
-END
-$do$;
 """#)
 }

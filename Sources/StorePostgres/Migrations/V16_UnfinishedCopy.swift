@@ -1,4 +1,4 @@
-// Frozen once shipped, like every migration (see PostgresMigration+All.swift).
+// Frozen once shipped, like every migration (see Migrations.swift).
 
 extension PostgresMigration {
     /// Version 16 (issue 31): `unfinished_copy`, the record of a copy into this schema

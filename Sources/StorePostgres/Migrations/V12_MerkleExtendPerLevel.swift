@@ -1,4 +1,4 @@
-// Frozen once shipped, like every migration (see PostgresMigration+All.swift).
+// Frozen once shipped, like every migration (see Migrations.swift).
 
 extension PostgresMigration {
     /// Version 12: `merkle_extend` with one statement per level (issue 16), tables unchanged:

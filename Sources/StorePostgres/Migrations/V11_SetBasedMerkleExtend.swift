@@ -1,4 +1,4 @@
-// Frozen once shipped, like every migration (see PostgresMigration+All.swift).
+// Frozen once shipped, like every migration (see Migrations.swift).
 
 extension PostgresMigration {
     /// Version 11: `merkle_extend` at a tenth of a batched append's cost (issue 16), tables

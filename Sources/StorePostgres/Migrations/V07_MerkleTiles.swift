@@ -1,4 +1,4 @@
-// Frozen once shipped, like every migration (see PostgresMigration+All.swift).
+// Frozen once shipped, like every migration (see Migrations.swift).
 
 extension PostgresMigration {
     /// Version 7: the kept Merkle tree in tiles (docs/explanation/audit.md), as Tessera keeps its tree: one

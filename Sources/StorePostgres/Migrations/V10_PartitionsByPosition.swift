@@ -1,4 +1,4 @@
-// Frozen once shipped, like every migration (see PostgresMigration+All.swift).
+// Frozen once shipped, like every migration (see Migrations.swift).
 
 extension PostgresMigration {
     /// Version 10 (issue 17): the events table range-partitioned by position
