@@ -15,7 +15,7 @@ struct SQLiteSchemaFileTests {
         let header = """
             The schema of a new evtool SQLite store (schema version \(SQLiteSchema.currentVersion)), as SQLite keeps it
             (sqlite_master, in the order it was made). Written by scripts/schema.sh; SchemaFileTests
-            fails when a store made now differs. The steps that make it: Sources/StoreSQLite/SQLiteSchema.swift.
+            fails when a store made now differs. The steps that make it: Sources/StoreSQLite/Migrations/ (one file a step), listed in SQLiteSchema.swift.
             """
         let problem = try SchemaFile.check("sqlite.sql", header: header, text: SchemaFile.sqlite(path: path))
         #expect(problem == nil, "\(problem ?? "")")

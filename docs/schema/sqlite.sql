@@ -1,6 +1,6 @@
 -- The schema of a new evtool SQLite store (schema version 8), as SQLite keeps it
 -- (sqlite_master, in the order it was made). Written by scripts/schema.sh; SchemaFileTests
--- fails when a store made now differs. The steps that make it: Sources/StoreSQLite/SQLiteSchema.swift.
+-- fails when a store made now differs. The steps that make it: Sources/StoreSQLite/Migrations/ (one file a step), listed in SQLiteSchema.swift.
 
 CREATE TABLE evtool_meta (
     key   TEXT PRIMARY KEY,
