@@ -59,7 +59,7 @@ struct ImportFormatsTests {
             grouped.append(digit)
         }
         #expect(result.output.contains("\r\u{1B}[2Kimport "), "\(result.output.debugDescription)")
-        #expect(result.output.contains("100% \(grouped)/\(grouped) bytes, "), "\(result.output.debugDescription)")
+        #expect(result.output.contains("100% \(grouped)/\(grouped) bytes"), "\(result.output.debugDescription)")
         #expect(result.output.contains("imported 3,000 events, skipped 0 already present"), "\(result.output.debugDescription)")
     }
 

@@ -83,6 +83,14 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
         return try location.inSchema(schema, otherwise: fallback)
     }
 
+    /// The location as given, in `$EVTOOL_SCHEMA` (from `environment`) when it is a
+    /// PostgreSQL location that names no `schema=`: the rule ``resolve(_:schema:environment:)``
+    /// applies to `--store`, for a location given by another option (`migrate`'s `--from` and
+    /// `--to`).
+    public func inDefaultSchema(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+        try inSchema(nil, otherwise: environment["EVTOOL_SCHEMA"].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
     /// The location in the schema `explicit` (it must agree with a `schema=` the location
     /// names), or, when neither names one, in `fallback`.
     func inSchema(_ explicit: String?, otherwise fallback: String?) throws -> StoreLocation {

@@ -109,12 +109,15 @@ enum TransferCommands {
             Resumable: the target is always a copy of a prefix of the source, so rerunning after an
             interruption carries on where it stopped. At the end both logs are read in order and
             compared (count and a SHA-256 digest of every event), then the target's views are rebuilt.
+            A PostgreSQL location's schema is its schema=, else $EVTOOL_SCHEMA, else evtool, as for
+            --store.
             """,
         examples: ["evtool migrate --from sqlite:./evtool.sqlite --to postgres://app@db.internal/evtool"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
-            let from = try arguments.required(fromStore)
-            let to = try arguments.required(toStore)
+            // A PostgreSQL location without schema= is in $EVTOOL_SCHEMA, as --store is.
+            let from = try arguments.required(fromStore).inDefaultSchema()
+            let to = try arguments.required(toStore).inDefaultSchema()
             guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
             let source = try from.open(create: false)
             let target = try to.openForCopying()

@@ -37,8 +37,9 @@ struct Progress {
         let measured = now.timeIntervalSince(first.at)
         let rate = measured >= 0.5 && done > first.done ? Double(done - first.done) / measured : nil
         let fraction = min(1, Double(done) / Double(total))
-        let pace = rate.map { "\(String(Int($0)).groupedThousands)/s, \(Self.duration(Double(total - min(done, total)) / $0)) left" } ?? "measuring the rate"
-        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) \(unit), \(pace)"
+        let pace = rate.map { ", \(String(Int($0)).groupedThousands)/s, \(Self.duration(Double(total - min(done, total)) / $0)) left" }
+            ?? (done >= total ? "" : ", measuring the rate")
+        let counts = "\(String(done).groupedThousands)/\(String(total).groupedThousands) \(unit)\(pace)"
         if isTerminal {
             let width = 30
             let filled = Int(fraction * Double(width))
