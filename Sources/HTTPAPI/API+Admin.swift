@@ -38,19 +38,7 @@ extension API {
             "rebuilt \(result.views.map { "\($0.name) (\($0.documents.counted("document")))" }.joined(separator: ", ")) through position \(result.head)"
         }
         var writer = ResponseWriter()
-        writer.beginObject()
-        writer.key("views"); writer.beginArray()
-        for view in result.views {
-            writer.beginObject()
-            writer.key("name"); writer.string(view.name)
-            writer.key("generation"); writer.number(view.generation)
-            writer.key("documents"); writer.number(view.documents)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.key("head"); writer.number(result.head)
-        writer.key("seconds"); writer.raw(Data(String(format: "%.3f", result.seconds).utf8))
-        writer.endObject()
+        result.write(to: &writer)
         return .json(200, writer.bytes)
     }
 
@@ -61,19 +49,8 @@ extension API {
             "sealed: seal \(result.seal.number) at position \(result.seal.position) (\(result.seal.events.counted("event")) in \(result.seal.streams.counted("stream"))) \(result.seal.hash)"
                 + (result.isSigned ? ", checkpoint signed" : "")
         }
-        let seal = result.seal
         var writer = ResponseWriter()
-        writer.beginObject()
-        writer.key("number"); writer.number(seal.number)
-        writer.key("position"); writer.number(seal.position)
-        writer.key("events"); writer.number(seal.events)
-        writer.key("streams"); writer.number(seal.streams)
-        writer.key("hash"); writer.string(seal.hash)
-        writer.key("previousHash"); writer.string(seal.previousHash)
-        writer.key("sealedAt"); writer.string(seal.sealedAt)
-        writer.key("checkpoint"); writer.string(result.checkpoint.text)
-        writer.key("signed"); writer.bool(result.isSigned)
-        writer.endObject()
+        result.write(to: &writer)
         return .json(201, writer.bytes)
     }
 
@@ -90,16 +67,7 @@ extension API {
             "erased \(result.outcome.erasedEvents.counted("event")) (UserErased at position \(result.outcome.position)); views rebuilt through \(result.rebuiltThrough)"
         }
         var writer = ResponseWriter()
-        writer.beginObject()
-        writer.key("user"); writer.string(result.user)
-        writer.key("erasedEvents"); writer.number(result.outcome.erasedEvents)
-        writer.key("position"); writer.number(result.outcome.position)
-        writer.key("eventID"); writer.string(result.outcome.eventID.lowercaseString)
-        writer.key("operator"); writer.string(operatorName)
-        writer.key("rebuiltThrough"); writer.number(result.rebuiltThrough)
-        writer.key("compacted")
-        if let compacted = result.compacted { writer.bool(compacted) } else { writer.null() }
-        writer.endObject()
+        result.write(to: &writer)
         return .json(200, writer.bytes)
     }
 

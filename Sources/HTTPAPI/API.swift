@@ -33,11 +33,14 @@ public final class API: Sendable {
     public let auditLog: @Sendable (String) -> Void
     /// How the audit report pages name the store (a path or URL without its password).
     public let storeDescription: String
+    /// The origins browser clients may call from (`--cors-origin`); nil: no CORS headers, and
+    /// `OPTIONS` is a method no route allows (405).
+    public let crossOrigin: CrossOrigin?
 
     /// Makes the API over an application.
     public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
                 sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in },
-                storeDescription: String = "the server's store") {
+                storeDescription: String = "the server's store", crossOrigin: CrossOrigin? = nil) {
         self.application = application
         self.tokens = tokens
         self.limits = limits
@@ -45,6 +48,7 @@ public final class API: Sendable {
         self.sealKey = sealKey
         self.auditLog = auditLog
         self.storeDescription = storeDescription
+        self.crossOrigin = crossOrigin
     }
 
     /// Every route, in the order the OpenAPI document lists them.
@@ -75,8 +79,12 @@ public final class API: Sendable {
         var routeName = "unmatched"
         let response: HTTPResponse
         do {
-            let (route, match) = try self.match(request, routeName: &routeName)
-            response = Self.revalidated(try route.handler(self, match), request)
+            if request.method == "OPTIONS", let crossOrigin {
+                response = try preflight(request, crossOrigin, routeName: &routeName)
+            } else {
+                let (route, match) = try self.match(request, routeName: &routeName)
+                response = Self.revalidated(try route.handler(self, match), request)
+            }
         } catch {
             response = Self.problem(for: error).response
         }
@@ -116,6 +124,26 @@ public final class API: Sendable {
             throw Problem(.bodyTooLarge, "the body has \(request.body.count) bytes; at most \(limits.maximumBodyBytes) are accepted")
         }
         return (route, RouteMatch(request: request, parameters: parameters, role: role))
+    }
+
+    /// A preflight (`OPTIONS`, with `--cors-origin`): 204 with `Allow` (the path's methods and
+    /// `OPTIONS`) and `Vary: Origin`; for an allowed `Origin` also `Access-Control-Allow-Origin`,
+    /// `-Methods` (the path's), `-Headers` (those the API reads) and `-Max-Age`. No token is
+    /// needed: a browser sends none with a preflight. A path no route serves is a 404.
+    func preflight(_ request: HTTPRequest, _ crossOrigin: CrossOrigin, routeName: inout String) throws -> HTTPResponse {
+        let path = try PathSegments.decode(request.path)
+        let candidates = Self.routes.filter { $0.parameters(for: path) != nil }
+        guard let first = candidates.first else { throw Problem(.notFound, "no resource at this path") }
+        routeName = first.name
+        let methods = candidates.map(\.method)
+        var headers: [(name: String, value: String)] = [("Allow", (methods + ["OPTIONS"]).joined(separator: ", ")), ("Vary", "Origin")]
+        if let allowed = crossOrigin.allowedOrigin(request.header("origin")) {
+            headers += [("Access-Control-Allow-Origin", allowed),
+                        ("Access-Control-Allow-Methods", methods.joined(separator: ", ")),
+                        ("Access-Control-Allow-Headers", CrossOrigin.allowedHeaders.joined(separator: ", ")),
+                        ("Access-Control-Max-Age", String(CrossOrigin.maximumAge))]
+        }
+        return HTTPResponse(status: 204, headers: headers)
     }
 
     /// A read's answer as a cache that holds it needs it: 304 Not Modified, with its `ETag` and

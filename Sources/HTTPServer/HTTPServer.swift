@@ -287,6 +287,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func answer(_ connection: OpaquePointer, state: RequestState, method: String, url: String, _ response: HTTPResponse, requestID: String? = nil) -> MHD_Result {
         state.answered = true
+        // With --cors-origin every answer (problems, event streams and the edge's own refusals
+        // included) carries the CORS headers its Origin gets.
+        let response = api.crossOrigin.map { $0.applied(to: response, origin: value(connection, .HEADER_KIND, "Origin")) } ?? response
         let id = Self.acceptableRequestID(requestID) ?? String(requestCounter.add(1, ordering: .relaxed).newValue, radix: 36).leftPadded(6)
         let handle: OpaquePointer?
         if let stream = response.eventStream {

@@ -200,6 +200,12 @@ struct JSONSchemaTests {
         let proof = try #require(try json("docs/schemas/proof.schema.json")["$defs"] as? [String: Any])
         #expect(try same(proof["inclusion"], components["InclusionProof"]), "proof.schema.json's inclusion and the OpenAPI InclusionProof differ")
         #expect(try same(proof["consistency"], components["ConsistencyProof"]), "proof.schema.json's consistency and the OpenAPI ConsistencyProof differ")
+        // The outcomes both faces answer with: one schema each, the OpenAPI component the same.
+        for (file, component) in [("seal", "SealOutcome"), ("forget", "ErasureOutcome"), ("rebuild", "RebuildOutcome")] {
+            var schema = try json("docs/schemas/\(file).schema.json")
+            for header in ["$schema", "$id", "title"] { schema[header] = nil }
+            #expect(try same(schema, components[component]), "docs/schemas/\(file).schema.json and the OpenAPI \(component) differ")
+        }
     }
 
     /// Runs scripts/validate-json.py over `lines` in the venv's Python.

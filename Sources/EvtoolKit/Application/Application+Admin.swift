@@ -21,29 +21,9 @@ extension Application {
             try refuseOnArchivedStore("rebuild")
             let head = try projector.rebuild(names)
             viewMemory.clear()
-            let statuses = try projector.statuses()
-            var views: [RebuildResult.View] = []
-            for name in names ?? projector.names {
-                guard let active = statuses.first(where: { $0.name == name && $0.isActive }) else { continue }
-                views.append(RebuildResult.View(name: name, generation: active.generation,
-                                                documents: try documentCount(of: name, generation: active.generation)))
-            }
-            let elapsed = ContinuousClock.now - started
-            return RebuildResult(views: views, head: head, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            return try RebuildResult(projector, store: store, names: names, head: head, since: started)
         } catch {
             throw ApplicationError(error)
-        }
-    }
-
-    /// The documents a generation of a view holds.
-    private func documentCount(of name: String, generation: Int) throws -> Int {
-        var count = 0
-        var after = ""
-        while true {
-            let page = try store.documents(of: name, generation: generation, after: after, limit: 10_000)
-            count += page.count
-            guard page.count == 10_000, let last = page.last else { return count }
-            after = last.key
         }
     }
 
@@ -58,8 +38,8 @@ extension Application {
             // verify, extend and check the kept tree, seal, make and record the checkpoint.
             // The location only names the store in messages, and those are worded here.
             let sealing = try LogAudit.seal(store, location: .postgres(url: "the server's store"), key: signingKey, makeCheckpoint: true)
-            guard let checkpoint = sealing.checkpoint else { throw ApplicationError.failed("seal \(sealing.seal.number) was recorded without its checkpoint") }
-            return SealResult(seal: sealing.seal, checkpoint: checkpoint)
+            guard sealing.checkpoint != nil else { throw ApplicationError.failed("seal \(sealing.seal.number) was recorded without its checkpoint") }
+            return sealing
         } catch OperationError.nothingToDo {
             throw ApplicationError.conflict("the store holds no events: nothing to seal")
         } catch OperationError.unsupported {
@@ -92,9 +72,9 @@ extension Application {
             runner.forgetCachedState(of: stream)
             let head = try projector.rebuild()
             viewMemory.clear()
-            var compacted: Bool?
-            if let file = store as? SQLiteEventStore { compacted = try file.compact() }
-            return ErasureResult(user: user, outcome: outcome, rebuiltThrough: head, compacted: compacted)
+            var walEmptied: Bool?
+            if let file = store as? SQLiteEventStore { walEmptied = try file.compact() }
+            return ErasureResult(user: user, operatorName: operatorName, outcome: outcome, rebuiltThrough: head, walEmptied: walEmptied)
         } catch {
             throw ApplicationError(error)
         }

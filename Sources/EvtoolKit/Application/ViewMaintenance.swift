@@ -12,11 +12,13 @@ public enum ViewMaintenance {
     ///     Without them a rebuild of an archived store is refused.
     ///   - progress: positions rebuilt, after each batch.
     ///   - shouldStop: checked after each batch; when true the rebuild stops there.
-    /// - Returns: the position the views were rebuilt through.
+    /// - Returns: the views rebuilt (each one's generation and documents), the position they
+    ///   were rebuilt through and the time it took.
     /// - Throws: ``OperationError/interrupted(_:)`` when stopped; the store's errors.
     @discardableResult
     public static func rebuild(_ store: any EventStore & ProjectionStore, names: [String]? = nil, archives: [String] = [],
-                               progress: ProgressHandler = { _ in }, shouldStop: () -> Bool = { false }) throws -> Int64 {
+                               progress: ProgressHandler = { _ in }, shouldStop: () -> Bool = { false }) throws -> RebuildResult {
+        let started = ContinuousClock.now
         let source: any EventStore & ProjectionStore
         if archives.isEmpty {
             try LogArchive.refuseRebuild(store, what: "rebuild")
@@ -25,7 +27,8 @@ public enum ViewMaintenance {
             source = try LogArchive.replay(store, files: archives)
         }
         try progress(.started(label: "rebuild", total: try store.headPosition(), unit: "events"))
-        let head = try Projector(store: source).rebuild(names) { position, _ in
+        let projector = Projector(store: source)
+        let head = try projector.rebuild(names) { position, _ in
             try progress(.advanced(position))
             if shouldStop() {
                 try progress(.finished)
@@ -34,6 +37,6 @@ public enum ViewMaintenance {
         }
         try progress(.completed(head))
         try progress(.finished)
-        return head
+        return try RebuildResult(projector, store: source, names: names, head: head, since: started)
     }
 }

@@ -15,33 +15,8 @@ public enum LogAudit {
         public var consistency: String?
     }
 
-    /// A recorded seal.
-    public struct Sealing: Sendable {
-        /// The seal recorded.
-        public var seal: Seal
-        /// The checkpoint of the sealed events, when one was asked for (signed with a key).
-        public var checkpoint: Checkpoint?
-    }
-
-    /// An erased user.
-    public struct Forgetting: Sendable, Equatable {
-        /// The user as recorded (their stream).
-        public var user: String
-        /// How many of their events were erased.
-        public var erasedEvents: Int64
-        /// The position of the `UserErased` event.
-        public var position: Int64
-        /// On SQLite, whether the WAL could be emptied after the file was rewritten; nil on
-        /// stores that keep no file.
-        public var walEmptied: Bool?
-        /// On a store with archives: each archive file (as given) that holds events of the
-        /// user, and how many, in archive order. Those events are not erased: evtool does not
-        /// rewrite an archive file (the store records its SHA-256); views never fold them again.
-        public var archived: [ArchivedEvents] = []
-    }
-
     /// Events of an erased user that an archive file still holds.
-    public struct ArchivedEvents: Sendable, Equatable {
+    public struct ArchivedEvents: Sendable, Hashable {
         /// The archive file, as given.
         public var file: String
         /// The archive's number.
@@ -172,7 +147,7 @@ public enum LogAudit {
     ///   ``OperationError/nothingToDo(_:)`` for one with no events, ``OperationError/invalid(_:)``
     ///   when the log fails verification (then nothing is sealed) or the key is a public one.
     public static func seal(_ store: any EventStore, location: StoreLocation, key: Ed25519Key? = nil, makeCheckpoint: Bool = false,
-                            progress: ProgressHandler = { _ in }) throws -> Sealing {
+                            progress: ProgressHandler = { _ in }) throws -> SealResult {
         guard let store = store as? any AuditableEventStore else {
             throw OperationError.unsupported("the store \(location) cannot keep seals")
         }
@@ -192,12 +167,12 @@ public enum LogAudit {
         }
         let seal = Seal.make(after: try store.seals().last, position: report.head, events: report.events, heads: report.heads)
         try store.addSeal(seal)
-        guard key != nil || makeCheckpoint else { return Sealing(seal: seal, checkpoint: nil) }
+        guard key != nil || makeCheckpoint else { return SealResult(seal: seal, checkpoint: nil) }
         var checkpoint = Checkpoint(size: UInt64(report.events), root: try LogTree.root(of: store, size: UInt64(report.events)), time: seal.sealedAt)
         if let key { try checkpoint.sign(with: key) }
         // Every checkpoint a seal makes is recorded (signed or not), so verify finds a removed one.
         _ = try (store as? any CheckpointRecording)?.recordCheckpoint(seal: seal.number, checkpoint: checkpoint)
-        return Sealing(seal: seal, checkpoint: checkpoint)
+        return SealResult(seal: seal, checkpoint: checkpoint)
     }
 
     /// Checks an erasure's reason and operator, as every face records them: not only spaces,
@@ -223,14 +198,14 @@ public enum LogAudit {
     ///     when they fail), then the kept events are erased, and the decision state kept at the
     ///     boundary is replaced by one that folded none of the user's archived events, and the
     ///     views are rebuilt from the files and the kept log with the user's archived events
-    ///     folded as tombstones. The files themselves are not changed: ``Forgetting/archived``
+    ///     folded as tombstones. The files themselves are not changed: ``ErasureResult/archived``
     ///     names those that still hold the user's events.
     /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase, and for an
     ///   archived store without `archives`; ``OperationError/invalid(_:)`` for a reason or
     ///   operator ``checkErasure(reason:operatorName:)`` refuses, and for archive files that
     ///   are not the store's or fail verification; ``CommandError`` for an unknown user.
     public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation,
-                              archives: [String] = []) throws -> Forgetting {
+                              archives: [String] = []) throws -> ErasureResult {
         do {
             try checkErasure(reason: reason, operatorName: operatorName)
         } catch let refused as CommandError {
@@ -264,11 +239,11 @@ public enum LogAudit {
             }
         }
         let outcome = try auditable.erase(request)
-        try Projector(store: source).rebuild()
+        let head = try Projector(store: source).rebuild()
         var walEmptied: Bool?
         if let file = store as? SQLiteEventStore { walEmptied = try file.compact() }
-        return Forgetting(user: recorded, erasedEvents: Int64(outcome.erasedEvents), position: outcome.position, walEmptied: walEmptied,
-                          archived: archived)
+        return ErasureResult(user: recorded, operatorName: operatorName, outcome: outcome, rebuiltThrough: head, walEmptied: walEmptied,
+                             archived: archived)
     }
 
     /// The user's events per archive file, counted while the files are verified.

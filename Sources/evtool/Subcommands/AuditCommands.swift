@@ -138,30 +138,20 @@ enum AuditCommands {
                                             progress: { display.render($0, console: &console) })
             let seal = sealing.seal
             let json = arguments.flag("json")
-            func sealJSON(checkpoint: String?) -> String {
-                JSONOutput.object { writer in
-                    writer.key("seal"); writer.number(seal.number)
-                    writer.key("position"); writer.number(seal.position)
-                    writer.key("events"); writer.number(seal.events)
-                    writer.key("streams"); writer.number(seal.streams)
-                    writer.key("hash"); writer.string(seal.hash)
-                    writer.key("sealedAt"); writer.string(seal.sealedAt)
-                    writer.key("checkpoint"); writer.string(checkpoint)
-                }
-            }
             if !json { try console.output("sealed: seal \(seal.number) at position \(seal.position) (\(seal.events.counted("event")) in \(seal.streams.counted("stream"))) \(seal.hash)") }
-            guard let checkpoint = sealing.checkpoint else {
-                if json { try console.output(sealJSON(checkpoint: nil)) }
-                return
-            }
-            if let out = arguments.value("checkpoint-out") {
+            if let out = arguments.value("checkpoint-out"), let checkpoint = sealing.checkpoint {
                 do {
                     try AuditFiles.replace(out, with: checkpoint.text, what: "checkpoint", earlier: .checkpoint)
                 } catch {
                     throw CLIError(message: "the seal was recorded, but the checkpoint was not written: \(error)", code: .failure)
                 }
             }
-            if json { return try console.output(sealJSON(checkpoint: key != nil ? checkpoint.text : nil)) }
+            if json {
+                var writer = JSONWriter()
+                sealing.write(to: &writer)
+                return try console.output(writer.text)
+            }
+            guard let checkpoint = sealing.checkpoint else { return }
             if key != nil { try console.output(String(checkpoint.text.dropLast())) }
         })
 
@@ -198,24 +188,9 @@ enum AuditCommands {
             let location = try StoreLocation.resolve(arguments)
             let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location, archives: arguments.all("archive"))
             if arguments.flag("json") {
-                return try console.output(JSONOutput.object { writer in
-                    writer.key("user"); writer.string(forgotten.user)
-                    writer.key("erasedEvents"); writer.number(forgotten.erasedEvents)
-                    writer.key("position"); writer.number(forgotten.position)
-                    writer.key("by"); writer.string(by)
-                    writer.key("viewsRebuilt"); writer.bool(true)
-                    writer.key("walEmptied")
-                    if let walEmptied = forgotten.walEmptied { writer.bool(walEmptied) } else { writer.null() }
-                    writer.key("archived"); writer.beginArray()
-                    for entry in forgotten.archived {
-                        writer.beginObject()
-                        writer.key("file"); writer.string(entry.file)
-                        writer.key("archive"); writer.number(entry.archive)
-                        writer.key("events"); writer.number(entry.events)
-                        writer.endObject()
-                    }
-                    writer.endArray()
-                })
+                var writer = JSONWriter()
+                forgotten.write(to: &writer)
+                return try console.output(writer.text)
             }
             let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
             let views = arguments.all("archive").isEmpty ? "views rebuilt" : "views rebuilt from the archive files and the kept log"

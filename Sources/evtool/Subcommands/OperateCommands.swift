@@ -68,21 +68,15 @@ enum OperateCommands {
             let names = arguments.positional.isEmpty ? nil : arguments.positional
             var display = ProgressRenderer()
             Interrupt.install()
-            let started = Date()
-            let head = try ViewMaintenance.rebuild(store, names: names, archives: arguments.all("archive"),
-                                                   progress: { display.render($0, console: &console) },
-                                                   shouldStop: { Interrupt.isRequested })
-            let seconds = Date().timeIntervalSince(started)
+            let rebuilt = try ViewMaintenance.rebuild(store, names: names, archives: arguments.all("archive"),
+                                                      progress: { display.render($0, console: &console) },
+                                                      shouldStop: { Interrupt.isRequested })
             if arguments.flag("json") {
-                return try console.output(JSONOutput.object { writer in
-                    writer.key("views"); writer.beginArray()
-                    for name in names ?? viewNames { writer.string(name) }
-                    writer.endArray()
-                    writer.key("position"); writer.number(head)
-                    writer.key("seconds"); writer.number((seconds * 1_000).rounded() / 1_000)
-                })
+                var writer = JSONWriter()
+                rebuilt.write(to: &writer)
+                return try console.output(writer.text)
             }
-            try console.output("rebuilt \((names ?? viewNames).joined(separator: ", ")) through position \(head) in \(String(format: "%.1f", seconds)) s")
+            try console.output("rebuilt \(rebuilt.views.map(\.name).joined(separator: ", ")) through position \(rebuilt.head) in \(String(format: "%.1f", rebuilt.seconds)) s")
         })
 
     static let stats = CommandSpec(

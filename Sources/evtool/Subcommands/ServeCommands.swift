@@ -38,7 +38,7 @@ enum ServeCommands {
     static let serve = CommandSpec(
         name: "serve",
         summary: "Serve the HTTP API (see docs/reference/http.md) until SIGTERM or Ctrl-C",
-        usage: "(--tokens FILE | --no-auth) [--listen HOST:PORT] [--threads N] [limits] [--tls-cert FILE --tls-key FILE] [--store STORE] [--read-store URL]",
+        usage: "(--tokens FILE | --no-auth) [--listen HOST:PORT] [--threads N] [limits] [--tls-cert FILE --tls-key FILE] [--cors-origin ORIGIN…] [--store STORE] [--read-store URL]",
         options: [
             .init(name: "listen", value: "HOST:PORT", help: "Address and port to listen on (default 127.0.0.1:8080; port 0 picks a free one)"),
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
@@ -48,6 +48,7 @@ enum ServeCommands {
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
+            .init(name: "cors-origin", value: "ORIGIN", help: "Let browser scripts from this origin (scheme://host[:port]; '*' for any) call the API: CORS headers and OPTIONS preflights (default: none)", repeatable: true),
             CommandSpec.storeOption, SharedOptions.readStore.declaration,
         ],
         discussion: """
@@ -56,10 +57,20 @@ enum ServeCommands {
             streams and exit 0. With --read-store, views, history, as-of, the log and stats are \
             read from that PostgreSQL hot standby of the store, read-your-writes (docs/how-to/replicas.md); \
             it must be reachable at start (else exit 69) and a copy of the store (else exit 64).
+
+            Browser clients: without --cors-origin no answer carries CORS headers and OPTIONS \
+            is answered 405, so a browser keeps answers from scripts of other origins. Each \
+            --cors-origin names an origin allowed (or '*', any origin): a preflight OPTIONS is \
+            answered 204 with the route's methods, the headers the API reads and a max age \
+            of 600 s, and every answer to a request from an allowed Origin carries \
+            Access-Control-Allow-Origin and Access-Control-Expose-Headers (ETag, Location, \
+            Link, Idempotent-Replayed, Retry-After, X-Request-ID); another origin gets none \
+            (docs/reference/http.md, Operating, "Browser clients").
             """,
         examples: [
             "evtool token create --role app --tokens tokens.txt",
             "evtool serve --tokens tokens.txt --listen 127.0.0.1:8080 --store postgres://evtool@db/evtool",
+            "evtool serve --tokens tokens.txt --cors-origin https://app.example",
         ],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
@@ -109,6 +120,15 @@ enum ServeCommands {
             default:
                 throw CLIError.usage("give either --tokens or --no-auth, not both", arguments.command)
             }
+            var crossOrigin: CrossOrigin?
+            let origins = arguments.all("cors-origin")
+            if !origins.isEmpty {
+                do {
+                    crossOrigin = try CrossOrigin(origins: origins)
+                } catch {
+                    throw CLIError.usage("'--cors-origin': \(error)", arguments.command)
+                }
+            }
             let sealKey = try arguments.value("seal-key").map { try AuditFiles.key($0, "seal key") }
             if let sealKey, sealKey.privateKey == nil { throw CLIError(message: "'--seal-key' needs the private key, not the public one", code: .invalidData) }
             let location = try StoreLocation.resolve(arguments)
@@ -152,7 +172,8 @@ enum ServeCommands {
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             let api = API(application: application, tokens: tokens, limits: limits,
-                          sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
+                          sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description,
+                          crossOrigin: crossOrigin)
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.

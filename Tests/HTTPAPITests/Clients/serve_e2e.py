@@ -40,13 +40,19 @@ DETAILS = {"listingID": "L7", "info": {"name": "Hamilton", "artistsOrTeams": [],
 SEARCH = {"keyword": "jazz", "category": "Music", "location": "Los Angeles"}
 
 
-OUTCOME_SCHEMA = json.loads((pathlib.Path(__file__).resolve().parents[3] / "docs" / "schemas" / "outcome.schema.json").read_text())
+SCHEMAS = pathlib.Path(__file__).resolve().parents[3] / "docs" / "schemas"
+
+
+def shared(response, name):
+    """An answer validates against docs/schemas/NAME.schema.json, the schema the command line's --json shares."""
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(response.json())]
+    check(not errors, f"the answer has the shared {name} shape: {errors}", response)
 
 
 def outcome(response):
     """A write's answer validates against the outcome schema the command line's --json shares."""
-    errors = [e.message for e in jsonschema.Draft202012Validator(OUTCOME_SCHEMA).iter_errors(response.json())]
-    check(not errors, f"the write's answer has the shared outcome shape: {errors}", response)
+    shared(response, "outcome")
 
 
 def problem(response, status, kind, field=None):
@@ -139,21 +145,26 @@ for method, path, body in admin_routes:
 r = client.post("/v1/admin/rebuild", json={"views": ["favorites"]}, headers=auth("admin"))
 check(r.status_code == 200 and [v["name"] for v in r.json()["views"]] == ["favorites"] and r.json()["views"][0]["documents"] >= 1
       and r.json()["head"] == head(), "admin rebuilds favorites: the views, their documents, the head", r)
+shared(r, "rebuild")
 r = client.post("/v1/admin/rebuild", headers=auth("admin"))
 check(r.status_code == 200 and len(r.json()["views"]) == 4, "an empty body rebuilds every view", r)
+shared(r, "rebuild")
 problem(client.post("/v1/admin/rebuild", json={"views": ["nope"]}, headers=auth("admin")), 422, "validation", "views")
 r = client.post("/v1/admin/seal", headers=auth("admin"))
 check(r.status_code == 201 and r.json()["number"] >= 1 and r.json()["position"] == head() and r.json()["signed"] is False
       and r.json()["checkpoint"].startswith("evtool\n"), "admin seals: 201, the seal at the head, an unsigned checkpoint", r)
+shared(r, "seal")
 sealed = r.json()
 r = client.post("/v1/admin/seal", headers=auth("admin"))
 check(r.status_code == 201 and r.json()["number"] == sealed["number"] + 1 and r.json()["previousHash"] == sealed["hash"], "the next seal chains to the first", r)
+shared(r, "seal")
 problem(client.post(f"/v1/admin/users/{victim}/forget", json={"reason": "  "}, headers=auth("admin")), 422, "validation", "reason")
 problem(client.post(f"/v1/admin/users/{victim}/forget", json={"by": "x"}, headers=auth("admin")), 422, "validation")
 problem(client.post(f"/v1/admin/users/nobody-{RUN}/forget", json={"reason": "x"}, headers=auth("admin")), 404, "not-found")
 r = client.post(f"/v1/admin/users/{victim}/forget", json={"reason": "e2e ticket 1"}, headers=auth("admin"))
-check(r.status_code == 200 and r.json()["erasedEvents"] == 1 and r.json()["operator"] == "e2e-admin" and r.json()["position"] == head(),
-      "admin forgets the user: one event erased, UserErased at the head, the token's name as operator", r)
+check(r.status_code == 200 and r.json()["erasedEvents"] == 1 and r.json()["by"] == "e2e-admin" and r.json()["position"] == head()
+      and r.json()["rebuiltThrough"] == head() and r.json()["archived"] == [], "admin forgets the user: one event erased, UserErased at the head, the token's name as operator", r)
+shared(r, "forget")
 r = client.get(f"/v1/users/{victim}/favorites", headers=auth("app"))
 check(r.status_code == 200 and r.json()["items"] == [], "the erased user's favorites are empty at once", r)
 r = client.put(f"/v1/users/{victim}/favorites/F1", json=SUMMARY, headers=auth("app"))
