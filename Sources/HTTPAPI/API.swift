@@ -33,11 +33,14 @@ public final class API: Sendable {
     public let auditLog: @Sendable (String) -> Void
     /// How the audit report pages name the store (a path or URL without its password).
     public let storeDescription: String
+    /// The store's size on disk, as `GET /v1/stats` gives it in `sizeBytes` (as `evtool stats
+    /// --json` does): the SQLite file with its WAL, nil (JSON null) when the store cannot say.
+    public let storeSize: @Sendable () -> Int?
 
     /// Makes the API over an application.
     public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
                 sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in },
-                storeDescription: String = "the server's store") {
+                storeDescription: String = "the server's store", storeSize: @escaping @Sendable () -> Int? = { nil }) {
         self.application = application
         self.tokens = tokens
         self.limits = limits
@@ -45,6 +48,7 @@ public final class API: Sendable {
         self.sealKey = sealKey
         self.auditLog = auditLog
         self.storeDescription = storeDescription
+        self.storeSize = storeSize
     }
 
     /// Every route, in the order the OpenAPI document lists them.

@@ -200,6 +200,11 @@ struct JSONSchemaTests {
         let proof = try #require(try json("docs/schemas/proof.schema.json")["$defs"] as? [String: Any])
         #expect(try same(proof["inclusion"], components["InclusionProof"]), "proof.schema.json's inclusion and the OpenAPI InclusionProof differ")
         #expect(try same(proof["consistency"], components["ConsistencyProof"]), "proof.schema.json's consistency and the OpenAPI ConsistencyProof differ")
+        var stats = try json("docs/schemas/stats.schema.json")
+        for header in ["$schema", "$id", "title"] { stats[header] = nil }
+        var served = try #require(components["Stats"] as? [String: Any])
+        served["description"] = nil
+        #expect(try same(stats, served), "docs/schemas/stats.schema.json and the OpenAPI Stats (GET /v1/stats) differ")
     }
 
     /// Runs scripts/validate-json.py over `lines` in the venv's Python.

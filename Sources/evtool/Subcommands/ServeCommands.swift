@@ -152,7 +152,8 @@ enum ServeCommands {
             limits.maximumBodyBytes = configuration.maximumBodyBytes
             limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             let api = API(application: application, tokens: tokens, limits: limits,
-                          sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description)
+                          sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description,
+                          storeSize: { location.sizeInBytes })
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
