@@ -65,6 +65,9 @@ enum TransferCommands {
             producers (structured JSON) are appended likewise, the stream named by "subject",
             the id made from "source" and "id" (docs/reference/events.md says what maps to what). The
             format is the first line's (or --format); a line of another format is refused.
+            An event of evtool's own types (Searched, Favorited, Unfavorited, DetailsViewed) whose
+            data does not decode as that type is imported, with a warning giving their count and
+            the first line: no view shows it.
             Importing a file shows a progress bar on a terminal; Ctrl-C stops after a batch.
             """,
         examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -",
@@ -89,10 +92,17 @@ enum TransferCommands {
             let outcome = try importer.run(&reader, totalBytes: source.regularFileSize,
                                            progress: { display.render($0, console: &console) },
                                            shouldStop: { Interrupt.isRequested })
+            // A warning, not a refusal: the events are in the log as given, but no view reads them.
+            if let first = outcome.firstUndecodable {
+                let events = outcome.undecodable == 1 ? "1 event of evtool's types does" : "\(outcome.undecodable.counted("event")) of evtool's types do"
+                console.message("warning: \(events) not decode, so no view shows \(outcome.undecodable == 1 ? "it" : "them") (docs/reference/events.md has each type's JSON); the first: \(first)")
+            }
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
                     writer.key("imported"); writer.number(outcome.appended)
                     writer.key("skipped"); writer.number(outcome.skipped)
+                    writer.key("undecodable"); writer.number(outcome.undecodable)
+                    if let first = outcome.firstUndecodable { writer.key("firstUndecodable"); writer.string(first) }
                     writer.key("store"); writer.string("\(location)")
                 })
             }
