@@ -119,6 +119,13 @@ enum TransferCommands {
             Resumable: the target is always a copy of a prefix of the source, so rerunning after an
             interruption carries on where it stopped. At the end both logs are read in order and
             compared (count and a SHA-256 digest of every event), then the target's views are rebuilt.
+
+            The source's seals and recorded checkpoints are carried as they are (signed by its
+            keys), so 'evtool verify' and 'evtool seal --list' on the target show them. A seal is
+            carried only when the copy holds the source's events at the same positions up to it;
+            a source whose log has unused positions (PostgreSQL may leave some) copies to other
+            positions, and its seals from there on, with their checkpoints, stay behind: the
+            output says how many and why, and 'evtool seal' on the target seals the copy.
             """,
         examples: ["evtool migrate --from sqlite:./evtool.sqlite --to postgres://app@db.internal/evtool"],
         run: { arguments, console in
@@ -142,6 +149,7 @@ enum TransferCommands {
                 progress: { display.render($0, console: &console) },
                 shouldStop: { Interrupt.isRequested }, sourceName: Migration.name(of: from))
             let sourceDigest = outcome.digest
+            let trail = outcome.auditTrail
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
                     writer.key("events"); writer.number(sourceDigest.count)
@@ -151,8 +159,17 @@ enum TransferCommands {
                     writer.key("to"); writer.string("\(to)")
                     writer.key("sha256"); writer.string(sourceDigest.hex)
                     writer.key("viewsRebuilt"); writer.bool(true)
+                    writer.key("seals"); writer.number(trail.seals)
+                    writer.key("checkpoints"); writer.number(trail.checkpoints)
+                    writer.key("sealsLeftBehind"); writer.number(trail.sealsLeft)
+                    writer.key("checkpointsLeftBehind"); writer.number(trail.checkpointsLeft)
+                    if let reason = trail.reason { writer.key("leftBehindBecause"); writer.string(reason) }
                 })
             }
             try console.output("migrated \(sourceDigest.count.counted("event")) from \(from) to \(to) (copied \(String(outcome.copied).groupedThousands), already there \(String(sourceDigest.count - outcome.copied).groupedThousands)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            try console.output("carried the source's \(trail.seals.counted("seal")) and \(trail.checkpoints.counted("recorded checkpoint")) (signed by its keys)")
+            if let reason = trail.reason {
+                try console.output("left behind \(trail.sealsLeft.counted("seal")) and \(trail.checkpointsLeft.counted("recorded checkpoint")) of the source: \(reason); 'evtool seal --store \(to)' seals the target")
+            }
         })
 }
