@@ -86,7 +86,8 @@ struct RecentlyViewedTests {
         #expect(wrapped.status == 0 && wrapped.output.hasPrefix("recorded DetailsViewed for ada"), "\(wrapped)")
         // The payload as the log shows it is taken back whole.
         let log = try cli.run("log", "--json")
-        let first = try #require(try JSONSerialization.jsonObject(with: Data(log.output.split(separator: "\n")[0].utf8)) as? [String: Any], "\(log)")
+        let line = try #require(log.output.split(separator: "\n").first, "\(log)")
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(log)")
         let data = try JSONSerialization.data(withJSONObject: try #require(first["data"]))
         let again = try view("L1", String(decoding: data, as: UTF8.self))
         #expect(again.status == 0 && again.output.hasPrefix("recorded DetailsViewed for ada"), "\(again)")
