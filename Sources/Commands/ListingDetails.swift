@@ -26,4 +26,55 @@ public struct ListingDetails: Sendable, Hashable, Codable {
         self.venue = venue
         self.upcomingEvents = upcomingEvents
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case listingID, info, artists, venue, upcomingEvents
+    }
+
+    /// Reads a details snapshot; `upcomingEvents` may be left out for an empty list (the
+    /// encoding, which the hash chain covers, still writes it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        listingID = try container.decode(String.self, forKey: .listingID)
+        info = try container.decode(ListingInfo.self, forKey: .info)
+        artists = try container.decodeIfPresent([ArtistProfile].self, forKey: .artists)
+        venue = try container.decodeIfPresent(VenueDetails.self, forKey: .venue)
+        upcomingEvents = try container.decodeIfPresent([UpcomingListing].self, forKey: .upcomingEvents) ?? []
+    }
+}
+
+extension ListingDetails {
+    /// The details as `evtool view --details` and `POST /v1/users/{user}/views` take them: the
+    /// details object itself, or a `DetailsViewed` payload as docs/reference/events.md shows it
+    /// (`{"details": {…}, "listingID": …, "schemaVersion": 1}`), whose `listingID` must be the
+    /// details' own.
+    public struct Submitted: Sendable, Decodable {
+        /// The details, from either form.
+        public var details: ListingDetails
+
+        private enum WrapperKeys: String, CodingKey {
+            case details, listingID, schemaVersion
+        }
+
+        /// Reads either form: an object with a `details` member is a payload.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: WrapperKeys.self)
+            guard container.contains(.details) else {
+                details = try ListingDetails(from: decoder)
+                return
+            }
+            if let version = try container.decodeIfPresent(Int.self, forKey: .schemaVersion), version != DetailsViewed.schemaVersion {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .schemaVersion, in: container,
+                    debugDescription: "must be \(DetailsViewed.schemaVersion), the DetailsViewed schema this release writes, not \(version)")
+            }
+            let listingID = try container.decode(String.self, forKey: .listingID)
+            details = try container.decode(ListingDetails.self, forKey: .details)
+            guard listingID == details.listingID else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .listingID, in: container,
+                    debugDescription: "'\(listingID)' is not the details' own listingID '\(details.listingID)'")
+            }
+        }
+    }
 }

@@ -38,4 +38,24 @@ public struct ListingInfo: Sendable, Hashable, Codable {
         self.ticketLink = ticketLink
         self.seatMapLink = seatMapLink
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, artistsOrTeams, venue, localDateTime, category, genres, priceRange, ticketStatus, ticketLink, seatMapLink
+    }
+
+    /// Reads the info tab; `artistsOrTeams` and `genres` may be left out for empty lists (the
+    /// encoding, which the hash chain covers, still writes them).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        artistsOrTeams = try container.decodeIfPresent([String].self, forKey: .artistsOrTeams) ?? []
+        venue = try container.decodeIfPresent(String.self, forKey: .venue)
+        localDateTime = try container.decodeIfPresent(String.self, forKey: .localDateTime)
+        category = try container.decodeIfPresent(String.self, forKey: .category)
+        genres = try container.decodeIfPresent([String].self, forKey: .genres) ?? []
+        priceRange = try container.decodeIfPresent(PriceRange.self, forKey: .priceRange)
+        ticketStatus = try container.decodeIfPresent(String.self, forKey: .ticketStatus)
+        ticketLink = try container.decodeIfPresent(String.self, forKey: .ticketLink)
+        seatMapLink = try container.decodeIfPresent(String.self, forKey: .seatMapLink)
+    }
 }

@@ -96,7 +96,7 @@ extension API {
     func stats(_ match: RouteMatch) throws -> HTTPResponse {
         let statistics = try application.statistics()
         var writer = ResponseWriter()
-        statistics.write(to: &writer)
+        statistics.write(to: &writer, size: .some(storeSize()))
         return .json(200, writer.bytes)
     }
 

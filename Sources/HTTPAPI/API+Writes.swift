@@ -31,7 +31,7 @@ extension API {
     }
 
     func viewCommand(_ match: RouteMatch) throws -> UserCommand {
-        let details = try RequestBodies.decode(ListingDetails.self, from: match.request, what: "details", operation: "recordView")
+        let details = try RequestBodies.decode(ListingDetails.Submitted.self, from: match.request, what: "details", operation: "recordView").details
         return .viewDetails(listingID: details.listingID, details: details)
     }
 

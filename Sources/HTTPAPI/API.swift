@@ -36,11 +36,15 @@ public final class API: Sendable {
     /// The origins browser clients may call from (`--cors-origin`); nil: no CORS headers, and
     /// `OPTIONS` is a method no route allows (405).
     public let crossOrigin: CrossOrigin?
+    /// The store's size on disk, as `GET /v1/stats` gives it in `sizeBytes` (as `evtool stats
+    /// --json` does): the SQLite file with its WAL, nil (JSON null) when the store cannot say.
+    public let storeSize: @Sendable () -> Int?
 
     /// Makes the API over an application.
     public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
                 sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in },
-                storeDescription: String = "the server's store", crossOrigin: CrossOrigin? = nil) {
+                storeDescription: String = "the server's store", crossOrigin: CrossOrigin? = nil,
+                storeSize: @escaping @Sendable () -> Int? = { nil }) {
         self.application = application
         self.tokens = tokens
         self.limits = limits
@@ -49,6 +53,7 @@ public final class API: Sendable {
         self.auditLog = auditLog
         self.storeDescription = storeDescription
         self.crossOrigin = crossOrigin
+        self.storeSize = storeSize
     }
 
     /// Every route, in the order the OpenAPI document lists them.

@@ -52,6 +52,8 @@ indirect enum BodyShape: Sendable {
     case object(members: [String: BodyShape], closed: Bool)
     /// An array of items of one shape.
     case array(BodyShape)
+    /// One of several shapes (`oneOf`): a body any of them declares whole passes.
+    case oneOf([BodyShape])
     /// Anything else (a string, a number, a free-form object).
     case value
 
@@ -59,27 +61,48 @@ indirect enum BodyShape: Sendable {
     /// does not declare, as a path (`info.priceRange.currenc`, `artists[1].nam`); nil when
     /// every member is declared.
     func undeclaredMember(in json: Any, at path: String = "") -> String? {
+        undeclaredMembers(in: json, at: path).first
+    }
+
+    /// Every member of `json` that its object's shape does not declare, depth first in sorted
+    /// order. Under a `oneOf`, none when an alternative declares them all; else those of the
+    /// alternative the body follows best: the fewest undeclared members, then the deepest
+    /// first one (the first alternative on a tie).
+    func undeclaredMembers(in json: Any, at path: String = "") -> [String] {
         switch self {
         case let .object(members, closed):
-            guard let object = json as? [String: Any] else { return nil }
+            guard let object = json as? [String: Any] else { return [] }
+            var found: [String] = []
             for key in object.keys.sorted() {
                 let memberPath = path.isEmpty ? key : path + "." + key
                 guard let shape = members[key] else {
-                    if closed { return memberPath }
+                    if closed { found.append(memberPath) }
                     continue
                 }
-                if let found = shape.undeclaredMember(in: object[key]!, at: memberPath) { return found }
+                found += shape.undeclaredMembers(in: object[key]!, at: memberPath)
             }
-            return nil
+            return found
         case let .array(item):
-            guard let array = json as? [Any] else { return nil }
-            for (index, element) in array.enumerated() {
-                if let found = item.undeclaredMember(in: element, at: "\(path)[\(index)]") { return found }
+            guard let array = json as? [Any] else { return [] }
+            return array.enumerated().flatMap { item.undeclaredMembers(in: $0.element, at: "\(path)[\($0.offset)]") }
+        case let .oneOf(alternatives):
+            var best: [String]?
+            for alternative in alternatives {
+                let found = alternative.undeclaredMembers(in: json, at: path)
+                guard !found.isEmpty else { return [] }
+                if let current = best, current.count < found.count
+                    || (current.count == found.count && Self.depth(of: current[0]) >= Self.depth(of: found[0])) { continue }
+                best = found
             }
-            return nil
+            return best ?? []
         case .value:
-            return nil
+            return []
         }
+    }
+
+    /// How many members and items deep a path goes.
+    static func depth(of path: String) -> Int {
+        path.filter { $0 == "." || $0 == "[" }.count
     }
 
     /// The shape of a schema object of the document, its `$ref`s to components resolved.
@@ -93,6 +116,9 @@ indirect enum BodyShape: Sendable {
             var members: [String: BodyShape] = [:]
             for (name, value) in properties { members[name] = (value as? [String: Any]).map { of($0, components: components, depth: depth + 1) } ?? .value }
             return .object(members: members, closed: (schema["additionalProperties"] as? Bool) == false)
+        }
+        if let alternatives = schema["oneOf"] as? [[String: Any]] {
+            return .oneOf(alternatives.map { of($0, components: components, depth: depth + 1) })
         }
         if let items = schema["items"] as? [String: Any] { return .array(of(items, components: components, depth: depth + 1)) }
         return .value

@@ -5,18 +5,24 @@ import Foundation
 /// The JSON bodies of the write operations, and how they are read.
 enum RequestBodies {
     /// The members the object holding `path`'s last member declares, sorted.
+    /// Under a `oneOf`, the members any alternative declares there.
     static func declaredSiblings(of path: String, in shape: BodyShape) -> [String] {
-        var current = shape
         var parts = path.split(separator: ".").map(String.init)
         _ = parts.popLast()
-        for part in parts {
-            let name = part.split(separator: "[").first.map(String.init) ?? part
-            guard case let .object(members, _) = current, var next = members[name] else { return [] }
-            for _ in part.filter({ $0 == "[" }) { if case let .array(item) = next { next = item } }
-            current = next
+        return members(along: parts[...], in: shape).sorted()
+    }
+
+    /// The members the object at the end of `parts` declares, in `shape`.
+    private static func members(along parts: ArraySlice<String>, in shape: BodyShape) -> Set<String> {
+        if case let .oneOf(alternatives) = shape {
+            return alternatives.reduce(into: Set<String>()) { $0.formUnion(members(along: parts, in: $1)) }
         }
-        guard case let .object(members, _) = current else { return [] }
-        return members.keys.sorted()
+        guard case let .object(members, _) = shape else { return [] }
+        guard let part = parts.first else { return Set(members.keys) }
+        let name = part.split(separator: "[").first.map(String.init) ?? part
+        guard var next = members[name] else { return [] }
+        for _ in part.filter({ $0 == "[" }) { if case let .array(item) = next { next = item } }
+        return Self.members(along: parts.dropFirst(), in: next)
     }
 
     /// `POST /v1/users/{user}/searches`: the fields and rules of `evtool search`.

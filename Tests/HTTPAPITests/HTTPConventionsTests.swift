@@ -110,6 +110,41 @@ struct HTTPConventionsTests {
         }
     }
 
+    @Test("POST …/views takes the details object or the DetailsViewed payload; a member neither declares is a 422 naming its path")
+    func viewsTakeBothDetailsForms() throws {
+        try withAPI { api in
+            func post(_ body: String) -> HTTPResponse {
+                api.respond(to: HTTPRequest(method: "POST", target: "/v1/users/carol/views", headers: Self.json, body: Array(body.utf8)))
+            }
+            let bare = post(#"{"listingID":"L1","info":{"name":"Hamilton"}}"#)
+            #expect(bare.status == 201, "\(bare.text)")
+            let wrapped = post(#"{"details":{"listingID":"L2","info":{"name":"Wicked","genres":["Musical"]}},"listingID":"L2","schemaVersion":1}"#)
+            #expect(wrapped.status == 201, "\(wrapped.text)")
+            let listing = api.respond(to: HTTPRequest(method: "GET", target: "/v1/users/carol/listings/L2"))
+            #expect(listing.status == 200 && listing.text.contains("Wicked") && listing.text.contains("Musical"), "\(listing.text)")
+            let log = api.respond(to: HTTPRequest(method: "GET", target: "/v1/log")).text
+            #expect(log.components(separatedBy: #""upcomingEvents":[]"#).count == 3 && log.components(separatedBy: #""artistsOrTeams":[]"#).count == 3, "\(log)")
+
+            let refused: [(String, String)] = [
+                (#"{"details":{"listingID":"L3","info":{"name":"a","nam":"b"}},"listingID":"L3"}"#, "details.info.nam"),
+                (#"{"details":{"listingID":"L3","info":{"name":"a"}},"listingID":"L3","extra":1}"#, "extra"),
+                (#"{"details":{"listingID":"L3","info":{"name":"a"},"upcomingEvents":[{"name":"x","when":"y"}]},"listingID":"L3"}"#, "details.upcomingEvents[0].when"),
+                (#"{"listingID":"L3","info":{"name":"a"},"detail":{}}"#, "detail"),
+                (#"{"listingID":"L3","info":{"name":"a","genre":[]}}"#, "info.genre"),
+                (#"{"details":{"listingID":"L3","info":{"name":"a"}},"listingID":"L4"}"#, "listingID"),
+                (#"{"details":{"listingID":"L3","info":{"name":"a"}},"listingID":"L3","schemaVersion":7}"#, "schemaVersion"),
+            ]
+            for (body, field) in refused {
+                let response = post(body)
+                #expect(response.status == 422 && response.text.contains(#""field":"\#(field)""#), "\(body): \(response.text)")
+            }
+            let extra = post(#"{"details":{"listingID":"L3","info":{"name":"a"}},"listingID":"L3","extra":1}"#).text
+            #expect(extra.contains("it takes artists, details, info, listingID, schemaVersion, upcomingEvents, venue"), "\(extra)")
+            let history = api.respond(to: HTTPRequest(method: "GET", target: "/v1/log")).text
+            #expect(history == log, "nothing more was recorded")
+        }
+    }
+
     @Test func asOfBeyondTheHeadIsRefusedAsOnTheCommandLine() throws {
         try withAPI { api in
             #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/L1", headers: Self.json, body: Self.summary)).status == 201)

@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import Foundation
 
@@ -19,12 +20,34 @@ public struct EventImport {
         public var appended: Int
         /// Events skipped because the store already held them, identical.
         public var skipped: Int
+        /// Events of evtool's own types (``DomainEvent/typeNames``) whose data does not decode
+        /// as that type, so that no view shows them (erased events not counted).
+        public var undecodable: Int = 0
+        /// The first of them: `line N: <why>`.
+        public var firstUndecodable: String?
 
         /// An outcome: `appended` new events and `skipped` already there, from a file read as `format`.
         public init(format: ImportFormat?, appended: Int, skipped: Int) {
             self.format = format
             self.appended = appended
             self.skipped = skipped
+        }
+    }
+
+    /// Counts the imported events of evtool's own types that do not decode.
+    struct UndecodableEvents {
+        var count = 0
+        var first: String?
+
+        /// Notes `event` (from line `line`) when it is of evtool's types and does not decode.
+        mutating func check(_ event: ProposedEvent, line: Int) {
+            guard DomainEvent.typeNames.contains(event.type), !Erasure.isTombstone(data: event.data, metadata: event.metadata) else { return }
+            do {
+                _ = try DomainEvent.decode(type: event.type, data: event.data)
+            } catch {
+                count += 1
+                if first == nil { first = "line \(line): \(error)" }
+            }
         }
     }
 
@@ -74,6 +97,7 @@ public struct EventImport {
         /// For a CloudEvents file: whether its events are evtool's own export (`evtoolversion`), and the line that said so.
         var evtoolCloudEvents: (Bool, line: Int)?
         var firstLine = 0
+        var undecodable = UndecodableEvents()
         var appended: Int { copier.appended + appender.appended }
         var skipped: Int { copier.skipped + appender.skipped }
         var hasPending: Bool { copier.hasPending || appender.hasPending }
@@ -116,13 +140,17 @@ public struct EventImport {
                         if members["specversion"] != nil {
                             throw LogRecord.LineError("'specversion' makes this line a CloudEvent, in a file of evtool export lines (as line \(firstLine) is); one format per file")
                         }
-                        try copier.add(try LogRecord.parse(line, members: members), source: number)
+                        let record = try LogRecord.parse(line, members: members)
+                        undecodable.check(record.event, line: number)
+                        try copier.add(record, source: number)
                     case .plain:
                         if let marker = ["specversion", "version", "position"].first(where: { members[$0] != nil }) {
                             let other = marker == "specversion" ? ImportFormat.cloudevents : .jsonl
                             throw LogRecord.LineError("'\(marker)' makes this line \(other.lineName), in a file of plain event lines (as line \(firstLine) is); one format per file")
                         }
-                        try appender.add(try ForeignEvent.plain(line, members: members), source: number)
+                        let event = try ForeignEvent.plain(line, members: members)
+                        undecodable.check(event.event, line: number)
+                        try appender.add(event, source: number)
                     case .cloudevents:
                         guard members["specversion"] != nil else {
                             throw LogRecord.LineError("'specversion' is missing: this line is not a CloudEvent, in a file of CloudEvents (as line \(firstLine) is); one format per file")
@@ -135,9 +163,13 @@ public struct EventImport {
                         }
                         if evtoolCloudEvents == nil { evtoolCloudEvents = (isEvtool, number) }
                         if isEvtool {
-                            try copier.add(try LogRecord.parse(line, members: members), source: number)
+                            let record = try LogRecord.parse(line, members: members)
+                            undecodable.check(record.event, line: number)
+                            try copier.add(record, source: number)
                         } else {
-                            try appender.add(try ForeignEvent.cloudEvent(line, members: members), source: number)
+                            let event = try ForeignEvent.cloudEvent(line, members: members)
+                            undecodable.check(event.event, line: number)
+                            try appender.add(event, source: number)
                         }
                     }
                 } catch let error as LogRecord.LineError {
@@ -159,6 +191,9 @@ public struct EventImport {
             if let storeError = error.underlying as? EventStoreError { throw OperationError.store(message, storeError) }
             throw OperationError.invalid(message)
         }
-        return Outcome(format: format, appended: appended, skipped: skipped)
+        var outcome = Outcome(format: format, appended: appended, skipped: skipped)
+        outcome.undecodable = undecodable.count
+        outcome.firstUndecodable = undecodable.first
+        return outcome
     }
 }

@@ -20,11 +20,15 @@ extension Migration {
         public var digest: LogDigest
         /// Events this run copied (the rest were there from an interrupted run).
         public var copied: Int
+        /// The source's seals and recorded checkpoints the target holds, and what stayed behind
+        /// (``carryAuditTrail(from:to:)``).
+        public var auditTrail = AuditTrail(seals: 0, checkpoints: 0)
     }
 
     /// Copies the whole log of `source` into `target` (resumably: the target always holds a
     /// copy of a prefix of the source), checks that both logs hold the same events in the same
-    /// order, and rebuilds the target's views.
+    /// order, carries the source's seals and recorded checkpoints where they hold on the copy
+    /// (``carryAuditTrail(from:to:)``), and rebuilds the target's views.
     /// - Parameters:
     ///   - batchSize: events per transaction.
     ///   - stage: told when the copy resumes, when verifying starts and when the views are rebuilt.
@@ -89,10 +93,23 @@ extension Migration {
         let digest = try verify(source: source, target: target)
         // The copy is complete (a rerun of one cut short may copy no erased event itself).
         if let records, recorded || (try? records.unfinishedCopy()) != nil { try records.finishCopy() }
+        let auditTrail: AuditTrail
+        do {
+            auditTrail = try carryAuditTrail(from: source, to: target)
+        } catch EventStoreError.permissionDenied(let detail) {
+            // What the target holds of them when its role was refused (the seals, not the checkpoints).
+            let seals = try (source as? any AuditableEventStore)?.seals().count ?? 0
+            let checkpoints = try (source as? any CheckpointRecording)?.recordedCheckpoints().count ?? 0
+            let carriedSeals = min(seals, (try? (target as? any AuditableEventStore)?.seals().count) ?? 0)
+            let carriedCheckpoints = min(checkpoints, (try? (target as? any CheckpointRecording)?.recordedCheckpoints().count) ?? 0)
+            auditTrail = AuditTrail(seals: carriedSeals, checkpoints: carriedCheckpoints, sealsLeft: seals - carriedSeals,
+                                    checkpointsLeft: checkpoints - carriedCheckpoints,
+                                    reason: "the target's role may not record seals or checkpoints (\(detail))")
+        }
         try stage(.rebuildingViews)
         guard let viewsStore = target as? any EventStore & ProjectionStore else { throw OperationError.unsupported("the target cannot hold views") }
         try Projector(store: viewsStore).rebuild()
-        return Outcome(digest: digest, copied: copier.appended)
+        return Outcome(digest: digest, copied: copier.appended, auditTrail: auditTrail)
     }
 
     /// The digests the source kept of the tombstones in `batch` (one query, only when the

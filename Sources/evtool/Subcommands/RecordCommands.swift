@@ -136,11 +136,21 @@ enum RecordCommands {
             .init(name: "listing", value: "ID", help: "The listing's id"),
             .init(name: "details", value: "FILE", help: "The details as JSON (see docs/reference/events.md); '-' for standard input"),
         ] + commonOptions,
-        examples: ["evtool view --user ada --listing L000042 --details details.json", "curl … | evtool view --user ada --listing L000042 --details -"],
+        discussion: """
+        The details file holds the details object, or a DetailsViewed payload as \
+        docs/reference/events.md shows it ({"details": {…}, "listingID": …, "schemaVersion": 1}). \
+        Only listingID and info.name are required; artistsOrTeams, genres and upcomingEvents \
+        default to empty lists.
+        """,
+        examples: [
+            #"echo '{"listingID":"L000042","info":{"name":"Hamilton","venue":"Pantages Theatre"}}' | evtool view --user ada --listing L000042 --details -"#,
+            "evtool view --user ada --listing L000042 --details details.json",
+            "curl … | evtool view --user ada --listing L000042 --details -",
+        ],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 0)
             let listing = try arguments.required("listing")
-            let details = try JSONInput.decode(ListingDetails.self, from: try arguments.required("details"), what: "details")
+            let details = try JSONInput.decode(ListingDetails.Submitted.self, from: try arguments.required("details"), what: "details").details
             try record(.viewDetails(listingID: listing, details: details), type: DetailsViewed.typeName, arguments, &console)
         })
 

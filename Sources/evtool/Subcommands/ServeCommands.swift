@@ -173,7 +173,7 @@ enum ServeCommands {
             limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
             let api = API(application: application, tokens: tokens, limits: limits,
                           sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description,
-                          crossOrigin: crossOrigin)
+                          crossOrigin: crossOrigin, storeSize: { location.sizeInBytes })
             let server = HTTPServer(api: api, configuration: configuration)
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.

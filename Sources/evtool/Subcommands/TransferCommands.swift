@@ -65,6 +65,9 @@ enum TransferCommands {
             producers (structured JSON) are appended likewise, the stream named by "subject",
             the id made from "source" and "id" (docs/reference/events.md says what maps to what). The
             format is the first line's (or --format); a line of another format is refused.
+            An event of evtool's own types (Searched, Favorited, Unfavorited, DetailsViewed) whose
+            data does not decode as that type is imported, with a warning giving their count and
+            the first line: no view shows it.
             Importing a file shows a progress bar on a terminal; Ctrl-C stops after a batch.
             """,
         examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -",
@@ -89,10 +92,17 @@ enum TransferCommands {
             let outcome = try importer.run(&reader, totalBytes: source.regularFileSize,
                                            progress: { display.render($0, console: &console) },
                                            shouldStop: { Interrupt.isRequested })
+            // A warning, not a refusal: the events are in the log as given, but no view reads them.
+            if let first = outcome.firstUndecodable {
+                let events = outcome.undecodable == 1 ? "1 event of evtool's types does" : "\(outcome.undecodable.counted("event")) of evtool's types do"
+                console.message("warning: \(events) not decode, so no view shows \(outcome.undecodable == 1 ? "it" : "them") (docs/reference/events.md has each type's JSON); the first: \(first)")
+            }
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
                     writer.key("imported"); writer.number(outcome.appended)
                     writer.key("skipped"); writer.number(outcome.skipped)
+                    writer.key("undecodable"); writer.number(outcome.undecodable)
+                    if let first = outcome.firstUndecodable { writer.key("firstUndecodable"); writer.string(first) }
                     writer.key("store"); writer.string("\(location)")
                 })
             }
@@ -111,6 +121,13 @@ enum TransferCommands {
             compared (count and a SHA-256 digest of every event), then the target's views are rebuilt.
             A PostgreSQL location's schema is its schema=, else $EVTOOL_SCHEMA, else evtool, as for
             --store.
+
+            The source's seals and recorded checkpoints are carried as they are (signed by its
+            keys), so 'evtool verify' and 'evtool seal --list' on the target show them. A seal is
+            carried only when the copy holds the source's events at the same positions up to it;
+            a source whose log has unused positions (PostgreSQL may leave some) copies to other
+            positions, and its seals from there on, with their checkpoints, stay behind: the
+            output says how many and why, and 'evtool seal' on the target seals the copy.
             """,
         examples: ["evtool migrate --from sqlite:./evtool.sqlite --to postgres://app@db.internal/evtool"],
         run: { arguments, console in
@@ -135,6 +152,7 @@ enum TransferCommands {
                 progress: { display.render($0, console: &console) },
                 shouldStop: { Interrupt.isRequested }, sourceName: Migration.name(of: from))
             let sourceDigest = outcome.digest
+            let trail = outcome.auditTrail
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
                     writer.key("events"); writer.number(sourceDigest.count)
@@ -144,8 +162,17 @@ enum TransferCommands {
                     writer.key("to"); writer.string("\(to)")
                     writer.key("sha256"); writer.string(sourceDigest.hex)
                     writer.key("viewsRebuilt"); writer.bool(true)
+                    writer.key("seals"); writer.number(trail.seals)
+                    writer.key("checkpoints"); writer.number(trail.checkpoints)
+                    writer.key("sealsLeftBehind"); writer.number(trail.sealsLeft)
+                    writer.key("checkpointsLeftBehind"); writer.number(trail.checkpointsLeft)
+                    if let reason = trail.reason { writer.key("leftBehindBecause"); writer.string(reason) }
                 })
             }
             try console.output("migrated \(sourceDigest.count.counted("event")) from \(from) to \(to) (copied \(String(outcome.copied).groupedThousands), already there \(String(sourceDigest.count - outcome.copied).groupedThousands)); both logs hold the same events in the same order (SHA-256 \(sourceDigest.hex)); views rebuilt")
+            try console.output("carried the source's \(trail.seals.counted("seal")) and \(trail.checkpoints.counted("recorded checkpoint")) (signed by its keys)")
+            if let reason = trail.reason {
+                try console.output("left behind \(trail.sealsLeft.counted("seal")) and \(trail.checkpointsLeft.counted("recorded checkpoint")) of the source: \(reason); 'evtool seal --store \(to)' seals the target")
+            }
         })
 }

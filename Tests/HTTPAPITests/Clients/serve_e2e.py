@@ -48,6 +48,8 @@ def shared(response, name):
     schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(response.json())]
     check(not errors, f"the answer has the shared {name} shape: {errors}", response)
+OUTCOME_SCHEMA = json.loads((pathlib.Path(__file__).resolve().parents[3] / "docs" / "schemas" / "outcome.schema.json").read_text())
+STATS_SCHEMA = json.loads((pathlib.Path(__file__).resolve().parents[3] / "docs" / "schemas" / "stats.schema.json").read_text())
 
 
 def outcome(response):
@@ -317,7 +319,11 @@ r = client.get("/v1/log", params={"after": items[0]["position"] - 1, "limit": 2}
 events = r.json()["events"]
 check(len(events) == 2 and events[0]["position"] == items[0]["position"] and events[0]["id"] == event_id
       and r.json()["nextAfter"] == events[1]["position"], "log page after a position", r)
-stats = client.get("/v1/stats", headers=auth("auditor")).json()
+r = client.get("/v1/stats", headers=auth("auditor"))
+stats = r.json()
+errors = [e.message for e in jsonschema.Draft202012Validator(STATS_SCHEMA).iter_errors(stats)]
+check(not errors, f"GET /v1/stats has the shape of stats --json (docs/schemas/stats.schema.json): {errors}", r)
+check("sizeBytes" in stats and (stats["sizeBytes"] is None or stats["sizeBytes"] > 0), "stats give the store's size (null when it cannot say)", r)
 total, after = 0, 0
 while True:
     page = client.get("/v1/log", params={"after": after, "limit": 1000}, headers=auth("admin")).json()
