@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "EvtoolKit", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "JSONKit"]),
         // docs/openapi.json (linked into the target) is compiled into the binary: served without a file at run time.
         .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit", "AuditReport", "JSONKit"], resources: [.embedInCode("openapi.json")]),
-        .target(name: "HTTPServer", dependencies: ["EventLog", "HTTPAPI", "CMicroHTTPD", "JSONKit"]),
+        .target(name: "HTTPServer", dependencies: ["EventLog", "EvtoolKit", "StorePostgres", "HTTPAPI", "CMicroHTTPD", "JSONKit"]),
 
         // MARK: - Command line
         .executableTarget(

@@ -6,20 +6,20 @@ import Projections
 /// The audit report pages: one self-contained HTML page per user and one for the whole
 /// store, made from any ``EventStore`` (the CLI's `evtool report` and the HTTP server's
 /// `/audit` routes call these same functions).
-public enum AuditReport {
+package enum AuditReport {
     /// What to make a page from.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How the page names the store (a path or URL without its password).
-        public var storeDescription: String
+        package var storeDescription: String
         /// The point in the log (the whole log when nil); user pages only.
-        public var asOf: AsOf?
+        package var asOf: AsOf?
         /// The time the page says it was made.
-        public var now: Date
+        package var now: Date
         /// A checkpoint (and the key to check its signature) kept outside the store; user pages only.
-        public var outside: SealCheck.Outside?
+        package var outside: SealCheck.Outside?
 
         /// Makes the options: `storeDescription` names the store on the page, `asOf` folds the views as of that point, `outside` is a checkpoint (and key) to check the seal against.
-        public init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date(), outside: SealCheck.Outside? = nil) {
+        package init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date(), outside: SealCheck.Outside? = nil) {
             self.storeDescription = storeDescription
             self.asOf = asOf
             self.now = now
@@ -32,7 +32,7 @@ public enum AuditReport {
     /// names (`josé` in NFD or NFC is one user).
     /// Cost: one read of the user's stream, one verification of it, the seals and erasures.
     /// - Throws: `CommandError` for a malformed user id; the store's errors.
-    public static func userPage(user typed: String, store: any EventStore, options: Options) throws -> String {
+    package static func userPage(user typed: String, store: any EventStore, options: Options) throws -> String {
         // The user as typed names the stream the identity rule names (NFC; one recorded before the rule as recorded).
         let user = try UserStream.existing(typed: typed, in: store)
         return try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now,
@@ -40,11 +40,11 @@ public enum AuditReport {
     }
 
     /// The Content-Security-Policy every page carries in its `<meta>` tag (a server sends it as a header too).
-    public static var contentSecurityPolicy: String { HTML.contentSecurityPolicy }
+    package static var contentSecurityPolicy: String { HTML.contentSecurityPolicy }
 
     /// The page of the whole store: events per day by type, users, listings, seals, views, erasures.
     /// Cost: one streaming pass over the log.
-    public static func overviewPage(store: any EventStore, options: Options) throws -> String {
+    package static func overviewPage(store: any EventStore, options: Options) throws -> String {
         try StoreOverview.gather(in: store, storeDescription: options.storeDescription, now: options.now).html
     }
 }

@@ -6,41 +6,41 @@ import Foundation
 /// it checked and whether it held, so the page can show a failure plainly.
 /// Cost: O(seals) hashes, one count of the events table up to the seal's position, and with a
 /// checkpoint one read of the chain hashes of the checkpoint's first N events.
-public struct SealCheck: Sendable, Hashable {
+package struct SealCheck: Sendable, Hashable {
     /// How one step ended.
-    public enum Status: String, Sendable, Hashable {
+    package enum Status: String, Sendable, Hashable {
         case passed
         case failed
         case notChecked = "not-checked"
     }
 
     /// One thing checked.
-    public struct Step: Sendable, Hashable {
+    package struct Step: Sendable, Hashable {
         /// A short name for tests and styling (`hash`, `links`, `covers`, `count`, `signature`, `root`, `includes`).
-        public var name: String
+        package var name: String
         /// Whether the step passed, failed or was not checked.
-        public var status: Status
+        package var status: Status
         /// What was checked and what was found, in one sentence.
-        public var text: String
+        package var text: String
     }
 
     /// The steps in the order they ran.
-    public var steps: [Step] = []
+    package var steps: [Step] = []
 
     /// True when no step failed.
-    public var passed: Bool { !steps.contains { $0.status == .failed } }
+    package var passed: Bool { !steps.contains { $0.status == .failed } }
 
     /// The checkpoint and key to check with the seal (from outside the store).
-    public struct Outside: Sendable {
+    package struct Outside: Sendable {
         /// A checkpoint as `evtool seal --key --checkpoint-out` wrote it.
-        public var checkpoint: Checkpoint
+        package var checkpoint: Checkpoint
         /// Its file's name, as the page names it.
-        public var name: String
+        package var name: String
         /// The public key to check its signature with (nil: the signature is not checked).
-        public var publicKey: Ed25519Key?
+        package var publicKey: Ed25519Key?
 
         /// Makes the outside checkpoint (and key) to check.
-        public init(checkpoint: Checkpoint, name: String, publicKey: Ed25519Key?) {
+        package init(checkpoint: Checkpoint, name: String, publicKey: Ed25519Key?) {
             self.checkpoint = checkpoint
             self.name = name
             self.publicKey = publicKey

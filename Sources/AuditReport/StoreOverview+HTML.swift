@@ -3,7 +3,7 @@ import Foundation
 
 extension StoreOverview {
     /// The overview as one self-contained HTML page.
-    public var html: String {
+    package var html: String {
         var body = "<header><h1>Audit overview of the store</h1>"
         body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p></header>"
         body += "<section id=\"summary\"><h2>Summary</h2>" + HTML.facts([

@@ -5,66 +5,66 @@ import Projections
 
 /// What the store overview shows, gathered in one streaming pass over the log (memory grows
 /// with days, users and listings, never with events), plus the seals, view checkpoints and erasures.
-public struct StoreOverview: Sendable {
+package struct StoreOverview: Sendable {
     /// The event types the stacked chart shows in their own colour; the rest are "other".
-    public static let chartedTypes = ["Searched", "Favorited", "Unfavorited", "DetailsViewed"]
+    package static let chartedTypes = ["Searched", "Favorited", "Unfavorited", "DetailsViewed"]
 
     /// One day of the log.
-    public struct Day: Sendable, Hashable {
+    package struct Day: Sendable, Hashable {
         /// The UTC day, in days since 1970-01-01.
-        public var day: Int64
+        package var day: Int64
         /// Events per type, in ``StoreOverview/chartedTypes`` order, then other types.
-        public var byType: [Int]
+        package var byType: [Int]
         /// Users with at least one event that day.
-        public var activeUsers: Int
+        package var activeUsers: Int
         /// Users seen on or before that day.
-        public var users: Int
+        package var users: Int
     }
 
     /// A listing with how often users favorited or opened it.
-    public struct ListingCount: Sendable, Hashable {
+    package struct ListingCount: Sendable, Hashable {
         /// The listing's id.
-        public var listingID: String
+        package var listingID: String
         /// The listing's name, as last recorded.
-        public var name: String
+        package var name: String
         /// How many times.
-        public var count: Int
+        package var count: Int
     }
 
     /// A view's checkpoint and how far it is behind the head.
-    public struct Checkpoint: Sendable, Hashable {
+    package struct Checkpoint: Sendable, Hashable {
         /// The view's status (generation, version, checkpoint).
-        public var status: ProjectionStatus
+        package var status: ProjectionStatus
         /// Events between the checkpoint and the head.
-        public var lag: Int64
+        package var lag: Int64
     }
 
     /// The store, as the page names it (password masked).
-    public var storeDescription: String
+    package var storeDescription: String
     /// When the overview was made.
-    public var madeAt: Date
+    package var madeAt: Date
     /// The head of the log the overview reads up to.
-    public var headPosition: Int64
+    package var headPosition: Int64
     /// Events in the log up to the head.
-    public var events: Int64 = 0
+    package var events: Int64 = 0
     /// Each day with events, oldest first.
-    public var days: [Day] = []
+    package var days: [Day] = []
     /// Users with at least one event.
-    public var users = 0
+    package var users = 0
     /// The listings favorited most often, most first.
-    public var mostFavorited: [ListingCount] = []
+    package var mostFavorited: [ListingCount] = []
     /// The listings whose details were opened most often, most first.
-    public var mostViewed: [ListingCount] = []
+    package var mostViewed: [ListingCount] = []
     /// The seals recorded, oldest first.
-    public var seals: [Seal] = []
+    package var seals: [Seal] = []
     /// Each view's checkpoint and lag.
-    public var checkpoints: [Checkpoint] = []
+    package var checkpoints: [Checkpoint] = []
     /// The erasures recorded, oldest first.
-    public var erasures: [UserReport.ErasureRecord] = []
+    package var erasures: [UserReport.ErasureRecord] = []
 
     /// Gathers the overview in one pass over the log up to the head read first.
     /// - Parameter top: how many listings the "most favorited/viewed" tables keep.
-    public static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, now: Date = Date()) throws -> StoreOverview {
+    package static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, now: Date = Date()) throws -> StoreOverview {
         let head = try store.headPosition()
         var overview = StoreOverview(storeDescription: storeDescription, madeAt: now, headPosition: head)
         var perDay: [Int64: [Int]] = [:]

@@ -4,7 +4,7 @@ import Projections
 
 extension UserReport {
     /// The report as one self-contained HTML page.
-    public var html: String {
+    package var html: String {
         var body = "<header><h1>Audit report: user \(HTML.user(user))</h1>"
         body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p></header>"
         body += summarySection + trustSection + favoritesSection + listsSection + searchesSection + timelineSection

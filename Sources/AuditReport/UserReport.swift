@@ -6,109 +6,109 @@ import Projections
 /// What the audit report of one user shows, gathered from the log in one read of the user's
 /// stream (bounded by the stream's size, never the log's), plus one stream verification and
 /// the store's seals and erasures.
-public struct UserReport: Sendable {
+package struct UserReport: Sendable {
     /// One row of the timeline.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// The event as `evtool history` words it.
-        public var entry: History.Entry
+        package var entry: History.Entry
         /// The erasure that covers it, when its payload was erased.
-        public var erasure: ErasureRecord?
+        package var erasure: ErasureRecord?
     }
 
     /// A `UserErased` event: who erased which stream, why and when.
-    public struct ErasureRecord: Sendable, Hashable {
+    package struct ErasureRecord: Sendable, Hashable {
         /// The `UserErased` event's position.
-        public var position: Int64
+        package var position: Int64
         /// The erased user's stream.
-        public var stream: String
+        package var stream: String
         /// How many events' payloads it erased.
-        public var events: Int64
+        package var events: Int64
         /// The last position of the stream it covers.
-        public var throughPosition: Int64
+        package var throughPosition: Int64
         /// Why (a ticket, a legal basis).
-        public var reason: String
+        package var reason: String
         /// The operator who erased.
-        public var by: String
+        package var by: String
         /// When the store recorded the erasure.
-        public var recordedAt: Date
+        package var recordedAt: Date
     }
 
     /// One change of a listing in the user's favorites.
-    public struct FavoriteChange: Sendable, Hashable {
+    package struct FavoriteChange: Sendable, Hashable {
         /// The listing's id.
-        public var listingID: String
+        package var listingID: String
         /// The listing's name from the favorite.
-        public var name: String
+        package var name: String
         /// When it was favorited (nil: before the report's first event).
-        public var added: Date?
+        package var added: Date?
         /// When it was removed (nil: still a favorite).
-        public var removed: Date?
+        package var removed: Date?
     }
 
     /// A search, as the report's searches table shows it.
-    public struct SearchRow: Sendable, Hashable {
+    package struct SearchRow: Sendable, Hashable {
         /// The search's position in the log.
-        public var position: Int64
+        package var position: Int64
         /// When the store recorded it.
-        public var recordedAt: Date
+        package var recordedAt: Date
         /// What the user searched for.
-        public var keyword: String
+        package var keyword: String
         /// The category searched in.
-        public var category: String
+        package var category: String
         /// How far, with its units (e.g. `10 miles`).
-        public var distance: String
+        package var distance: String
         /// Where: the typed location or the detected coordinates.
-        public var location: String
+        package var location: String
         /// How many results came back, if the client said.
-        public var results: Int?
+        package var results: Int?
     }
 
     /// The result of verifying the user's hash chain while making the report.
-    public enum ChainCheck: Sendable, Hashable {
+    package enum ChainCheck: Sendable, Hashable {
         case verified(events: Int64, erased: Int64)
         case failed(String)
         case empty
     }
 
     /// The user the report is about.
-    public var user: String
+    package var user: String
     /// The store, as the page names it (password masked).
-    public var storeDescription: String
+    package var storeDescription: String
     /// The head of the log when the report was made.
-    public var headPosition: Int64
+    package var headPosition: Int64
     /// The point the views are folded as of (nil: now).
-    public var asOf: AsOf?
+    package var asOf: AsOf?
     /// When the report was made.
-    public var madeAt: Date
+    package var madeAt: Date
     /// The user's timeline, oldest first.
-    public var rows: [Row] = []
+    package var rows: [Row] = []
     /// The user's events per type.
-    public var countsByType: [String: Int] = [:]
+    package var countsByType: [String: Int] = [:]
     /// The user's favorites count at the end of each UTC day from the first action's day to the last's.
-    public var favoritesByDay: [(day: Int64, count: Int)] = []
+    package var favoritesByDay: [(day: Int64, count: Int)] = []
     /// Every favorite the user added or removed, with when.
-    public var favoriteChanges: [FavoriteChange] = []
+    package var favoriteChanges: [FavoriteChange] = []
     /// The user's searches, oldest first.
-    public var searches: [SearchRow] = []
+    package var searches: [SearchRow] = []
     /// The favorites view folded from the user's stream (as of ``asOf``).
-    public var favorites: FavoritesProjection.Document?
+    package var favorites: FavoritesProjection.Document?
     /// The recent searches view folded from the user's stream (as of ``asOf``).
-    public var recentSearches: RecentSearchesProjection.Document?
+    package var recentSearches: RecentSearchesProjection.Document?
     /// The recently viewed view folded from the user's stream (as of ``asOf``).
-    public var recentlyViewed: RecentlyViewedProjection.Document?
+    package var recentlyViewed: RecentlyViewedProjection.Document?
     /// The result of verifying the user's hash chain.
-    public var chain: ChainCheck = .empty
+    package var chain: ChainCheck = .empty
     /// The latest seal at or after the user's last event (nil when none covers it yet).
-    public var coveringSeal: Seal?
+    package var coveringSeal: Seal?
     /// How many seals the store holds.
-    public var sealCount = 0
+    package var sealCount = 0
     /// What was re-checked about ``coveringSeal`` (and a checkpoint, when given) while making the report.
-    public var sealCheck: SealCheck?
+    package var sealCheck: SealCheck?
     /// The checkpoint given, when no seal covers the user's last event (it is then not checked).
-    public var uncheckedCheckpoint: String?
+    package var uncheckedCheckpoint: String?
 
     /// The first and last action's times.
-    public var period: (first: Date, last: Date)? {
+    package var period: (first: Date, last: Date)? {
         guard let first = rows.first?.entry.recordedAt, let last = rows.last?.entry.recordedAt else { return nil }
         return (first, last)
     }
@@ -117,7 +117,7 @@ public struct UserReport: Sendable {
     /// Cost: one read of the user's stream (views, timeline and chart in the same pass), one
     /// verification of that stream, the store's seals and the `$erasures` stream.
     /// With `outside`, the checkpoint is checked too (its signature with the key given, its root against the log).
-    public static func gather(user: String, in store: any EventStore, asOf: AsOf?, storeDescription: String, now: Date = Date(),
+    package static func gather(user: String, in store: any EventStore, asOf: AsOf?, storeDescription: String, now: Date = Date(),
                               outside: SealCheck.Outside? = nil) throws -> UserReport {
         let stream = UserStream.id(for: user)
         var report = UserReport(user: user, storeDescription: storeDescription, headPosition: try store.headPosition(), asOf: asOf, madeAt: now)

@@ -2,7 +2,7 @@ import EvtoolKit
 import Foundation
 
 /// What ``API/prepareWrite(_:)`` made of a write request.
-public enum WritePreparation: Sendable {
+package enum WritePreparation: Sendable {
     /// Its answer already (not found, unauthorized, a malformed body …), without the store.
     case answered(HTTPResponse)
     /// A user action to record: ``API/start(_:mayRead:completion:)`` or ``API/finish(_:)``.
@@ -12,7 +12,7 @@ public enum WritePreparation: Sendable {
 }
 
 /// What ``API/start(_:mayRead:completion:)`` did.
-public enum StartedWrite: Sendable {
+package enum StartedWrite: Sendable {
     /// The completion will be called exactly once.
     case started
     /// Its answer already (a broken rule, a store failure while reading); no completion.
@@ -24,7 +24,7 @@ public enum StartedWrite: Sendable {
 extension API {
     /// Routes, authenticates, authorizes and decodes a write request without the store, so the
     /// server can choose where to record it.
-    public func prepareWrite(_ request: HTTPRequest) -> WritePreparation {
+    package func prepareWrite(_ request: HTTPRequest) -> WritePreparation {
         let started = ContinuousClock.now
         var routeName = "unmatched"
         do {
@@ -48,7 +48,7 @@ extension API {
     /// written). `completion` must not wait for the store.
     /// - Parameter mayRead: whether this thread may read the user's stream first (false on a
     ///   connection thread: only a cached user's write starts there).
-    public func start(_ write: PreparedWrite, mayRead: Bool, completion: @escaping @Sendable (HTTPResponse?) -> Void) -> StartedWrite {
+    package func start(_ write: PreparedWrite, mayRead: Bool, completion: @escaping @Sendable (HTTPResponse?) -> Void) -> StartedWrite {
         guard write.readsFirst == nil else { return .declined }
         do {
             let started = try application.start(write.command, context: write.context, requiredVersion: write.requiredVersion,
@@ -76,7 +76,7 @@ extension API {
 
     /// Records a prepared write, waiting for its commit (and for its retries), and answers it
     /// as ``respond(to:)`` would.
-    public func finish(_ write: PreparedWrite) -> HTTPResponse {
+    package func finish(_ write: PreparedWrite) -> HTTPResponse {
         let response: HTTPResponse
         do {
             let recorded = try application.record(write.command, context: write.context, requiredVersion: try requiredVersion(write))

@@ -5,43 +5,43 @@ import Foundation
 /// The HTTP API as pure functions: routes a decoded request to its handler, checks the bearer
 /// token and its role, and turns every failure into a problem document. No socket here: the
 /// server edge (``HTTPServer``) hands requests in and sends the responses out.
-public final class API: Sendable {
+package final class API: Sendable {
     /// Limits the API enforces (the server edge enforces them earlier where it can).
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// The largest request body accepted, in bytes (413 beyond).
-        public var maximumBodyBytes: Int = 1 << 20
+        package var maximumBodyBytes: Int = 1 << 20
         /// The most entries one page of history or the log holds.
-        public var maximumPageSize: Int64 = 1_000
+        package var maximumPageSize: Int64 = 1_000
         /// Seconds between heartbeat comments on an idle event stream.
-        public var heartbeatSeconds: Double = 15
+        package var heartbeatSeconds: Double = 15
 
         /// The defaults: 1 MiB bodies, pages of 1,000, a heartbeat every 15 s.
-        public init() {}
+        package init() {}
     }
 
     /// The application every handler calls.
-    public let application: Application
+    package let application: Application
     /// The accepted tokens; nil when authentication is off (`--no-auth`: every caller is admin).
-    public let tokens: TokenFile?
+    package let tokens: TokenFile?
     /// The limits.
-    public let limits: Limits
+    package let limits: Limits
     /// The counters `/metrics` shows.
-    public let metrics: Metrics
+    package let metrics: Metrics
     /// The Ed25519 key `POST /v1/admin/seal` signs its checkpoint with (`--seal-key`); nil: unsigned.
-    public let sealKey: Ed25519Key?
+    package let sealKey: Ed25519Key?
     /// Where the admin routes write their audit lines (one line, newline included, per operation).
-    public let auditLog: @Sendable (String) -> Void
+    package let auditLog: @Sendable (String) -> Void
     /// How the audit report pages name the store (a path or URL without its password).
-    public let storeDescription: String
+    package let storeDescription: String
     /// The origins browser clients may call from (`--cors-origin`); nil: no CORS headers, and
     /// `OPTIONS` is a method no route allows (405).
-    public let crossOrigin: CrossOrigin?
+    package let crossOrigin: CrossOrigin?
     /// The store's size on disk, as `GET /v1/stats` gives it in `sizeBytes` (as `evtool stats
     /// --json` does): the SQLite file with its WAL, nil (JSON null) when the store cannot say.
-    public let storeSize: @Sendable () -> Int?
+    package let storeSize: @Sendable () -> Int?
 
     /// Makes the API over an application.
-    public init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
+    package init(application: Application, tokens: TokenFile?, limits: Limits = Limits(), metrics: Metrics = Metrics(),
                 sealKey: Ed25519Key? = nil, auditLog: @escaping @Sendable (String) -> Void = { _ in },
                 storeDescription: String = "the server's store", crossOrigin: CrossOrigin? = nil,
                 storeSize: @escaping @Sendable () -> Int? = { nil }) {
@@ -57,7 +57,7 @@ public final class API: Sendable {
     }
 
     /// Every route, in the order the OpenAPI document lists them.
-    public static let routes: [Route] = [
+    package static let routes: [Route] = [
         Route(method: "POST", template: "/v1/users/{user}/searches", roles: [.app, .admin], name: "recordSearch", handler: { try $0.recordSearch($1) }),
         Route(method: "PUT", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .admin], name: "addFavorite", handler: { try $0.addFavorite($1) }),
         Route(method: "DELETE", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .admin], name: "removeFavorite", handler: { try $0.removeFavorite($1) }),
@@ -79,7 +79,7 @@ public final class API: Sendable {
     ] + adminRoutes + auditRoutes + proofRoutes
 
     /// Answers one request; never throws: every failure is a problem document.
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
         let started = ContinuousClock.now
         var routeName = "unmatched"
         let response: HTTPResponse

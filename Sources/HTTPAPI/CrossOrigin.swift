@@ -5,30 +5,30 @@
 /// and the headers a script may read (``applied(to:origin:)``, which the server edge calls for
 /// every response). An origin that is not listed gets no CORS headers, so the browser keeps
 /// the answer from its script.
-public struct CrossOrigin: Sendable, Hashable {
+package struct CrossOrigin: Sendable, Hashable {
     /// The origins allowed, as given (`scheme://host[:port]`), lowercased; empty when only `*` is.
-    public let origins: [String]
+    package let origins: [String]
     /// Whether `*` was given: any origin may call (answers say `*`).
-    public let allowsAnyOrigin: Bool
+    package let allowsAnyOrigin: Bool
 
     /// The request headers the API reads, which a preflight allows.
-    public static let allowedHeaders = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Source",
+    package static let allowedHeaders = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Source",
                                         "X-Correlation-ID", "X-Occurred-At", "X-Request-ID"]
     /// The response headers a script may read besides the CORS-safelisted ones.
-    public static let exposedHeaders = ["ETag", "Location", "Link", "Idempotent-Replayed", "Retry-After", "X-Request-ID"]
+    package static let exposedHeaders = ["ETag", "Location", "Link", "Idempotent-Replayed", "Retry-After", "X-Request-ID"]
     /// How long a browser may keep a preflight's answer, in seconds.
-    public static let maximumAge = 600
+    package static let maximumAge = 600
 
     /// A value of `--cors-origin` that is no origin.
-    public struct InvalidOrigin: Error, CustomStringConvertible, Sendable {
+    package struct InvalidOrigin: Error, CustomStringConvertible, Sendable {
         /// What is wrong, naming the value.
-        public let description: String
+        package let description: String
     }
 
     /// The origins allowed: each `scheme://host[:port]` (http or https, no path, no trailing
     /// `/`), or `*` for any origin (only when given explicitly).
     /// - Throws: ``InvalidOrigin`` naming the first value that is neither.
-    public init(origins given: [String]) throws(InvalidOrigin) {
+    package init(origins given: [String]) throws(InvalidOrigin) {
         var origins: [String] = []
         var any = false
         for origin in given {
@@ -75,7 +75,7 @@ public struct CrossOrigin: Sendable, Hashable {
 
     /// The `Access-Control-Allow-Origin` value for a request's `Origin`: `*` when any origin
     /// may call, the origin itself when it is listed, nil otherwise (no CORS headers then).
-    public func allowedOrigin(_ origin: String?) -> String? {
+    package func allowedOrigin(_ origin: String?) -> String? {
         guard let origin, !origin.isEmpty else { return nil }
         if allowsAnyOrigin { return "*" }
         return origins.contains(HTTPText.lowercased(origin)) ? origin : nil
@@ -85,7 +85,7 @@ public struct CrossOrigin: Sendable, Hashable {
     /// answer depends on it; added to a `Vary` the answer has), and for an allowed origin
     /// `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`. A preflight's answer,
     /// which has its own, gets only the `Vary`.
-    public func applied(to response: HTTPResponse, origin: String?) -> HTTPResponse {
+    package func applied(to response: HTTPResponse, origin: String?) -> HTTPResponse {
         var response = response
         if let index = response.headers.firstIndex(where: { HTTPText.equalsIgnoringCase($0.name, "vary") }) {
             let values = response.headers[index].value.split(separator: ",").map { HTTPText.lowercased(String(HTTPText.trimmed($0))) }

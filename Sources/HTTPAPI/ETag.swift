@@ -1,10 +1,10 @@
 /// Entity tags for user resources: the user's stream version, as a strong tag (`"12"`).
-public enum ETag {
+package enum ETag {
     /// The tag for a stream version.
-    public static func text(_ version: Int64) -> String { "\"\(version)\"" }
+    package static func text(_ version: Int64) -> String { "\"\(version)\"" }
 
     /// What an `If-Match` header asks for.
-    public enum Precondition: Sendable, Hashable {
+    package enum Precondition: Sendable, Hashable {
         /// `*`: the user's stream must exist.
         case exists
         /// The stream must be at one of these versions (sorted, at least one).
@@ -18,7 +18,7 @@ public enum ETag {
     /// user's stream is at any version the list names. Tags compare strongly and as opaque
     /// text: only this server's own form, `"12"`, names a version (not `"012"`, `"+12"` or
     /// `W/"12"`); any other tag names none.
-    public static func precondition(ifMatch header: String) -> Precondition {
+    package static func precondition(ifMatch header: String) -> Precondition {
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         if trimmed == "*" { return .exists }
         var versions = Set<Int64>()

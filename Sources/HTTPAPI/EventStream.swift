@@ -4,9 +4,9 @@ import Synchronization
 /// A Server-Sent Events body. The server edge never blocks on it: it asks ``poll()`` for the
 /// next chunk whenever the client can take more; when there is nothing yet, the edge parks the
 /// connection and asks ``isDue()`` now and then whether to try again.
-public final class EventStream: Sendable {
+package final class EventStream: Sendable {
     /// What ``poll()`` has.
-    public enum Poll: Sendable {
+    package enum Poll: Sendable {
         /// Bytes to send.
         case chunk([UInt8])
         /// Nothing now; ask again once ``isDue()`` says so.
@@ -22,23 +22,23 @@ public final class EventStream: Sendable {
 
     /// Makes a stream: `produce` answers without waiting; `due` says cheaply whether
     /// `produce` would have something (new events, a heartbeat due).
-    public init(produce: @escaping @Sendable (EventStream) -> Poll, isDue due: @escaping @Sendable (EventStream) -> Bool) {
+    package init(produce: @escaping @Sendable (EventStream) -> Poll, isDue due: @escaping @Sendable (EventStream) -> Bool) {
         self.produce = produce
         self.due = due
     }
 
     /// The next chunk, nothing yet, or the end.
-    public func poll() -> Poll {
+    package func poll() -> Poll {
         guard !stopped.load(ordering: .acquiring) else { return .end }
         return produce(self)
     }
 
     /// Whether ``poll()`` is worth calling again.
-    public func isDue() -> Bool { stopped.load(ordering: .acquiring) || due(self) }
+    package func isDue() -> Bool { stopped.load(ordering: .acquiring) || due(self) }
 
     /// Ends the stream at its next poll.
-    public func stop() { stopped.store(true, ordering: .releasing) }
+    package func stop() { stopped.store(true, ordering: .releasing) }
 
     /// Whether ``stop()`` was called.
-    public var isStopped: Bool { stopped.load(ordering: .acquiring) }
+    package var isStopped: Bool { stopped.load(ordering: .acquiring) }
 }

@@ -2,20 +2,20 @@ import Foundation
 
 /// One HTTP request as the server received it, before routing: nothing in it is decoded yet
 /// except the header names (lowercased).
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The method, e.g. `GET`.
-    public var method: String
+    package var method: String
     /// The path as sent, still percent-encoded, without the query.
-    public var path: String
+    package var path: String
     /// The query's `name=value` pairs as sent, still percent-encoded, in order.
-    public var query: [(name: String, value: String)]
+    package var query: [(name: String, value: String)]
     /// The headers by lowercased name; a header sent more than once is joined with `, `.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The body (empty when none was sent).
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Makes a request.
-    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:], body: [UInt8] = []) {
+    package init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:], body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
@@ -26,14 +26,14 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Parses a request target such as `/v1/log?after=3&limit=10` into its path and query.
-    public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    package init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let query = parts.count > 1 ? Self.queryPairs(String(parts[1])) : []
         self.init(method: method, path: String(parts[0]), query: query, headers: headers, body: body)
     }
 
     /// The `name=value` pairs of a raw query string (a name without `=` has an empty value).
-    public static func queryPairs(_ query: String) -> [(name: String, value: String)] {
+    package static func queryPairs(_ query: String) -> [(name: String, value: String)] {
         query.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
@@ -41,5 +41,5 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A header's value by name (any case).
-    public func header(_ name: String) -> String? { headers[HTTPText.lowercased(name)] }
+    package func header(_ name: String) -> String? { headers[HTTPText.lowercased(name)] }
 }

@@ -1,22 +1,22 @@
 import Foundation
 
 /// What the server sends back: a status, headers and a body, or a stream of events.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// The headers, in order.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// For a Server-Sent Events response: what produces the stream (the body is then empty).
-    public var eventStream: EventStream?
+    package var eventStream: EventStream?
     /// What the server's request log adds to this request's line, never sent to the client:
     /// the store's own words for a 503 or a 500 (a file path, a server's address), which the
     /// client's problem document leaves out.
-    public var logNote: String?
+    package var logNote: String?
 
     /// Makes a response.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], eventStream: EventStream? = nil) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], eventStream: EventStream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -24,16 +24,16 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A JSON response.
-    public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    package static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
 
     /// The first value of a header by name (any case).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let name = HTTPText.lowercased(name)
         return headers.first { HTTPText.lowercased($0.name) == name }?.value
     }
 
     /// The body as text (for tests and logs of errors).
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 }

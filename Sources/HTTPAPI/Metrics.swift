@@ -3,9 +3,9 @@ import Synchronization
 
 /// The counters `/metrics` shows in the Prometheus text exposition format: requests by route
 /// and status, latency histograms by route, appends, idempotent replays, conflicts, store errors.
-public final class Metrics: Sendable {
+package final class Metrics: Sendable {
     /// Counted events that are not requests.
-    public enum Counter: String, Sendable, CaseIterable {
+    package enum Counter: String, Sendable, CaseIterable {
         /// A write that recorded events.
         case append = "evtool_appends_total"
         /// A write answered with the first outcome of its Idempotency-Key.
@@ -13,7 +13,7 @@ public final class Metrics: Sendable {
     }
 
     /// The upper bounds of the latency buckets, in seconds.
-    public static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    package static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     struct State {
         var requests: [String: [Int: Int]] = [:]
@@ -25,10 +25,10 @@ public final class Metrics: Sendable {
     private let state = Mutex(State())
 
     /// Makes empty metrics.
-    public init() {}
+    package init() {}
 
     /// Counts one answered request.
-    public func observe(route: String, status: Int, duration: Duration) {
+    package func observe(route: String, status: Int, duration: Duration) {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         state.withLock { state in
             state.requests[route, default: [:]][status, default: 0] += 1
@@ -41,18 +41,18 @@ public final class Metrics: Sendable {
     }
 
     /// Counts one event of `counter`.
-    public func count(_ counter: Counter) {
+    package func count(_ counter: Counter) {
         state.withLock { $0.counters[counter, default: 0] += 1 }
     }
 
     /// Requests answered so far with `status` on `route` (for tests).
-    public func requests(route: String, status: Int) -> Int {
+    package func requests(route: String, status: Int) -> Int {
         state.withLock { $0.requests[route]?[status] ?? 0 }
     }
 
     /// The exposition text; `gauges` adds values read at scrape time (e.g. projection lag), each
     /// typed a counter when its name ends in `_total`, else a gauge.
-    public func text(gauges: [(name: String, help: String, labels: String, value: Int64)] = []) -> String {
+    package func text(gauges: [(name: String, help: String, labels: String, value: Int64)] = []) -> String {
         let state = state.withLock { $0 }
         var text = "# HELP evtool_http_requests_total Requests answered, by route and status.\n# TYPE evtool_http_requests_total counter\n"
         for route in state.requests.keys.sorted() {

@@ -4,12 +4,12 @@ import Foundation
 /// compiled into the binary by SwiftPM (`resources: [.embedInCode("openapi.json")]`, through
 /// the link Sources/HTTPAPI/openapi.json), so the server finds it wherever it is run from and
 /// needs no file beside it.
-public enum OpenAPIDocument {
+package enum OpenAPIDocument {
     /// The document's bytes, as docs/openapi.json holds them.
-    public static let bytes: [UInt8] = PackageResources.openapi_json
+    package static let bytes: [UInt8] = PackageResources.openapi_json
 
     /// The document's JSON text.
-    public static var text: String { String(decoding: bytes, as: UTF8.self) }
+    package static var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 extension OpenAPIDocument {
@@ -41,7 +41,7 @@ extension OpenAPIDocument {
     }()
 
     /// Whether the document declares the operation, and so the query parameters it takes.
-    public static func declaresQueryParameters(ofOperation id: String) -> Bool { queryParameters[id] != nil }
+    package static func declaresQueryParameters(ofOperation id: String) -> Bool { queryParameters[id] != nil }
 }
 
 /// The shape of a request body as the OpenAPI document declares it, as far as the server

@@ -2,10 +2,10 @@ import Foundation
 
 /// Splits and decodes a request path, refusing what could name another resource than it
 /// seems to: an encoded slash or NUL, `.` or `..`, bad percent-encoding, invalid UTF-8.
-public enum PathSegments {
+package enum PathSegments {
     /// The decoded segments of `path` (which must start with `/`); a trailing slash is ignored.
     /// - Throws: an ``Problem/Kind/invalidPath`` problem naming what is wrong.
-    public static func decode(_ path: String) throws(Problem) -> [String] {
+    package static func decode(_ path: String) throws(Problem) -> [String] {
         guard path.hasPrefix("/") else { throw Problem(.invalidPath, "the path must start with '/'") }
         var raw = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         if raw.last?.isEmpty == true, raw.count > 1 { raw = raw.dropLast() }
@@ -26,7 +26,7 @@ public enum PathSegments {
     }
 
     /// A query parameter's value decoded (`+` is a space, `%HH` a byte), as UTF-8 text.
-    public static func decodeQuery(_ value: String, name: String) throws(Problem) -> String {
+    package static func decodeQuery(_ value: String, name: String) throws(Problem) -> String {
         let bytes = try percentDecoded(value.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, what: "query parameter '\(name)'")
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw Problem(.malformedRequest, "query parameter '\(name)' is not valid UTF-8 once decoded", field: name)
@@ -64,7 +64,7 @@ public enum PathSegments {
 
     /// `segment` as one path segment: every byte but RFC 3986's unreserved characters
     /// percent-encoded (so `/`, `%`, spaces and non-ASCII letters survive a round trip).
-    public static func encoded(_ segment: String) -> String {
+    package static func encoded(_ segment: String) -> String {
         var text = ""
         for byte in segment.utf8 {
             switch byte {

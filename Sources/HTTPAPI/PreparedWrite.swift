@@ -3,7 +3,7 @@ import Foundation
 
 /// A write request routed, authorized and decoded into its user command, ready to be recorded
 /// on whichever thread the server chooses (``API/prepareWrite(_:)``).
-public struct PreparedWrite: Sendable {
+package struct PreparedWrite: Sendable {
     /// The command the body asks for.
     var command: UserCommand
     /// Who, from where, when, with which request id.

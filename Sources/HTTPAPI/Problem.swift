@@ -5,9 +5,9 @@ import Foundation
 ///
 /// The detail is a user-facing message: it never holds a stack trace, a SQL text, a token
 /// or a bound value.
-public struct Problem: Error, Sendable, Hashable {
+package struct Problem: Error, Sendable, Hashable {
     /// The kinds of failure, each with its `type` URI (`/problems/KIND`), title and status.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case malformedRequest = "malformed-request"
         case invalidPath = "invalid-path"
         case unauthorized
@@ -25,7 +25,7 @@ public struct Problem: Error, Sendable, Hashable {
         case serverError = "server-error"
 
         /// The HTTP status code.
-        public var status: Int {
+        package var status: Int {
             switch self {
             case .malformedRequest, .invalidPath: return 400
             case .unauthorized: return 401
@@ -44,7 +44,7 @@ public struct Problem: Error, Sendable, Hashable {
         }
 
         /// A short summary of the kind, the same for every occurrence.
-        public var title: String {
+        package var title: String {
             switch self {
             case .malformedRequest: return "The request is malformed"
             case .invalidPath: return "The path is not valid"
@@ -66,10 +66,10 @@ public struct Problem: Error, Sendable, Hashable {
 
         /// The `type` member: a URI reference relative to the server, which resolves to a page
         /// explaining the kind (``API/problemPage(_:)``, RFC 9457 §3.1.1).
-        public var uri: String { "/problems/" + rawValue }
+        package var uri: String { "/problems/" + rawValue }
 
         /// What the kind means and what a client does about it, for its page.
-        public var explanation: String {
+        package var explanation: String {
             switch self {
             case .malformedRequest: return "The request could not be read: its body is not JSON, a query parameter is malformed or not one the route takes, or its framing could be read two ways (then the connection is closed). Fix the request; sending it again unchanged fails the same way."
             case .invalidPath: return "The path names no resource safely: an id holds an encoded slash or NUL, a '.' or '..' segment, a bad %-escape or invalid UTF-8."
@@ -91,36 +91,36 @@ public struct Problem: Error, Sendable, Hashable {
     }
 
     /// The kind.
-    public var kind: Kind
+    package var kind: Kind
     /// What happened this time.
-    public var detail: String
+    package var detail: String
     /// The field or parameter at fault, when one is.
-    public var field: String?
+    package var field: String?
     /// Extra headers (`Allow`, `Retry-After`, `WWW-Authenticate`, `ETag`).
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// For the server's log only (``HTTPResponse/logNote``): what the detail leaves out.
-    public var logNote: String?
+    package var logNote: String?
 
     /// Makes a problem.
-    public init(_ kind: Kind, _ detail: String, field: String? = nil, headers: [(name: String, value: String)] = []) {
+    package init(_ kind: Kind, _ detail: String, field: String? = nil, headers: [(name: String, value: String)] = []) {
         self.kind = kind
         self.detail = detail
         self.field = field
         self.headers = headers
     }
 
-    public static func == (left: Problem, right: Problem) -> Bool {
+    package static func == (left: Problem, right: Problem) -> Bool {
         left.kind == right.kind && left.detail == right.detail && left.field == right.field
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         hasher.combine(detail)
         hasher.combine(field)
     }
 
     /// The problem as a response.
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         var writer = ResponseWriter()
         writer.beginObject()
         writer.key("type"); writer.string(kind.uri)

@@ -2,4 +2,4 @@ import JSONKit
 
 /// Writes the API's JSON responses: the package's one writer (``JSONKit/JSONWriter``), under
 /// the name the API's code has used.
-public typealias ResponseWriter = JSONWriter
+package typealias ResponseWriter = JSONWriter

@@ -1,5 +1,5 @@
 /// What a bearer token may do.
-public enum Role: String, Sendable, Hashable, CaseIterable {
+package enum Role: String, Sendable, Hashable, CaseIterable {
     /// An app server or phone app: records actions and reads the users' views.
     case app
     /// Reads everything (views, history, the log, stats, metrics); writes nothing.

@@ -1,17 +1,17 @@
 import Foundation
 
 /// One operation of the API: a method, a path template and who may call it.
-public struct Route: Sendable {
+package struct Route: Sendable {
     /// The method, e.g. `PUT`.
-    public var method: String
+    package var method: String
     /// The path template, e.g. `/v1/users/{user}/favorites/{listing}`.
-    public var template: String {
+    package var template: String {
         didSet { segments = Self.split(template) }
     }
     /// The roles that may call it; nil for an operation open to anyone (health, the OpenAPI document).
-    public var roles: Set<Role>?
+    package var roles: Set<Role>?
     /// The OpenAPI operation id, also the route's name in metrics.
-    public var name: String
+    package var name: String
     let handler: @Sendable (API, RouteMatch) throws -> HTTPResponse
 
     /// The template's segments, split once (matching runs for every route of every request).
@@ -47,13 +47,13 @@ public struct Route: Sendable {
 }
 
 /// A request matched to a route, with its path parameters decoded.
-public struct RouteMatch: Sendable {
+package struct RouteMatch: Sendable {
     /// The request.
-    public var request: HTTPRequest
+    package var request: HTTPRequest
     /// The path parameters by name (`user`, `listing`).
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// The caller's role (admin when authentication is off).
-    public var role: Role
+    package var role: Role
 
     /// A path parameter.
     func parameter(_ name: String) -> String { parameters[name] ?? "" }

@@ -4,7 +4,7 @@ import Foundation
 extension TokenFile {
     /// The entry whose hash is the token's (its role and the holder's name), compared in
     /// constant time like ``role(of:)``; nil for a token not in the file.
-    public func entry(of token: String) -> Entry? {
+    package func entry(of token: String) -> Entry? {
         let digest = SHA256Hasher.digest(Data(token.utf8))
         var found: Entry?
         for entry in entries {

@@ -3,41 +3,41 @@ import Foundation
 
 /// The bearer tokens a server accepts: one line per token, `ROLE SHA256-HEX [NAME]`, `#` for
 /// comments. Only the SHA-256 of each token is stored; a token is shown once, when created.
-public struct TokenFile: Sendable {
+package struct TokenFile: Sendable {
     /// One accepted token.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The token's role.
-        public var role: Role
+        package var role: Role
         /// SHA-256 of the token's text.
-        public var digest: [UInt8]
+        package var digest: [UInt8]
         /// A name for people (which app or person holds it); may be empty.
-        public var name: String
+        package var name: String
     }
 
     /// Why a token file cannot be used.
-    public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, naming the file and line.
-        public var description: String
+        package var description: String
         /// The system's error number when the file could not be opened, read or written; nil
         /// when the file is not a tokens file (its content or kind is refused).
-        public var errorNumber: Int32?
+        package var errorNumber: Int32?
 
         /// Makes the error.
-        public init(description: String, errorNumber: Int32? = nil) {
+        package init(description: String, errorNumber: Int32? = nil) {
             self.description = description
             self.errorNumber = errorNumber
         }
     }
 
     /// The tokens, in file order.
-    public private(set) var entries: [Entry]
+    package private(set) var entries: [Entry]
 
     /// Makes a token set from entries.
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
     /// Parses a token file's text.
     /// - Throws: ``FileError`` naming the line that is not `ROLE SHA256-HEX [NAME]`.
-    public init(parsing text: String, path: String) throws(FileError) {
+    package init(parsing text: String, path: String) throws(FileError) {
         var entries: [Entry] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -56,7 +56,7 @@ public struct TokenFile: Sendable {
 
     /// Reads a token file.
     /// - Throws: ``FileError`` when it cannot be read or a line is malformed.
-    public static func load(path: String) throws(FileError) -> TokenFile {
+    package static func load(path: String) throws(FileError) -> TokenFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError(description: "cannot read the tokens file '\(path)'")
         }
@@ -65,7 +65,7 @@ public struct TokenFile: Sendable {
 
     /// The role of `token`, or nil when it is not one of the file's. Every stored digest is
     /// compared in full whatever matches, so the time taken does not tell which bytes matched.
-    public func role(of token: String) -> Role? {
+    package func role(of token: String) -> Role? {
         var token = token
         let digest = token.withUTF8 { SHA256Hasher.digest(UnsafeRawBufferPointer($0)) }
         var found: Role?
@@ -78,14 +78,14 @@ public struct TokenFile: Sendable {
     }
 
     /// A new random token: `evt_` and 64 hex digits (256 bits from the system's generator).
-    public static func newToken() -> String {
+    package static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return "evt_" + hex(bytes)
     }
 
     /// The line that stores `token` with `role`.
-    public static func line(for token: String, role: Role, name: String) -> String {
+    package static func line(for token: String, role: Role, name: String) -> String {
         let line = "\(role.rawValue) \(hex(SHA256Hasher.digest(Data(token.utf8))))"
         return name.isEmpty ? line : line + " " + name
     }
@@ -98,7 +98,7 @@ public struct TokenFile: Sendable {
     /// store or a key would damage it, and the server would refuse the file anyway.
     /// - Throws: ``FileError`` when the file is not a tokens file or cannot be written; then
     ///   nothing was added.
-    public static func append(token: String, role: Role, name: String, to path: String) throws(FileError) {
+    package static func append(token: String, role: Role, name: String, to path: String) throws(FileError) {
         let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let number = errno

@@ -9,13 +9,13 @@ import Synchronization
 ///
 /// ``stop()`` stops accepting connections, lets the requests in flight finish (bounded by the
 /// configured grace), ends event streams, and stops the daemon.
-public final class HTTPServer: @unchecked Sendable {
+package final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is set once by start() before any callback runs and read after;
     // everything else shared between threads is atomic or behind a mutex.
     /// The API every request goes to.
-    public let api: API
+    package let api: API
     /// The configuration it was started with.
-    public let configuration: ServerConfiguration
+    package let configuration: ServerConfiguration
     private var daemon: OpaquePointer?
     private var listenSocket: Int32 = -1
     private let inFlight = Atomic<Int>(0)
@@ -32,19 +32,19 @@ public final class HTTPServer: @unchecked Sendable {
     private let writesInFlight = Atomic<Int>(0)
 
     /// Makes a server; ``start()`` binds it.
-    public init(api: API, configuration: ServerConfiguration) {
+    package init(api: API, configuration: ServerConfiguration) {
         self.api = api
         self.configuration = configuration
         self.writePool = configuration.writeThreads > 0 ? WorkerPool(threads: configuration.writeThreads, name: "evtool-write") : nil
     }
 
     /// The port it listens on (after ``start()``).
-    public private(set) var port: UInt16 = 0
+    package private(set) var port: UInt16 = 0
 
     /// Binds the address and starts the thread pool.
     /// - Throws: ``ServerError`` when the address is not one, the port is taken, or TLS is
     ///   asked for from a libmicrohttpd built without it.
-    public func start() throws(ServerError) {
+    package func start() throws(ServerError) {
         if configuration.tls != nil, evtool_mhd_has_tls() == 0 {
             throw ServerError("this libmicrohttpd was built without TLS support; terminate TLS in front of the server or install a build with it")
         }
@@ -123,12 +123,12 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Requests being handled now.
-    public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+    package var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
 
     /// Stops accepting, waits up to the grace for requests in flight, ends event streams and
     /// stops the daemon. Returns how many requests were still in flight when it stopped.
     @discardableResult
-    public func stop() -> Int {
+    package func stop() -> Int {
         guard let daemon, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return 0 }
         listenSocket = MHD_quiesce_daemon(daemon)
         // The socket still listens (the kernel would finish handshakes no one accepts): shut it

@@ -5,7 +5,7 @@ import JSONKit
 /// The one line per request on standard error: method, path, status, duration, request id,
 /// and for a 503 or a 500 the store's reason (``HTTPAPI/HTTPResponse/logNote``, which the
 /// client is not sent). Never a token, a header's value or a body.
-public enum RequestLog {
+package enum RequestLog {
     /// The text with control characters and non-ASCII bytes shown as `%HH`, so a hostile path
     /// cannot forge log lines or drive a terminal; spaces too, unless `keepingSpaces` (a
     /// note's sentence, after the line's last field).
@@ -27,7 +27,7 @@ public enum RequestLog {
 
     /// Writes a line to standard error in one call (lines of concurrent requests do not mix);
     /// a closed standard error drops it (never FileHandle.write, which traps then).
-    public static func write(_ line: String) {
+    package static func write(_ line: String) {
         let bytes = Array(line.utf8)
         bytes.withUnsafeBytes { raw in
             var offset = 0

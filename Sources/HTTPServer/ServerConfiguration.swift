@@ -2,34 +2,34 @@ import Foundation
 
 /// How the HTTP server listens and what it accepts. Every limit has a default here and an
 /// option on `evtool serve`.
-public struct ServerConfiguration: Sendable {
+package struct ServerConfiguration: Sendable {
     /// The IPv4 or IPv6 address to listen on (default 127.0.0.1).
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// The port (default 8080; 0 picks a free one).
-    public var port: UInt16 = 8080
+    package var port: UInt16 = 8080
     /// Threads in the pool that serves connections (default 4).
-    public var threads = 4
+    package var threads = 4
     /// Threads for the write requests (POST, PUT, DELETE) that must wait (default 64): those
     /// that read the user's stream before they are decided, admin operations, retries after a
     /// lost race. A write waiting for its group commit holds no thread at all (the committing
     /// thread answers it). 0 runs every write on the connection threads, each waiting there.
-    public var writeThreads = 64
+    package var writeThreads = 64
     /// The most connections open at once (default 1,000; more are refused at accept).
-    public var connectionLimit = 1_000
+    package var connectionLimit = 1_000
     /// Seconds a connection may stay idle or trickle before it is closed (default 30).
-    public var connectionTimeoutSeconds = 30
+    package var connectionTimeoutSeconds = 30
     /// Bytes of memory per connection for the request line and headers (default 32 KiB):
     /// larger headers get 431 from libmicrohttpd.
-    public var headerMemoryBytes = 32 * 1_024
+    package var headerMemoryBytes = 32 * 1_024
     /// The largest request body (default 1 MiB): larger gets 413.
-    public var maximumBodyBytes = 1 << 20
+    package var maximumBodyBytes = 1 << 20
     /// Seconds SIGTERM or Ctrl-C waits for requests in flight before the server stops anyway (default 10).
-    public var shutdownGraceSeconds = 10.0
+    package var shutdownGraceSeconds = 10.0
     /// PEM certificate and key for TLS; nil for plain HTTP.
-    public var tls: (certificate: String, key: String)?
+    package var tls: (certificate: String, key: String)?
     /// One log line per request as JSON instead of text.
-    public var jsonLog = false
+    package var jsonLog = false
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }

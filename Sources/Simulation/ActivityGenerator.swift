@@ -5,19 +5,19 @@ import Foundation
 /// unfavorite, with listing popularity following a Zipf law (a few listings get most views).
 ///
 /// Pure: it only makes commands; running them is the caller's job.
-public struct ActivityGenerator: Sendable {
+package struct ActivityGenerator: Sendable {
     /// One simulated action.
-    public struct Action: Sendable, Hashable {
+    package struct Action: Sendable, Hashable {
         /// Who acts (see ``ActivityGenerator/userID(_:)``).
-        public var userID: String
+        package var userID: String
         /// What they do.
-        public var command: UserCommand
+        package var command: UserCommand
     }
 
     /// How many users act.
-    public let users: Int
+    package let users: Int
     /// How many listings exist.
-    public let listings: Int
+    package let listings: Int
     private var random: SplitMix64
     private let cumulative: [Double]
     /// What each simulated user has favorited, so unfavorites usually hit a real favorite.
@@ -34,7 +34,7 @@ public struct ActivityGenerator: Sendable {
     ///   - listings: how many listings exist (ids `L000001` …).
     ///   - seed: the same seed gives the same actions.
     ///   - zipfExponent: how strongly popularity concentrates on the first listings.
-    public init(users: Int, listings: Int, seed: UInt64, zipfExponent: Double = 1.07) {
+    package init(users: Int, listings: Int, seed: UInt64, zipfExponent: Double = 1.07) {
         self.users = max(1, users)
         self.listings = max(1, listings)
         self.random = SplitMix64(seed: seed)
@@ -49,12 +49,12 @@ public struct ActivityGenerator: Sendable {
     }
 
     /// The id of user number `index` (0-based).
-    public static func userID(_ index: Int) -> String { "user-" + String(index + 1).leftPadded(to: 5) }
+    package static func userID(_ index: Int) -> String { "user-" + String(index + 1).leftPadded(to: 5) }
     /// The id of listing number `index` (0-based).
-    public static func listingID(_ index: Int) -> String { "L" + String(index + 1).leftPadded(to: 6) }
+    package static func listingID(_ index: Int) -> String { "L" + String(index + 1).leftPadded(to: 6) }
 
     /// The next action.
-    public mutating func next() -> Action {
+    package mutating func next() -> Action {
         let user = Int.random(in: 0..<users, using: &random)
         let userID = Self.userID(user)
         let roll = Int.random(in: 0..<100, using: &random)
@@ -103,7 +103,7 @@ public struct ActivityGenerator: Sendable {
     }
 
     /// The list-row summary of a listing (the same every time for one listing).
-    public static func summary(_ listing: Int) -> ListingSummary {
+    package static func summary(_ listing: Int) -> ListingSummary {
         ListingSummary(name: name(listing), venue: venues[listing % venues.count],
                        localDateTime: "2026-12-\(String(listing % 28 + 1).leftPadded(to: 2)) 19:30:00",
                        category: categories[listing % categories.count].rawValue)

@@ -131,50 +131,20 @@ enum ServeCommands {
             }
             let sealKey = try arguments.value("seal-key").map { try AuditFiles.key($0, "seal key") }
             if let sealKey, sealKey.privateKey == nil { throw CLIError(message: "'--seal-key' needs the private key, not the public one", code: .invalidData) }
-            let location = try StoreLocation.resolve(arguments)
-            let groupCommit = try arguments.required(Self.groupCommit) == "on"
+            var settings = ServerSetup.Settings(location: try StoreLocation.resolve(arguments))
+            let location = settings.location
+            settings.groupCommit = try arguments.required(Self.groupCommit) == "on"
             _ = try arguments.value(SharedOptions.readStore)   // checked when parsed; resolved again with the schema
-            let readLocation = try ReadStore.resolve(arguments.value("read-store"), for: location, schema: arguments.value("schema"))
-            // A connection for each thread that may use the store at once: the connection
-            // threads (reads), the write threads' loads, the group commits (up to 8 at once on
-            // PostgreSQL), the tree follower, the view memory's follower.
-            let store = try location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 8 + 3)
-            let memoryBytes = try arguments.required(viewMemory)
-            // A long-lived server decides a cached user's command without reading the stream
-            // first (its append at the cached version is the check), for up to 200,000 users.
-            // SQLite has one writer; PostgreSQL commits transactions in parallel, so up to 8
-            // group commits (each with what queued meanwhile) run at once there.
-            let concurrentCommits: Int
-            if case .sqlite = location { concurrentCommits = 1 } else { concurrentCommits = 8 }
-            let attempts = try arguments.required(Self.writeAttempts)
-            let application: Application
-            if let readLocation, let primary = store as? PostgresEventStore {
-                // Checked once at the start: a read store that is another store, or cannot be
-                // reached now, stops the server from starting; one that goes away later costs
-                // each read the bounded wait, and the store answers.
-                let replica = try ReadStore.open(readLocation, for: primary, storeDescription: location.description)
-                application = Application(store: primary, readStore: replica, groupCommit: groupCommit, decidesOnCachedState: true,
-                                          cachedUsers: 200_000, concurrentCommits: concurrentCommits, writeAttempts: attempts)
-                console.message("serve: reading views, history and the log from \(readLocation), read-your-writes (a read waits at most 0.5 s for it, else the store answers)")
-            } else {
-                application = Application(store: store, groupCommit: groupCommit, decidesOnCachedState: true, cachedUsers: 200_000,
-                                          concurrentCommits: concurrentCommits, writeAttempts: attempts)
-            }
-            // Current views kept in memory, fed by this server's writes and by the log (docs/reference/http.md, Read).
-            var memoryFollower: ViewMemoryFollower?
-            if memoryBytes > 0 {
-                memoryFollower = try ViewMemoryFollower(store: store, memory: application.viewMemory, capacityBytes: memoryBytes) { line in
-                    FileHandle.standardError.write(Data("serve: \(line)\n".utf8))
-                }
-            }
-            defer { memoryFollower?.stop() }
-            var limits = API.Limits()
-            limits.maximumBodyBytes = configuration.maximumBodyBytes
-            limits.heartbeatSeconds = Double(try arguments.required(heartbeat))
-            let api = API(application: application, tokens: tokens, limits: limits,
-                          sealKey: sealKey, auditLog: { line in writeStandardError(line) }, storeDescription: location.description,
-                          crossOrigin: crossOrigin, storeSize: { location.sizeInBytes })
-            let server = HTTPServer(api: api, configuration: configuration)
+            settings.readLocation = try ReadStore.resolve(arguments.value("read-store"), for: location, schema: arguments.value("schema"))
+            settings.viewMemoryBytes = try arguments.required(viewMemory)
+            settings.writeAttempts = try arguments.required(Self.writeAttempts)
+            settings.heartbeatSeconds = Double(try arguments.required(heartbeat))
+            settings.tokens = tokens
+            settings.sealKey = sealKey
+            settings.crossOrigin = crossOrigin
+            settings.configuration = configuration
+            let setup = try ServerSetup(settings) { line in writeStandardError(line + "\n") }
+            let server = setup.server
 
             // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
             var signals = sigset_t()
@@ -183,25 +153,22 @@ enum ServeCommands {
             sigaddset(&signals, SIGTERM)
             pthread_sigmask(SIG_BLOCK, &signals, nil)
             do {
-                try server.start()
-            } catch {
+                try setup.start()
+            } catch let error as ServerError {
                 throw CLIError(message: "\(error)", code: .unavailable)
             }
-            // The kept Merkle tree follows the head while the server runs (docs/explanation/audit.md).
-            let treeFollower = KeptTreeFollower(store: store) { line in FileHandle.standardError.write(Data("serve: \(line)\n".utf8)) }
-            defer { treeFollower.stop() }
             if tokens == nil {
                 console.message("serve: authentication is OFF (--no-auth): every caller is admin; for local development only")
             }
             let scheme = configuration.tls == nil ? "http" : "https"
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            console.message("serve: \(location) with \(configuration.threads) threads, group commit \(groupCommit ? "on" : "off")")
+            console.message("serve: \(location) with \(configuration.threads) threads, group commit \(settings.groupCommit ? "on" : "off")")
             try console.output("listening on \(scheme)://\(host):\(server.port)")
             try console.flush()
             var received: Int32 = 0
             sigwait(&signals, &received)
             console.message("serve: \(received == SIGTERM ? "SIGTERM" : "interrupt"): finishing \(server.requestsInFlight.counted("request")) in flight")
-            let left = server.stop()
+            let left = setup.stop()
             console.message(left == 0 ? "serve: stopped" : "serve: stopped with \(left.counted("request")) unfinished after \(Int(configuration.shutdownGraceSeconds)) s")
         })
 
