@@ -95,7 +95,7 @@ let package = Package(
             name: "FaultTests",
             dependencies: ["EventLog", "Commands", "Projections", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport", "evtool", "FaultDriver"]
         ),
-        .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool"],
+        .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "Commands", "Projections", "StorePostgres", "EvtoolKit", "TestSupport"]),
