@@ -17,6 +17,9 @@ package enum AuditReport {
         package var now: Date
         /// A checkpoint (and the key to check its signature) kept outside the store; user pages only.
         package var outside: SealCheck.Outside?
+        /// Where a user's page is, for the overview's links to them (a served page: the server's
+        /// route, relative to the overview); nil: users are named without links (a saved page).
+        package var userLink: (@Sendable (String) -> String)?
 
         /// Makes the options: `storeDescription` names the store on the page, `asOf` folds the views as of that point, `outside` is a checkpoint (and key) to check the seal against.
         package init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date(), outside: SealCheck.Outside? = nil) {
@@ -45,6 +48,6 @@ package enum AuditReport {
     /// The page of the whole store: events per day by type, users, listings, seals, views, erasures.
     /// Cost: one streaming pass over the log.
     package static func overviewPage(store: any EventStore, options: Options) throws -> String {
-        try StoreOverview.gather(in: store, storeDescription: options.storeDescription, now: options.now).html
+        try StoreOverview.gather(in: store, storeDescription: options.storeDescription, now: options.now).html(userLink: options.userLink)
     }
 }

@@ -49,6 +49,8 @@ enum HTML {
     /// only when they are scrolled near (`content-visibility: auto`; printing renders them all).
     /// `id` names the outer `div`; each `tr` is as the caller made it, `<tbody>` holds them.
     static func rows(id: String, className: String, columns: [(header: String, numeric: Bool)], rows: [String]) -> String {
+        // No header row over nothing: an empty list says so.
+        guard !rows.isEmpty else { return "<p id=\"\(id)\" class=\"muted none\">None.</p>" }
         let colgroup = "<colgroup>" + String(repeating: "<col>", count: columns.count) + "</colgroup>"
         var out = "<div id=\"\(id)\" class=\"rows \(className)\">"
         out += "<table class=\"fixed\">\(colgroup)<thead><tr>"

@@ -3,9 +3,18 @@ import Foundation
 
 extension StoreOverview {
     /// The overview as one self-contained HTML page.
-    package var html: String {
+    package var html: String { html(userLink: nil) }
+
+    /// The overview as one self-contained HTML page, each listed user linked to `userLink` of
+    /// their id when given.
+    package func html(userLink: (@Sendable (String) -> String)?) -> String {
         var body = "<header><h1>Audit overview of the store</h1>"
-        body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p></header>"
+        body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p>"
+        body += "<nav id=\"contents\"><h2>Contents</h2><ol>"
+            + [("summary", "Summary"), ("per-day", "Events per day by type"), ("users-section", "Users"), ("listings", "Listings"),
+               ("seals-section", "Seals"), ("checkpoints-section", "View checkpoints"), ("erasures-section", "Erasures")]
+                .map { "<li><a href=\"#\($0.0)\">\($0.1)</a></li>" }.joined()
+            + "</ol></nav></header>"
         body += "<section id=\"summary\"><h2>Summary</h2>" + HTML.facts([
             ("Store", HTML.user(storeDescription)),
             ("Head position", "<span id=\"head\">\(headPosition)</span>"),
@@ -30,6 +39,16 @@ extension StoreOverview {
         body += "</tbody></table></details>"
         body += "<h3>Active users per day</h3>" + Chart.steps(days.map { ($0.day, $0.activeUsers) }, id: "active-chart", label: "users with at least one event per day")
         body += "<h3>Users seen so far</h3>" + Chart.steps(days.map { ($0.day, $0.users) }, id: "users-chart", label: "users seen on or before each day") + "</section>"
+
+        body += "<section id=\"users-section\"><h2>Users</h2>"
+        let userRows = topUsers.map { count in
+            let name = HTML.user(count.user)
+            let cell = userLink.map { "<a href=\"\(HTML.escape($0(count.user)))\">\(name)</a>" } ?? name
+            return "<tr><td dir=\"auto\">\(cell)</td><td class=\"n\">\(count.events)</td></tr>"
+        }
+        body += HTML.rows(id: "users", className: "users", columns: [("User", false), ("Events", true)], rows: userRows)
+        if users > topUsers.count { body += "<p class=\"muted\">The \(topUsers.count.counted("user")) with the most events of \(users.counted("user")).</p>" }
+        body += "</section>"
 
         body += "<section id=\"listings\"><h2>Listings</h2>"
         body += listingTable(mostFavorited, id: "most-favorited", title: "Most favorited", column: "Times favorited")

@@ -61,10 +61,21 @@ package struct StoreOverview: Sendable {
     package var checkpoints: [Checkpoint] = []
     /// The erasures recorded, oldest first.
     package var erasures: [UserReport.ErasureRecord] = []
+    /// The users with the most events, most first (at most ``gather(in:storeDescription:top:users:now:)``'s `users`).
+    package var topUsers: [UserCount] = []
+
+    /// A user and how many events of theirs the log holds.
+    package struct UserCount: Sendable, Hashable {
+        /// The user id, as recorded.
+        package var user: String
+        /// Their events.
+        package var events: Int
+    }
 
     /// Gathers the overview in one pass over the log up to the head read first.
     /// - Parameter top: how many listings the "most favorited/viewed" tables keep.
-    package static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, now: Date = Date()) throws -> StoreOverview {
+    /// - Parameter users: how many users the list of users keeps (most events first).
+    package static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, users listed: Int = 1_000, now: Date = Date()) throws -> StoreOverview {
         let head = try store.headPosition()
         var overview = StoreOverview(storeDescription: storeDescription, madeAt: now, headPosition: head)
         var perDay: [Int64: [Int]] = [:]
@@ -72,6 +83,7 @@ package struct StoreOverview: Sendable {
         // differ in bytes (written before the identity rule) are two users, as in `stats`.
         var activePerDay: [Int64: Set<StreamKey>] = [:]
         var firstDayOfUser: [StreamKey: Int64] = [:]
+        var eventsOfUser: [StreamKey: Int] = [:]
         var favorited: [String: (name: String, count: Int)] = [:]
         var viewed: [String: (name: String, count: Int)] = [:]
         let typeIndex = Dictionary(uniqueKeysWithValues: chartedTypes.enumerated().map { ($1, $0) })
@@ -88,6 +100,7 @@ package struct StoreOverview: Sendable {
                 guard !event.streamID.hasPrefix("$"), event.type != Erasure.markerType else { return }
                 let user = StreamKey(UserStream.userID(ofStream: event.streamID))
                 activePerDay[day, default: []].insert(user)
+                eventsOfUser[user, default: 0] += 1
                 if let seen = firstDayOfUser[user] {
                     if day < seen { firstDayOfUser[user] = day }
                 } else {
@@ -123,6 +136,9 @@ package struct StoreOverview: Sendable {
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.listingID < $1.listingID }
                 .prefix(top).map { $0 }
         }
+        overview.topUsers = eventsOfUser.map { UserCount(user: $0.key.id, events: $0.value) }
+            .sorted { $0.events != $1.events ? $0.events > $1.events : StreamKey($0.user) < StreamKey($1.user) }
+            .prefix(listed).map { $0 }
         overview.mostFavorited = ranked(favorited)
         overview.mostViewed = ranked(viewed)
         if let audit = store as? any AuditableEventStore { overview.seals = try audit.seals() }

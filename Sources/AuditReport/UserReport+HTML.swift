@@ -6,7 +6,12 @@ extension UserReport {
     /// The report as one self-contained HTML page.
     package var html: String {
         var body = "<header><h1>Audit report: user \(HTML.user(user))</h1>"
-        body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p></header>"
+        body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p>"
+        body += "<nav id=\"contents\"><h2>Contents</h2><ol>"
+            + [("summary", "Who and what"), ("trust", "Can this log be trusted?"), ("favorites-over-time", "Favorites over time"),
+               ("lists", "Lists"), ("searches-section", "Searches"), ("timeline-section", "Timeline")]
+                .map { "<li><a href=\"#\($0.0)\">\($0.1)</a></li>" }.joined()
+            + "</ol></nav></header>"
         body += summarySection + trustSection + favoritesSection + listsSection + searchesSection + timelineSection
         return HTML.page(title: "evtool audit report: \(user)", body: body)
     }
@@ -60,7 +65,7 @@ extension UserReport {
         let facts = HTML.facts([("Hash chain (checked now)", chainText), ("Latest seal covering the last event", sealText),
                                 ("That seal (checked now)", sealCheckText)], id: "trust-facts")
         return "<section id=\"trust\"><h2>Can this log be trusted?</h2>" + facts + sealStepsList
-            + "<p>The chain check proves that each of the user's events is the one appended at its place (content, order, time), and a seal whose hash matches one kept outside the store proves that nothing up to its position was removed; neither proves the events were true when recorded, nor anything about an operator who can rewrite both the store and every copy of the seal hashes (see <a href=\"docs/explanation/audit.md#seals\">docs/explanation/audit.md, “Seals” and “evtool verify”</a> in the evtool sources).</p></section>"
+            + "<p>The chain check proves that each of the user's events is the one appended at its place (content, order, time), and a seal whose hash matches one kept outside the store proves that nothing up to its position was removed; neither proves the events were true when recorded, nor anything about an operator who can rewrite both the store and every copy of the seal hashes (the evtool documentation explains both: docs/explanation/audit.md, “Seals” and “evtool verify”, in its sources and installed documents).</p></section>"
     }
 
     private var sealCheckText: String {
@@ -95,7 +100,9 @@ extension UserReport {
         lines.reserveCapacity(rows.count)
         for row in rows {
             let entry = row.entry
-            let head = "<td>\(entry.position)</td><td>\(Timestamp.format(entry.recordedAt))</td><td>\(HTML.cell(entry.type))</td>"
+            // The action's own time (X-Occurred-At, --occurred-at) beside the time the log recorded it.
+            let head = "<td>\(entry.position)</td><td>\(Timestamp.format(entry.recordedAt))</td>"
+                + "<td>\(entry.occurredAt.map(Timestamp.format) ?? "-")</td><td>\(HTML.cell(entry.type))</td>"
             if let erasure = row.erasure {
                 lines.append("<tr class=\"erased\" data-position=\"\(entry.position)\">" + head
                     + "<td colspan=\"4\">erased at \(Timestamp.format(erasure.recordedAt)) by \(HTML.user(erasure.by)): \(HTML.user(erasure.reason)) (UserErased at position \(erasure.position))</td></tr>")
@@ -105,7 +112,8 @@ extension UserReport {
                 + "<td>\(HTML.cell(entry.requestID ?? "-"))</td><td>\(HTML.cell(entry.correlationID ?? "-"))</td></tr>")
         }
         out += HTML.rows(id: "timeline", className: "timeline", columns: [
-            ("Position", true), ("Recorded", false), ("Type", false), ("What", false), ("Source", false), ("Request", false), ("Correlation", false),
+            ("Position", true), ("Recorded", false), ("Occurred", false), ("Type", false), ("What", false), ("Source", false), ("Request", false),
+            ("Correlation", false),
         ], rows: lines)
         return out + "</section>"
     }
@@ -127,13 +135,15 @@ extension UserReport {
 
     private var listsSection: String {
         var out = "<section id=\"lists\"><h2>Lists \(HTML.escape(asOf == nil ? "now" : pointText))</h2>"
-        out += "<h3>Favorites (\(favorites?.items.count ?? 0))</h3><table id=\"favorites\"><thead><tr><th>Listing</th><th>Name</th><th>Venue</th><th>Date</th><th>Category</th><th>Added</th></tr></thead><tbody>"
+        out += "<h3>Favorites (\(favorites?.items.count ?? 0))</h3>"
+        if favorites?.items.isEmpty ?? true { out += "<p id=\"favorites\" class=\"muted\">No favorites.</p>" } else { out += "<table id=\"favorites\"><thead><tr><th>Listing</th><th>Name</th><th>Venue</th><th>Date</th><th>Category</th><th>Added</th></tr></thead><tbody>" }
         for item in favorites?.items ?? [] {
             out += "<tr data-listing=\"\(HTML.escape(item.listingID))\"><td dir=\"auto\">\(HTML.user(item.listingID))</td><td dir=\"auto\">\(HTML.user(item.summary.name))</td><td dir=\"auto\">\(HTML.user(item.summary.venue))</td>"
             out += "<td dir=\"auto\">\(HTML.user(item.summary.localDateTime))</td><td dir=\"auto\">\(HTML.user(item.summary.category))</td><td class=\"t\">\(Timestamp.format(item.addedAt))</td></tr>"
         }
-        out += "</tbody></table>"
-        out += "<h3>Recent searches (\(recentSearches?.items.count ?? 0))</h3><table id=\"recent\"><thead><tr><th>Keyword</th><th>Category</th><th>Distance</th><th>Location</th><th class=\"n\">Results</th><th>Searched</th></tr></thead><tbody>"
+        if !(favorites?.items.isEmpty ?? true) { out += "</tbody></table>" }
+        out += "<h3>Recent searches (\(recentSearches?.items.count ?? 0))</h3>"
+        if recentSearches?.items.isEmpty ?? true { out += "<p id=\"recent\" class=\"muted\">No recent searches.</p>" } else { out += "<table id=\"recent\"><thead><tr><th>Keyword</th><th>Category</th><th>Distance</th><th>Location</th><th class=\"n\">Results</th><th>Searched</th></tr></thead><tbody>" }
         for item in recentSearches?.items ?? [] {
             let place: String
             switch item.location {
@@ -143,8 +153,10 @@ extension UserReport {
             out += "<tr><td dir=\"auto\" class=\"keyword\">\(HTML.user(item.keyword))</td><td>\(HTML.user(item.category.rawValue))</td><td>\(History.formatDistance(item.distance)) \(item.units.rawValue)</td>"
             out += "<td dir=\"auto\">\(HTML.user(place))</td><td class=\"n\">\(item.resultCount.map(String.init) ?? "-")</td><td class=\"t\">\(Timestamp.format(item.searchedAt))</td></tr>"
         }
-        out += "</tbody></table>"
-        out += "<h3>Recently viewed (\(recentlyViewed?.items.count ?? 0))</h3><table id=\"viewed\"><thead><tr><th>Listing</th><th>Name</th><th>Viewed</th></tr></thead><tbody>"
+        if !(recentSearches?.items.isEmpty ?? true) { out += "</tbody></table>" }
+        out += "<h3>Recently viewed (\(recentlyViewed?.items.count ?? 0))</h3>"
+        if recentlyViewed?.items.isEmpty ?? true { return out + "<p id=\"viewed\" class=\"muted\">Nothing viewed.</p></section>" }
+        out += "<table id=\"viewed\"><thead><tr><th>Listing</th><th>Name</th><th>Viewed</th></tr></thead><tbody>"
         for item in recentlyViewed?.items ?? [] {
             out += "<tr data-listing=\"\(HTML.escape(item.listingID))\"><td dir=\"auto\">\(HTML.user(item.listingID))</td><td dir=\"auto\">\(HTML.user(item.name))</td><td class=\"t\">\(Timestamp.format(item.viewedAt))</td></tr>"
         }

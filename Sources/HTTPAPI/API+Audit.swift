@@ -25,7 +25,10 @@ extension API {
         if try match.query("as-of") != nil {
             throw Problem(.malformedRequest, "'as-of' goes with a user's page (/v1/audit/users/{user}), not the store overview", field: "as-of")
         }
-        return Self.page(try AuditReport.overviewPage(store: application.store, options: AuditReport.Options(storeDescription: storeDescription)))
+        var options = AuditReport.Options(storeDescription: storeDescription)
+        // The overview is served at /v1/audit: its users' pages are at audit/users/{user} beside it.
+        options.userLink = { "audit/users/" + PathSegments.encoded($0) }
+        return Self.page(try AuditReport.overviewPage(store: application.store, options: options))
     }
 
     /// An HTML page with the page's own Content-Security-Policy as a response header too.

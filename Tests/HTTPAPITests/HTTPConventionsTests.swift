@@ -173,4 +173,25 @@ struct HTTPConventionsTests {
             #expect(api.respond(to: HTTPRequest(method: "GET", target: "/problems/no-such-kind")).status == 404)
         }
     }
+
+    @Test func auditPagesLinkTheirUsersAndSayWhatIsEmpty() throws {
+        try withAPI { api in
+            #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/jos%C3%A9/favorites/L1", headers: Self.json.merging(["X-Occurred-At": "2026-12-01T10:00:00Z"]) { $1 },
+                                                body: Self.summary)).status == 201)
+            #expect(api.respond(to: HTTPRequest(method: "POST", target: "/v1/users/ada/searches", headers: Self.json, body: Array(#"{"keyword":"jazz","location":"LA"}"#.utf8))).status == 201)
+            let overview = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit")).text
+            #expect(overview.contains(#"<nav id="contents">"#) && overview.contains(#"<section id="users-section">"#), "\(overview.prefix(2_000))")
+            for link in ["audit/users/jos%C3%A9", "audit/users/ada"] {
+                #expect(overview.contains(#"href="\#(link)""#), "the overview links \(link)")
+                // The link is relative to /v1/audit, where the overview is served.
+                #expect(api.respond(to: HTTPRequest(method: "GET", target: "/v1/" + link)).status == 200, "\(link) resolves")
+            }
+            let page = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit/users/ada")).text
+            #expect(page.contains(#"<nav id="contents">"#) && page.contains("<th>Occurred</th>"), "a table of contents, and when each action occurred")
+            #expect(page.contains(#"<p id="favorites" class="muted">No favorites.</p>"#) && !page.contains(#"<table id="favorites">"#), "an empty list says so, no header over nothing")
+            #expect(!page.contains("href=\"docs/"), "no link to a path that neither a served nor a saved page has")
+            let jose = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit/users/jos%C3%A9")).text
+            #expect(jose.contains("<td>2026-12-01T10:00:00.000000Z</td>"), "the time the action occurred beside the time recorded")
+        }
+    }
 }

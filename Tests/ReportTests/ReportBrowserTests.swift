@@ -58,7 +58,7 @@ struct ReportBrowserTests {
         #expect(erased.status == 0, "\(erased)")
         let bob = try Shell.report(store: store, user: "bob", asOf: nil, folder: folder, name: "bob")
         #expect(!bob.timeline.isEmpty && bob.timeline.allSatisfy(\.erased), "\(bob.timeline)")
-        #expect(bob.timeline.allSatisfy { $0.cells[3].contains("by alice: GDPR request #7") }, "\(bob.timeline.map(\.cells))")
+        #expect(bob.timeline.allSatisfy { $0.cells[4].contains("by alice: GDPR request #7") }, "\(bob.timeline.map(\.cells))")
         #expect(bob.chain == "verified")
         #expect(!bob.bodyText.contains("jazz"), "an erased keyword is on the page")
 

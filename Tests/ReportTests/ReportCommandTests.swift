@@ -73,7 +73,7 @@ struct ReportCommandTests {
         let timeline = try #require(page.range(of: #"<div id="timeline" class="rows timeline">"#).map { String(page[$0.lowerBound...]) })
         let chunks = timeline.components(separatedBy: #"<div class="chunk">"#).dropFirst()
         #expect(chunks.map { $0.components(separatedBy: "<tr data-position=").count - 1 } == [200, 200, 50], "the rows in chunks of 200")
-        #expect(timeline.hasPrefix(#"<div id="timeline" class="rows timeline"><table class="fixed"><colgroup><col><col><col><col><col><col><col></colgroup><thead>"#))
+        #expect(timeline.hasPrefix(#"<div id="timeline" class="rows timeline"><table class="fixed"><colgroup><col><col><col><col><col><col><col><col></colgroup><thead>"#))
         #expect(page.contains("table.fixed{table-layout:fixed}") && page.contains(".rows .chunk{content-visibility:auto;"))
         #expect(page.contains(#"<tr data-position="1"><td>1</td>"#) && page.contains(#"<td>searched &quot;jazz&quot; "#),
                 "a plain cell holds its escaped text alone")

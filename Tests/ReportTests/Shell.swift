@@ -22,6 +22,7 @@ enum Shell {
     struct Entry {
         var position: Int64
         var recordedAt: String
+        var occurredAt: String
         var type: String
         var summary: String
         var source: String
@@ -36,7 +37,7 @@ enum Shell {
             // history --json is the event's JSON shape: what the metadata says is in `metadata`.
             let metadata = object["metadata"] as? [String: Any] ?? [:]
             return Entry(position: (object["position"] as? NSNumber)?.int64Value ?? -1, recordedAt: object["recordedAt"] as? String ?? "",
-                         type: object["type"] as? String ?? "", summary: object["summary"] as? String ?? "",
+                         occurredAt: metadata["occurredAt"] as? String ?? "-", type: object["type"] as? String ?? "", summary: object["summary"] as? String ?? "",
                          source: metadata["source"] as? String ?? "-", requestID: metadata["requestID"] as? String ?? "-",
                          correlationID: metadata["correlationID"] as? String ?? "-")
         }
@@ -83,9 +84,9 @@ enum Shell {
         #expect(page.timeline.count == entries.count, "one timeline row per event")
         #expect(page.timeline.map(\.position) == entries.map { String($0.position) })
         for (row, entry) in zip(page.timeline, entries) {
-            #expect(row.cells[1] == entry.recordedAt && row.cells[2] == entry.type, "\(row.cells) vs \(entry)")
+            #expect(row.cells[1] == entry.recordedAt && row.cells[2] == entry.occurredAt && row.cells[3] == entry.type, "\(row.cells) vs \(entry)")
             if !row.erased {
-                #expect(row.cells[3] == entry.summary && row.cells[4] == entry.source && row.cells[5] == entry.requestID && row.cells[6] == entry.correlationID,
+                #expect(row.cells[4] == entry.summary && row.cells[5] == entry.source && row.cells[6] == entry.requestID && row.cells[7] == entry.correlationID,
                         "\(row.cells.map { $0.prefix(100) }) vs \(entry)")
             }
         }
