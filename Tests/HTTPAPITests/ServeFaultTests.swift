@@ -78,14 +78,16 @@ struct ServeFaultTests {
         let (json, summary) = (Self.json, Self.summary)
         #expect(try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary).status == 201)
 
-        // Another process takes the write lock and holds it for 30 s (it says when it has it).
+        // Another process takes the write lock and holds it until it is killed after the 503
+        // (at most 120 s: far beyond the server's two waits of 10 s, however loaded the machine;
+        // it says when it has the lock).
         let marker = directory.path + "/locked"
         let holder = try Processes.start("/usr/bin/python3", ["-c", """
             import sqlite3, sys, time
             connection = sqlite3.connect(sys.argv[1], isolation_level=None)
             connection.execute("BEGIN EXCLUSIVE")
             open(sys.argv[2], "w").close()
-            time.sleep(30)
+            time.sleep(120)
             connection.execute("ROLLBACK")
             """, path, marker])
         defer { holder.send(SIGKILL); _ = try? holder.finish() }
@@ -93,7 +95,7 @@ struct ServeFaultTests {
         while !FileManager.default.fileExists(atPath: marker), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(FileManager.default.fileExists(atPath: marker), "the other process holds the lock")
 
-        let write = try Curl.request("PUT", base + "/v1/users/ada/favorites/L2", headers: json.merging(["Idempotency-Key": "locked"]) { $1 }, body: summary, maxTime: 40)
+        let write = try Curl.request("PUT", base + "/v1/users/ada/favorites/L2", headers: json.merging(["Idempotency-Key": "locked"]) { $1 }, body: summary, maxTime: 110)
         #expect(write.status == 503 && write.headers["retry-after"] == "1" && write.body.contains(#""type":"/problems/unavailable""#), "\(write)")
         #expect(!write.body.contains(path) && !write.body.contains("sqlite"), "the problem names no file: \(write)")
         let read = try Curl.request("GET", base + "/v1/users/ada/favorites")
