@@ -12,7 +12,8 @@ extension StoreOverview {
         body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p>"
         body += "<nav id=\"contents\"><h2>Contents</h2><ol>"
             + [("summary", "Summary"), ("per-day", "Events per day by type"), ("users-section", "Users"), ("listings", "Listings"),
-               ("seals-section", "Seals"), ("checkpoints-section", "View checkpoints"), ("erasures-section", "Erasures")]
+               ("seals-section", "Seals"), ("signed-checkpoints-section", "Signed checkpoints"), ("checkpoints-section", "View checkpoints"),
+               ("erasures-section", "Erasures")]
                 .map { "<li><a href=\"#\($0.0)\">\($0.1)</a></li>" }.joined()
             + "</ol></nav></header>"
         body += "<section id=\"summary\"><h2>Summary</h2>" + HTML.facts([
@@ -63,6 +64,16 @@ extension StoreOverview {
             body += "<td class=\"t\">\(HTML.escape(seal.sealedAt))</td><td class=\"hash\">\(HTML.escape(seal.hash))</td></tr>"
         }
         body += "</tbody></table><p class=\"muted\">Events after position \(seals.last?.position ?? 0) are covered only by their streams' hash chains until the next <code>evtool seal</code>.</p></section>"
+
+        body += "<section id=\"signed-checkpoints-section\"><h2>Signed checkpoints (\(signedCheckpoints.count))</h2>"
+        let checkpointRows = signedCheckpoints.map { recorded in
+            let keys = (try? EventLog.Checkpoint(text: recorded.note))?.signatures.map { "\($0.keyName) \($0.keyID.hexString)" }.joined(separator: ", ") ?? "-"
+            return "<tr><td class=\"n\">\(recorded.number)</td><td class=\"n\">\(recorded.seal)</td><td class=\"n\">\(recorded.size)</td>"
+                + "<td class=\"t\">\(HTML.escape(recorded.recordedAt))</td><td>\(HTML.user(keys))</td></tr>"
+        }
+        body += HTML.rows(id: "signed-checkpoints", className: "checkpoints", columns: [("Checkpoint", true), ("Seal", true), ("Tree size", true),
+                                                                                       ("Recorded", false), ("Signed by", false)], rows: checkpointRows)
+        body += "<p class=\"muted\">Each states the log's Merkle root at its size, signed by the key named; <code>evtool verify --checkpoint FILE --public-key KEY</code> checks one against the log, <code>evtool check-proof</code> an event against one.</p></section>"
 
         body += "<section id=\"checkpoints-section\"><h2>View checkpoints</h2><table id=\"checkpoints\"><thead><tr><th>View</th><th class=\"n\">Generation</th><th class=\"n\">Version</th><th class=\"n\">Position</th><th class=\"n\">Lag (events)</th><th>Active</th></tr></thead><tbody>"
         for checkpoint in checkpoints {

@@ -61,6 +61,8 @@ package struct StoreOverview: Sendable {
     package var checkpoints: [Checkpoint] = []
     /// The erasures recorded, oldest first.
     package var erasures: [UserReport.ErasureRecord] = []
+    /// The checkpoints `evtool seal --key` signed and the store recorded, in order.
+    package var signedCheckpoints: [RecordedCheckpoint] = []
     /// The users with the most events, most first (at most ``gather(in:storeDescription:top:users:now:)``'s `users`).
     package var topUsers: [UserCount] = []
 
@@ -146,6 +148,7 @@ package struct StoreOverview: Sendable {
             overview.checkpoints = try views.projectionStatuses().map { Checkpoint(status: $0, lag: max(0, head - $0.position)) }
         }
         overview.erasures = try UserReport.ErasureRecord.all(in: store)
+        if let recording = store as? any CheckpointRecording { overview.signedCheckpoints = try recording.recordedCheckpoints() }
         return overview
     }
 }

@@ -1,3 +1,4 @@
+import EventLog
 import EvtoolKit
 import Foundation
 import HTTPAPI
@@ -193,5 +194,20 @@ struct HTTPConventionsTests {
             let jose = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit/users/jos%C3%A9")).text
             #expect(jose.contains("<td>2026-12-01T10:00:00.000000Z</td>"), "the time the action occurred beside the time recorded")
         }
+    }
+
+    @Test func theOverviewListsTheSignedCheckpoints() throws {
+        let file = try TestStores.sqliteFile()
+        defer { file.cleanup() }
+        let key = try Ed25519Key.generate()
+        let api = API(application: Application(store: file.store), tokens: nil, sealKey: key)
+        #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/L1", headers: Self.json, body: Self.summary)).status == 201)
+        let empty = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit")).text
+        #expect(empty.contains(#"<h2>Signed checkpoints (0)</h2><p id="signed-checkpoints" class="muted none">None.</p>"#), "none yet, said so")
+        let sealed = api.respond(to: HTTPRequest(method: "POST", target: "/v1/admin/seal"))
+        #expect(sealed.status == 200 || sealed.status == 201, "\(sealed.status) \(sealed.text)")
+        let overview = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit")).text
+        #expect(overview.contains("<h2>Signed checkpoints (1)</h2>") && overview.contains("evtool \(Checkpoint.keyID(of: key))"),
+                "the checkpoint the seal signed, with its key's id")
     }
 }
