@@ -78,7 +78,8 @@ struct ServeFramingTests {
         let port = try FreePort.find()
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store])
         try FreePort.waitUntilListening(port, process: server)
-        defer { server.send(SIGKILL); _ = try? server.finish() }
+        // Only when a check threw before the clean stop at the end: the server goes with the test.
+        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
 
         // The control: two sound requests on one connection are both served, so a smuggled
         // one would be seen by this test.
@@ -94,5 +95,10 @@ struct ServeFramingTests {
         #expect(favorites.statuses == [200] && favorites.text.hasSuffix(#"{"items":[]}"#), "no smuggled request was served: \(favorites)")
         let stats = try Processes.run(Processes.evtool, ["stats", "--json", "--store", store])
         #expect(stats.status == 0 && stats.output.contains(#""events":0"#), "nothing was recorded: \(stats)")
+        // Through all of it the server stayed up, and it stops cleanly.
+        #expect(server.isRunning)
+        server.send(SIGTERM)
+        let ended = try server.finish()
+        #expect(ended.status == 0, "\(ended.errors.suffix(1_000))")
     }
 }

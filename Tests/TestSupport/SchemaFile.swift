@@ -41,7 +41,8 @@ public enum SchemaFile {
             try expected.write(to: file, atomically: true, encoding: .utf8)
             return nil
         }
-        let found = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        guard FileManager.default.fileExists(atPath: file.path) else { return "docs/schema/\(name) is missing; run scripts/schema.sh" }
+        let found = try String(contentsOf: file, encoding: .utf8)
         if found == expected { return nil }
         let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
         let foundLines = found.split(separator: "\n", omittingEmptySubsequences: false)
@@ -54,7 +55,9 @@ public enum SchemaFile {
     /// `pg_dump` of the newest PostgreSQL installed, else the one on the PATH.
     static var pgDump: String {
         let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        // No such folder (PostgreSQL installed elsewhere): the pg_dump on the PATH.
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: root) else { return "/usr/bin/pg_dump" }
+        let versions = entries.compactMap(Int.init).sorted()
         for version in versions.reversed() where FileManager.default.isExecutableFile(atPath: "\(root)/\(version)/bin/pg_dump") {
             return "\(root)/\(version)/bin/pg_dump"
         }
