@@ -51,6 +51,56 @@ extension API {
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
     }
 
+    /// `GET /v1/users/{user}/events`: one user's events as Server-Sent Events, for the user's
+    /// app (the `app` role may follow it): one event per recorded event of the user's stream,
+    /// `id:` its stream version (the `ETag` of the user's resources), resuming after
+    /// `Last-Event-ID` (or `after=`), a `: heartbeat` comment after each quiet interval. A
+    /// client that reconnects with the last id it received gets every later event once, none
+    /// twice: the versions of one stream have no gaps and never change.
+    func userEvents(_ match: RouteMatch) throws -> HTTPResponse {
+        var start = try match.integer("after", default: 0, in: 0...Int64.max)
+        if let last = match.request.header("last-event-id") {
+            guard let version = Int64(last.trimmingCharacters(in: .whitespaces)), version >= 0 else {
+                throw Problem(.malformedRequest, "Last-Event-ID must be a version of the user's events (a whole number), not '\(last)'", field: "Last-Event-ID")
+            }
+            start = version
+        }
+        let user = try application.existingUser(typed: match.parameter("user"))
+        _ = try application.streamVersion(user: user)   // a store that is down is a 503 now, not a broken stream
+        let application = self.application
+        let heartbeat = Duration.milliseconds(Int64(limits.heartbeatSeconds * 1_000))
+        let cursor = Mutex(start)
+        let lastSent = Mutex(ContinuousClock.now)
+        let stream = EventStream(produce: { _ in
+            let version = cursor.withLock { $0 }
+            let events: [RecordedEvent]
+            do {
+                events = try application.userEvents(user: user, after: version, limit: 100)
+            } catch {
+                return .end   // the store went away: the client resumes with Last-Event-ID
+            }
+            guard let last = events.last else {
+                guard ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat else { return .wait }
+                lastSent.withLock { $0 = ContinuousClock.now }
+                return .chunk(Array(": heartbeat\n\n".utf8))
+            }
+            var chunk: [UInt8] = []
+            for event in events {
+                var writer = ResponseWriter()
+                LogRecord.write(event, to: &writer)
+                chunk += Array("id: \(event.version)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
+            }
+            cursor.withLock { $0 = last.version }
+            lastSent.withLock { $0 = ContinuousClock.now }
+            return .chunk(chunk)
+        }, isDue: { _ in
+            if ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat { return true }
+            guard let version = try? application.streamVersion(user: user) else { return true }   // poll() ends the stream then
+            return version > cursor.withLock { $0 }
+        })
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
+    }
+
     func metricsText(_ match: RouteMatch) throws -> HTTPResponse {
         var gauges: [(name: String, help: String, labels: String, value: Int64)] = []
         if let head = try? application.headPosition(), let statuses = try? application.store.projectionStatuses() {

@@ -66,6 +66,7 @@ package final class API: Sendable {
         Route(method: "GET", template: "/v1/users/{user}/recent-searches", roles: [.app, .auditor, .admin], name: "getRecentSearches", handler: { try $0.recentSearches($1) }),
         Route(method: "GET", template: "/v1/users/{user}/recently-viewed", roles: [.app, .auditor, .admin], name: "getRecentlyViewed", handler: { try $0.recentlyViewed($1) }),
         Route(method: "GET", template: "/v1/users/{user}/listings/{listing}", roles: [.app, .auditor, .admin], name: "getUserListing", handler: { try $0.userListing($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/events", roles: [.app, .auditor, .admin], name: "streamUserEvents", handler: { try $0.userEvents($1) }),
         Route(method: "GET", template: "/v1/users/{user}/history", roles: [.auditor, .admin], name: "getHistory", handler: { try $0.history($1) }),
         Route(method: "GET", template: "/v1/listings/{listing}/details", roles: [.app, .auditor, .admin], name: "getListingDetails", handler: { try $0.listingDetails($1) }),
         Route(method: "GET", template: "/v1/log", roles: [.auditor, .admin], name: "getLog", handler: { try $0.log($1) }),

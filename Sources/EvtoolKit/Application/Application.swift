@@ -283,6 +283,18 @@ public final class Application: Sendable {
         }
     }
 
+    /// Events of one user's stream with a version after `version`, in version order, at
+    /// most `limit`; `user` is taken as typed (``existingUser(typed:)``). A user with no
+    /// events reads as empty.
+    public func userEvents(user typed: String, after version: Int64, limit: Int) throws(ApplicationError) -> [RecordedEvent] {
+        do {
+            let user = try existingUser(typed: typed)
+            return try storeForReading().read(stream: UserStream.id(for: user), from: version + 1, direction: .forwards, limit: limit)
+        } catch {
+            throw ApplicationError(error)
+        }
+    }
+
     /// Waits up to `timeout` for an event after `position`; whether there is one.
     public func waitForEvents(after position: Int64, timeout: Duration) throws(ApplicationError) -> Bool {
         do {
