@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "Commands", targets: ["Commands"]),
         .library(name: "Projections", targets: ["Projections"]),
         .library(name: "EvtoolKit", targets: ["EvtoolKit"]),
+        // The phone apps' client: Foundation (FoundationNetworking on Linux) and SQLite only.
+        .library(name: "EvtoolClient", targets: ["EvtoolClient"]),
         .executable(name: "evtool", targets: ["evtool"]),
     ],
     targets: [
@@ -61,6 +63,9 @@ let package = Package(
         .target(name: "HTTPAPI", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit", "AuditReport", "JSONKit"], resources: [.embedInCode("openapi.json")]),
         .target(name: "HTTPServer", dependencies: ["EventLog", "EvtoolKit", "StorePostgres", "HTTPAPI", "CMicroHTTPD", "JSONKit"]),
 
+        // MARK: - The phone apps' client (Foundation and SQLite only: builds for Apple platforms and Linux)
+        .target(name: "EvtoolClient", dependencies: ["CSQLite"]),
+
         // MARK: - Command line
         .executableTarget(
             name: "evtool",
@@ -72,6 +77,8 @@ let package = Package(
 
         // MARK: - Examples (not a product: swift run AppBackend STORE)
         .executableTarget(name: "AppBackend", dependencies: ["Commands", "Projections", "EvtoolKit"], path: "Examples/AppBackend"),
+        // The Event Search app's screens through EvtoolClient, on the command line (swift run PhoneApp).
+        .executableTarget(name: "PhoneApp", dependencies: ["EvtoolClient"], path: "Examples/PhoneApp"),
 
         // MARK: - Benchmarks (not a product: swift run -c release evtool-bench)
         .executableTarget(
@@ -98,6 +105,9 @@ let package = Package(
         .testTarget(name: "HTTPAPITests", dependencies: ["EventLog", "Commands", "Projections", "StoreSQLite", "StorePostgres", "EvtoolKit", "HTTPAPI", "HTTPServer", "TestSupport", "evtool"],
                     exclude: ["Clients"]),
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
+        // The client process EvtoolClientTests kills between a send and its outbox update.
+        .executableTarget(name: "ClientDriver", dependencies: ["EvtoolClient"], path: "Tests/ClientDriver"),
+        .testTarget(name: "EvtoolClientTests", dependencies: ["EvtoolClient", "EvtoolKit", "HTTPAPI", "TestSupport", "evtool", "ClientDriver", "PhoneApp"]),
         .testTarget(name: "EvtoolKitTests", dependencies: ["EventLog", "Commands", "Projections", "StorePostgres", "EvtoolKit", "TestSupport"]),
         .testTarget(name: "StorePostgresTests", dependencies: ["EventLog", "StorePostgres", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["EventLog", "JSONKit", "Commands", "Simulation", "StoreSQLite", "StorePostgres", "TestSupport"]),
