@@ -51,7 +51,7 @@ let package = Package(
         // Seeded user activity for `evtool demo`, the benchmarks and the tests (not a product).
         .target(name: "Simulation", dependencies: ["Commands"]),
         // The auditor's HTML pages (pure rendering plus reads through the store protocols).
-        .target(name: "AuditReport", dependencies: ["EventLog", "Commands", "Projections"]),
+        .target(name: "AuditReport", dependencies: ["EventLog", "Commands", "Projections", "EvtoolKit"]),
 
         // MARK: - Stores (I/O at the edges)
         .target(name: "StoreSQLite", dependencies: ["EventLog", "CSQLite"]),

@@ -17,9 +17,9 @@ package enum AuditReport {
         package var now: Date
         /// A checkpoint (and the key to check its signature) kept outside the store; user pages only.
         package var outside: SealCheck.Outside?
-        /// Where a user's page is, for the overview's links to them (a served page: the server's
-        /// route, relative to the overview); nil: users are named without links (a saved page).
-        package var userLink: (@Sendable (String) -> String)?
+        /// Where the page's links lead beyond itself (a served page: the server's routes,
+        /// relative to the page); ``Links/none`` for a saved page, whose links stay within it.
+        package var links: Links = .none
 
         /// Makes the options: `storeDescription` names the store on the page, `asOf` folds the views as of that point, `outside` is a checkpoint (and key) to check the seal against.
         package init(storeDescription: String, asOf: AsOf? = nil, now: Date = Date(), outside: SealCheck.Outside? = nil) {
@@ -28,6 +28,33 @@ package enum AuditReport {
             self.now = now
             self.outside = outside
         }
+    }
+
+    /// Where a page's links lead beyond the page. A saved page (`evtool report --out`) has no
+    /// other page beside it, so it links only within itself: positions to their rows, listings
+    /// to the user's event that shows them. A served page (`evtool serve`'s `/v1/audit` routes)
+    /// also links to the server's routes, each given here relative to the page's own address.
+    package struct Links: Sendable {
+        /// A user's page, by user id.
+        package var user: (@Sendable (String) -> String)?
+        /// The log at a position (the event there), for positions the page does not hold.
+        package var position: (@Sendable (Int64) -> String)?
+        /// A listing's cached details, by listing id; nil from the closure: none to link to.
+        package var listing: (@Sendable (String) -> String?)?
+        /// The store overview, from a user's page.
+        package var overview: String?
+
+        /// Makes the links.
+        package init(user: (@Sendable (String) -> String)? = nil, position: (@Sendable (Int64) -> String)? = nil,
+                     listing: (@Sendable (String) -> String?)? = nil, overview: String? = nil) {
+            self.user = user
+            self.position = position
+            self.listing = listing
+            self.overview = overview
+        }
+
+        /// No links beyond the page (a saved page).
+        package static let none = Links()
     }
 
     /// The page of one user: who and what, timeline, favorites over time, lists, searches, trust.
@@ -39,7 +66,7 @@ package enum AuditReport {
         // The user as typed names the stream the identity rule names (NFC; one recorded before the rule as recorded).
         let user = try UserStream.existing(typed: typed, in: store)
         return try UserReport.gather(user: user, in: store, asOf: options.asOf, storeDescription: options.storeDescription, now: options.now,
-                              outside: options.outside).html
+                              outside: options.outside).html(links: options.links)
     }
 
     /// The Content-Security-Policy every page carries in its `<meta>` tag (a server sends it as a header too).
@@ -48,6 +75,6 @@ package enum AuditReport {
     /// The page of the whole store: events per day by type, users, listings, seals, views, erasures.
     /// Cost: one streaming pass over the log.
     package static func overviewPage(store: any EventStore, options: Options) throws -> String {
-        try StoreOverview.gather(in: store, storeDescription: options.storeDescription, now: options.now).html(userLink: options.userLink)
+        try StoreOverview.gather(in: store, storeDescription: options.storeDescription, now: options.now).html(links: options.links)
     }
 }

@@ -48,9 +48,9 @@ enum HTML {
     /// in tables of ``chunkRows`` inside `div.chunk` blocks that the browser lays out and paints
     /// only when they are scrolled near (`content-visibility: auto`; printing renders them all).
     /// `id` names the outer `div`; each `tr` is as the caller made it, `<tbody>` holds them.
-    static func rows(id: String, className: String, columns: [(header: String, numeric: Bool)], rows: [String]) -> String {
+    static func rows(id: String, className: String, columns: [(header: String, numeric: Bool)], rows: [String], none: String = "None.") -> String {
         // No header row over nothing: an empty list says so.
-        guard !rows.isEmpty else { return "<p id=\"\(id)\" class=\"muted none\">None.</p>" }
+        guard !rows.isEmpty else { return "<p id=\"\(id)\" class=\"muted none\">\(escape(none))</p>" }
         let colgroup = "<colgroup>" + String(repeating: "<col>", count: columns.count) + "</colgroup>"
         var out = "<div id=\"\(id)\" class=\"rows \(className)\">"
         out += "<table class=\"fixed\">\(colgroup)<thead><tr>"
@@ -66,6 +66,24 @@ enum HTML {
         }
         return out + "</div>"
     }
+
+    /// A short table: `columns`' headers over `rows` (each `tr` as the caller made it), or, with
+    /// no rows, `none` in words in a paragraph of the same `id` (no header row over nothing).
+    static func table(id: String, columns: [(header: String, numeric: Bool)], rows: [String], none: String) -> String {
+        guard !rows.isEmpty else { return "<p id=\"\(id)\" class=\"muted none\">\(escape(none))</p>" }
+        var out = "<table id=\"\(id)\"><thead><tr>"
+        for column in columns { out += column.numeric ? "<th class=\"n\">\(escape(column.header))</th>" : "<th>\(escape(column.header))</th>" }
+        return out + "</tr></thead><tbody>" + rows.joined() + "</tbody></table>"
+    }
+
+    /// `text` (already HTML) as a link to `href` when there is one.
+    static func link(_ text: String, to href: String?) -> String {
+        guard let href else { return text }
+        return "<a href=\"\(escape(href))\">\(text)</a>"
+    }
+
+    /// The in-page anchor of the row of the event at `position` (user pages: the timeline's rows).
+    static func eventAnchor(_ position: Int64) -> String { "event-\(position)" }
 
     /// The page's stylesheet (screen and print); allowed by its SHA-256 in the CSP.
     static let css = """
@@ -84,10 +102,10 @@ enum HTML {
         .rows .chunk table{border-top:0}.rows td{unicode-bidi:plaintext}.rows td.n{unicode-bidi:isolate}
         .timeline col:nth-child(1){width:5em}.timeline col:nth-child(2){width:18.5em}.timeline col:nth-child(3){width:9.5em}
         .timeline col:nth-child(5){width:8em}.timeline col:nth-child(6){width:6em}.timeline col:nth-child(7){width:9em}
-        .searches col:nth-child(1){width:5em}.searches col:nth-child(2){width:18.5em}.searches col:nth-child(4){width:8em}
-        .searches col:nth-child(5){width:6.5em}.searches col:nth-child(7){width:5em}
+        .searches col:nth-child(1){width:5em}.searches col:nth-child(2),.searches col:nth-child(3){width:18.5em}.searches col:nth-child(5){width:8em}
+        .searches col:nth-child(6){width:6.5em}.searches col:nth-child(8){width:5em}
         .changes col:nth-child(1){width:9em}.changes col:nth-child(3),.changes col:nth-child(4){width:18.5em}
-        .rows td{font-variant-numeric:tabular-nums}.timeline td:nth-child(1),.searches td:nth-child(1),.searches td:nth-child(7){text-align:end}
+        .rows td{font-variant-numeric:tabular-nums}.timeline td:nth-child(1),.searches td:nth-child(1),.searches td:nth-child(8){text-align:end}
         dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
         dl.facts dt{font-weight:600}dl.facts dd{margin:0}
         .ok{color:#116329;font-weight:600}.bad{color:#a40e26;font-weight:600}#seal-checks li.ok{font-weight:400}

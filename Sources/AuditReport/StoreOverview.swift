@@ -9,15 +9,18 @@ package struct StoreOverview: Sendable {
     /// The event types the stacked chart shows in their own colour; the rest are "other".
     package static let chartedTypes = ["Searched", "Favorited", "Unfavorited", "DetailsViewed"]
 
-    /// One day of the log.
+    /// One day of the log. The activity (events by type, users) counts each event on the day
+    /// it occurred (``OccurredTime``: when the user acted); ``recorded`` on the day the store took it.
     package struct Day: Sendable, Hashable {
         /// The UTC day, in days since 1970-01-01.
         package var day: Int64
-        /// Events per type, in ``StoreOverview/chartedTypes`` order, then other types.
+        /// Events that occurred that day per type, in ``StoreOverview/chartedTypes`` order, then other types.
         package var byType: [Int]
-        /// Users with at least one event that day.
+        /// Events the store recorded that day.
+        package var recorded: Int
+        /// Users with at least one action that occurred that day.
         package var activeUsers: Int
-        /// Users seen on or before that day.
+        /// Users whose first action occurred on or before that day.
         package var users: Int
     }
 
@@ -63,6 +66,8 @@ package struct StoreOverview: Sendable {
     package var erasures: [UserReport.ErasureRecord] = []
     /// The checkpoints `evtool seal --key` signed and the store recorded, in order.
     package var signedCheckpoints: [RecordedCheckpoint] = []
+    /// The whole log's verify verdict (nil: not verified while gathering).
+    package var verdict: LogVerdict?
     /// The users with the most events, most first (at most ``gather(in:storeDescription:top:users:now:)``'s `users`).
     package var topUsers: [UserCount] = []
 
@@ -77,10 +82,13 @@ package struct StoreOverview: Sendable {
     /// Gathers the overview in one pass over the log up to the head read first.
     /// - Parameter top: how many listings the "most favorited/viewed" tables keep.
     /// - Parameter users: how many users the list of users keeps (most events first).
-    package static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, users listed: Int = 1_000, now: Date = Date()) throws -> StoreOverview {
+    /// - Parameter verify: also verify the whole log as `evtool verify` does (``verdict``).
+    package static func gather(in store: any EventStore, storeDescription: String, top: Int = 20, users listed: Int = 1_000, now: Date = Date(),
+                               verify: Bool = true) throws -> StoreOverview {
         let head = try store.headPosition()
         var overview = StoreOverview(storeDescription: storeDescription, madeAt: now, headPosition: head)
         var perDay: [Int64: [Int]] = [:]
+        var recordedPerDay: [Int64: Int] = [:]
         // Users by their stream id's bytes: two streams whose ids are canonically equal but
         // differ in bytes (written before the identity rule) are two users, as in `stats`.
         var activePerDay: [Int64: Set<StreamKey>] = [:]
@@ -92,14 +100,18 @@ package struct StoreOverview: Sendable {
         var cursor: Int64 = 0
         scanning: while cursor < head {
             var last = cursor
-            let count = try store.scanAll(after: cursor, limit: 5_000) { event in
+            // Whole events (the metadata too: the day each action occurred), 5,000 at a time.
+            let batch = try store.readAll(after: cursor, limit: 5_000)
+            let count = batch.count
+            for event in batch {
                 last = event.position
-                guard event.position <= head else { return }
+                guard event.position <= head else { continue }
                 overview.events += 1
-                let day = HTML.dayNumber(event.recordedAt)
+                let day = HTML.dayNumber(OccurredTime.of(event))
+                recordedPerDay[HTML.dayNumber(event.recordedAt), default: 0] += 1
                 perDay[day, default: Array(repeating: 0, count: chartedTypes.count + 1)][typeIndex[event.type] ?? chartedTypes.count] += 1
                 // An erasure's marker is no action of the user's.
-                guard !event.streamID.hasPrefix("$"), event.type != Erasure.markerType else { return }
+                guard !event.streamID.hasPrefix("$"), event.type != Erasure.markerType else { continue }
                 let user = StreamKey(UserStream.userID(ofStream: event.streamID))
                 activePerDay[day, default: []].insert(user)
                 eventsOfUser[user, default: 0] += 1
@@ -108,7 +120,7 @@ package struct StoreOverview: Sendable {
                 } else {
                     firstDayOfUser[user] = day
                 }
-                guard event.type == "Favorited" || event.type == "DetailsViewed", let decoded = ViewEvent.decode(event) else { return }
+                guard event.type == "Favorited" || event.type == "DetailsViewed", let decoded = ViewEvent.decode(event) else { continue }
                 switch decoded.action {
                 case let .favorited(listing, summary):
                     favorited[listing, default: (summary.name, 0)].count += 1
@@ -125,12 +137,13 @@ package struct StoreOverview: Sendable {
         var newUsersPerDay: [Int64: Int] = [:]
         for day in firstDayOfUser.values { newUsersPerDay[day, default: 0] += 1 }
         overview.users = firstDayOfUser.count
-        if let first = perDay.keys.min(), let last = perDay.keys.max() {
+        let allDays = Set(perDay.keys).union(recordedPerDay.keys)
+        if let first = allDays.min(), let last = allDays.max() {
             var users = 0
             for day in first...last {
                 users += newUsersPerDay[day] ?? 0
                 overview.days.append(Day(day: day, byType: perDay[day] ?? Array(repeating: 0, count: chartedTypes.count + 1),
-                                         activeUsers: activePerDay[day]?.count ?? 0, users: users))
+                                         recorded: recordedPerDay[day] ?? 0, activeUsers: activePerDay[day]?.count ?? 0, users: users))
             }
         }
         func ranked(_ counts: [String: (name: String, count: Int)]) -> [ListingCount] {
@@ -149,6 +162,7 @@ package struct StoreOverview: Sendable {
         }
         overview.erasures = try UserReport.ErasureRecord.all(in: store)
         if let recording = store as? any CheckpointRecording { overview.signedCheckpoints = try recording.recordedCheckpoints() }
+        if verify { overview.verdict = try LogVerdict.run(store, name: storeDescription) }
         return overview
     }
 }

@@ -3,16 +3,23 @@ import Foundation
 import Projections
 
 extension UserReport {
-    /// The report as one self-contained HTML page.
-    package var html: String {
+    /// The report as one self-contained HTML page (a saved page: links stay within it).
+    package var html: String { html(links: .none) }
+
+    /// The report as one self-contained HTML page, linking beyond itself where `links` says.
+    /// Positions of the user's events link to their timeline rows (`#event-POSITION`), listings
+    /// to the user's last event about them.
+    package func html(links: AuditReport.Links) -> String {
         var body = "<header><h1>Audit report: user \(HTML.user(user))</h1>"
-        body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription)).</p>"
+        body += "<p class=\"muted\">Made by evtool at \(HTML.escape(Timestamp.format(madeAt))) from \(HTML.user(storeDescription))."
+        if let overview = links.overview { body += " <a id=\"overview-link\" href=\"\(HTML.escape(overview))\">The store overview</a>." }
+        body += "</p>"
         body += "<nav id=\"contents\"><h2>Contents</h2><ol>"
             + [("summary", "Who and what"), ("trust", "Can this log be trusted?"), ("favorites-over-time", "Favorites over time"),
                ("lists", "Lists"), ("searches-section", "Searches"), ("timeline-section", "Timeline")]
                 .map { "<li><a href=\"#\($0.0)\">\($0.1)</a></li>" }.joined()
             + "</ol></nav></header>"
-        body += summarySection + trustSection + favoritesSection + listsSection + searchesSection + timelineSection
+        body += summarySection + trustSection + favoritesSection + listsSection + searchesSection + timelineSection(links)
         return HTML.page(title: "evtool audit report: \(user)", body: body)
     }
 
@@ -32,16 +39,15 @@ extension UserReport {
             ("Head position", "<span id=\"head\">\(headPosition)</span>"),
             ("Actions", "<span id=\"action-count\">\(rows.count)</span>"),
         ]
-        if let period {
-            facts.append(("Period", "<span id=\"period\">\(HTML.escape(Timestamp.format(period.first))) – \(HTML.escape(Timestamp.format(period.last)))</span>"))
+        if let period, let occurred = occurredPeriod {
+            facts.append(("Period (occurred)", "<span id=\"occurred-period\">\(HTML.escape(Timestamp.format(occurred.first))) – \(HTML.escape(Timestamp.format(occurred.last)))</span>"))
+            facts.append(("Period (recorded)", "<span id=\"period\">\(HTML.escape(Timestamp.format(period.first))) – \(HTML.escape(Timestamp.format(period.last)))</span>"))
         } else {
             facts.append(("Period", "<span id=\"period\">no actions</span>"))
         }
-        var counts = "<table id=\"counts\"><thead><tr><th>Type</th><th class=\"n\">Events</th></tr></thead><tbody>"
-        for (type, count) in countsByType.sorted(by: { $0.key < $1.key }) {
-            counts += "<tr><td dir=\"auto\">\(HTML.user(type))</td><td class=\"n\" data-type=\"\(HTML.escape(type))\">\(count)</td></tr>"
-        }
-        counts += "</tbody></table>"
+        let counts = HTML.table(id: "counts", columns: [("Type", false), ("Events", true)], rows: countsByType.sorted(by: { $0.key < $1.key }).map { type, count in
+            "<tr><td dir=\"auto\">\(HTML.user(type))</td><td class=\"n\" data-type=\"\(HTML.escape(type))\">\(count)</td></tr>"
+        }, none: "No actions.")
         return "<section id=\"summary\"><h2>Who and what</h2>" + HTML.facts(facts, id: "facts") + "<h3>Actions by type</h3>" + counts + "</section>"
     }
 
@@ -94,42 +100,54 @@ extension UserReport {
         return out + "</ul>"
     }
 
-    private var timelineSection: String {
-        var out = "<section id=\"timeline-section\"><h2>Timeline (\(rows.count) actions)</h2>"
+    /// The link of a listing id (already HTML): the user's last event about it on this page.
+    private func listing(_ id: String, _ text: String) -> String {
+        HTML.link(text, to: lastEventOfListing[id].map { "#" + HTML.eventAnchor($0) })
+    }
+
+    private func timelineSection(_ links: AuditReport.Links) -> String {
+        var out = "<section id=\"timeline-section\"><h2>Timeline (\(rows.count.counted("action")))</h2>"
+        out += "<p class=\"muted\">Recorded: when the store took the event (its clock; the log's order). Occurred: when the user acted, by the client's clock (<code>occurredAt</code>); the charts above use it.</p>"
         var lines: [String] = []
         lines.reserveCapacity(rows.count)
         for row in rows {
             let entry = row.entry
             // The action's own time (X-Occurred-At, --occurred-at) beside the time the log recorded it.
-            let head = "<td>\(entry.position)</td><td>\(Timestamp.format(entry.recordedAt))</td>"
+            let head = "<td><a href=\"#\(HTML.eventAnchor(entry.position))\">\(entry.position)</a></td><td>\(Timestamp.format(entry.recordedAt))</td>"
                 + "<td>\(entry.occurredAt.map(Timestamp.format) ?? "-")</td><td>\(HTML.cell(entry.type))</td>"
             if let erasure = row.erasure {
-                lines.append("<tr class=\"erased\" data-position=\"\(entry.position)\">" + head
-                    + "<td colspan=\"4\">erased at \(Timestamp.format(erasure.recordedAt)) by \(HTML.user(erasure.by)): \(HTML.user(erasure.reason)) (UserErased at position \(erasure.position))</td></tr>")
+                let erasedAt = HTML.link(String(erasure.position), to: links.position?(erasure.position))
+                lines.append("<tr id=\"\(HTML.eventAnchor(entry.position))\" class=\"erased\" data-position=\"\(entry.position)\">" + head
+                    + "<td colspan=\"4\">erased at \(Timestamp.format(erasure.recordedAt)) by \(HTML.user(erasure.by)): \(HTML.user(erasure.reason)) (UserErased at position \(erasedAt))</td></tr>")
                 continue
             }
-            lines.append("<tr data-position=\"\(entry.position)\">" + head + "<td>\(HTML.cell(entry.summary))</td><td>\(HTML.cell(entry.source ?? "-"))</td>"
+            lines.append("<tr id=\"\(HTML.eventAnchor(entry.position))\" data-position=\"\(entry.position)\">" + head + "<td>\(HTML.cell(entry.summary))</td><td>\(HTML.cell(entry.source ?? "-"))</td>"
                 + "<td>\(HTML.cell(entry.requestID ?? "-"))</td><td>\(HTML.cell(entry.correlationID ?? "-"))</td></tr>")
         }
         out += HTML.rows(id: "timeline", className: "timeline", columns: [
             ("Position", true), ("Recorded", false), ("Occurred", false), ("Type", false), ("What", false), ("Source", false), ("Request", false),
             ("Correlation", false),
-        ], rows: lines)
+        ], rows: lines, none: "No actions.")
         return out + "</section>"
     }
 
     private var favoritesSection: String {
         var out = "<section id=\"favorites-over-time\"><h2>Favorites over time</h2>"
-        out += Chart.steps(favoritesByDay, id: "favorites-chart", label: "favorites held at the end of each day (UTC)")
-        out += "<details><summary>Favorites held at the end of each day (\(favoritesByDay.count.counted("day")))</summary><table id=\"favorites-by-day\"><thead><tr><th>Day (UTC)</th><th class=\"n\">Favorites</th></tr></thead><tbody>"
-        for point in favoritesByDay { out += "<tr><td class=\"t\">\(HTML.day(point.day))</td><td class=\"n\">\(point.count)</td></tr>" }
-        out += "</tbody></table></details>"
-        out += "<h3>Each listing: added and removed</h3>"
+        out += "<p class=\"muted\">By the day each action occurred (UTC; the client's <code>occurredAt</code>): the favorites held after the last action that occurred that day.</p>"
+        out += Chart.steps(favoritesByDay, id: "favorites-chart", label: "favorites held at the end of each day the actions occurred (UTC)")
+        if !favoritesByDay.isEmpty {
+            out += "<details><summary>Favorites held at the end of each day (\(favoritesByDay.count.counted("day")))</summary>"
+            out += HTML.table(id: "favorites-by-day", columns: [("Day (UTC)", false), ("Favorites", true)],
+                              rows: favoritesByDay.map { "<tr><td class=\"t\">\(HTML.day($0.day))</td><td class=\"n\">\($0.count)</td></tr>" }, none: "No days.")
+            out += "</details>"
+        }
+        out += "<h3>Each listing: added and removed (occurred)</h3>"
         let changes = favoriteChanges.map { change in
-            "<tr><td>\(HTML.cell(change.listingID))</td><td>\(HTML.cell(change.name))</td><td>\(change.added.map(Timestamp.format) ?? "-")</td>"
+            "<tr><td>\(listing(change.listingID, HTML.cell(change.listingID)))</td><td>\(HTML.cell(change.name))</td><td>\(change.added.map(Timestamp.format) ?? "-")</td>"
                 + "<td>\(change.removed.map(Timestamp.format) ?? "still held")</td></tr>"
         }
-        out += HTML.rows(id: "favorite-changes", className: "changes", columns: [("Listing", false), ("Name", false), ("Added", false), ("Removed", false)], rows: changes)
+        out += HTML.rows(id: "favorite-changes", className: "changes", columns: [("Listing", false), ("Name", false), ("Added", false), ("Removed", false)], rows: changes,
+                         none: "The user never favorited a listing.")
         return out + "</section>"
     }
 
@@ -138,7 +156,7 @@ extension UserReport {
         out += "<h3>Favorites (\(favorites?.items.count ?? 0))</h3>"
         if favorites?.items.isEmpty ?? true { out += "<p id=\"favorites\" class=\"muted\">No favorites.</p>" } else { out += "<table id=\"favorites\"><thead><tr><th>Listing</th><th>Name</th><th>Venue</th><th>Date</th><th>Category</th><th>Added</th></tr></thead><tbody>" }
         for item in favorites?.items ?? [] {
-            out += "<tr data-listing=\"\(HTML.escape(item.listingID))\"><td dir=\"auto\">\(HTML.user(item.listingID))</td><td dir=\"auto\">\(HTML.user(item.summary.name))</td><td dir=\"auto\">\(HTML.user(item.summary.venue))</td>"
+            out += "<tr data-listing=\"\(HTML.escape(item.listingID))\"><td dir=\"auto\">\(listing(item.listingID, HTML.user(item.listingID)))</td><td dir=\"auto\">\(HTML.user(item.summary.name))</td><td dir=\"auto\">\(HTML.user(item.summary.venue))</td>"
             out += "<td dir=\"auto\">\(HTML.user(item.summary.localDateTime))</td><td dir=\"auto\">\(HTML.user(item.summary.category))</td><td class=\"t\">\(Timestamp.format(item.addedAt))</td></tr>"
         }
         if !(favorites?.items.isEmpty ?? true) { out += "</tbody></table>" }
@@ -158,18 +176,19 @@ extension UserReport {
         if recentlyViewed?.items.isEmpty ?? true { return out + "<p id=\"viewed\" class=\"muted\">Nothing viewed.</p></section>" }
         out += "<table id=\"viewed\"><thead><tr><th>Listing</th><th>Name</th><th>Viewed</th></tr></thead><tbody>"
         for item in recentlyViewed?.items ?? [] {
-            out += "<tr data-listing=\"\(HTML.escape(item.listingID))\"><td dir=\"auto\">\(HTML.user(item.listingID))</td><td dir=\"auto\">\(HTML.user(item.name))</td><td class=\"t\">\(Timestamp.format(item.viewedAt))</td></tr>"
+            out += "<tr data-listing=\"\(HTML.escape(item.listingID))\"><td dir=\"auto\">\(listing(item.listingID, HTML.user(item.listingID)))</td><td dir=\"auto\">\(HTML.user(item.name))</td><td class=\"t\">\(Timestamp.format(item.viewedAt))</td></tr>"
         }
         return out + "</tbody></table></section>"
     }
 
     private var searchesSection: String {
         let lines = searches.map { search in
-            "<tr><td>\(search.position)</td><td>\(Timestamp.format(search.recordedAt))</td><td>\(HTML.cell(search.keyword))</td><td>\(HTML.cell(search.category))</td>"
+            "<tr><td><a href=\"#\(HTML.eventAnchor(search.position))\">\(search.position)</a></td><td>\(Timestamp.format(search.recordedAt))</td><td>\(Timestamp.format(search.occurredAt))</td><td>\(HTML.cell(search.keyword))</td><td>\(HTML.cell(search.category))</td>"
                 + "<td>\(HTML.escape(search.distance))</td><td>\(HTML.cell(search.location))</td><td>\(search.results.map(String.init) ?? "-")</td></tr>"
         }
         return "<section id=\"searches-section\"><h2>Searches (\(searches.count))</h2>" + HTML.rows(id: "searches", className: "searches", columns: [
-            ("Position", true), ("Recorded", false), ("Keyword", false), ("Category", false), ("Distance", false), ("Location", false), ("Results", true),
-        ], rows: lines) + "</section>"
+            ("Position", true), ("Recorded", false), ("Occurred", false), ("Keyword", false), ("Category", false), ("Distance", false), ("Location", false),
+            ("Results", true),
+        ], rows: lines, none: "No searches.") + "</section>"
     }
 }

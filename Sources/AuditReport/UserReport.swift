@@ -39,9 +39,9 @@ package struct UserReport: Sendable {
         package var listingID: String
         /// The listing's name from the favorite.
         package var name: String
-        /// When it was favorited (nil: before the report's first event).
+        /// When it was favorited, by the client's clock (``OccurredTime``; nil: before the report's first event).
         package var added: Date?
-        /// When it was removed (nil: still a favorite).
+        /// When it was removed, by the client's clock (nil: still a favorite).
         package var removed: Date?
     }
 
@@ -51,6 +51,8 @@ package struct UserReport: Sendable {
         package var position: Int64
         /// When the store recorded it.
         package var recordedAt: Date
+        /// When the user searched, by the client's clock (``OccurredTime``).
+        package var occurredAt: Date
         /// What the user searched for.
         package var keyword: String
         /// The category searched in.
@@ -84,12 +86,17 @@ package struct UserReport: Sendable {
     package var rows: [Row] = []
     /// The user's events per type.
     package var countsByType: [String: Int] = [:]
-    /// The user's favorites count at the end of each UTC day from the first action's day to the last's.
+    /// The user's favorites count at the end of each UTC day, by the day each action occurred
+    /// (``OccurredTime``), from the first such day to the last: the count after the last action
+    /// in log order that occurred that day (the days without one carry the day before's count).
     package var favoritesByDay: [(day: Int64, count: Int)] = []
     /// Every favorite the user added or removed, with when.
     package var favoriteChanges: [FavoriteChange] = []
     /// The user's searches, oldest first.
     package var searches: [SearchRow] = []
+    /// Each listing the user favorited, removed or opened: the position of the last such event
+    /// on the page (the page links a listing to that row of its timeline).
+    package var lastEventOfListing: [String: Int64] = [:]
     /// The favorites view folded from the user's stream (as of ``asOf``).
     package var favorites: FavoritesProjection.Document?
     /// The recent searches view folded from the user's stream (as of ``asOf``).
@@ -107,9 +114,16 @@ package struct UserReport: Sendable {
     /// The checkpoint given, when no seal covers the user's last event (it is then not checked).
     package var uncheckedCheckpoint: String?
 
-    /// The first and last action's times.
+    /// The first and last action's recorded times (the store's clock).
     package var period: (first: Date, last: Date)? {
         guard let first = rows.first?.entry.recordedAt, let last = rows.last?.entry.recordedAt else { return nil }
+        return (first, last)
+    }
+
+    /// The earliest and latest time the user's actions occurred (the client's clock, ``OccurredTime``).
+    package var occurredPeriod: (first: Date, last: Date)? {
+        let times = rows.map { $0.entry.occurredAt ?? $0.entry.recordedAt }
+        guard let first = times.min(), let last = times.max() else { return nil }
         return (first, last)
     }
 
@@ -127,7 +141,7 @@ package struct UserReport: Sendable {
         var recent: RecentSearchesProjection.Document?
         var viewed: RecentlyViewedProjection.Document?
         var changes: [String: Int] = [:]  // listing → index of its open change in favoriteChanges
-        var currentDay: Int64?
+        var countAtDay: [Int64: Int] = [:]  // occurred day → favorites after the last action (in log order) that occurred that day
         var next: Int64 = 1
         reading: while true {
             let batch = try store.read(stream: stream, from: next, direction: .forwards, limit: 1_000)
@@ -139,25 +153,29 @@ package struct UserReport: Sendable {
                 // A tombstone the erasure covers, or the erasure's marker (appended just before its `UserErased` event).
                 let erasure = erasures.first { recorded.position <= $0.throughPosition && recorded.data == Erasure.tombstone }
                     ?? (Erasure.isMarker(recorded) ? erasures.first { $0.position == recorded.position + 1 } : nil)
-                report.rows.append(Row(entry: History.entry(for: recorded), erasure: erasure))
+                let entry = History.entry(for: recorded)
+                report.rows.append(Row(entry: entry, erasure: erasure))
                 report.countsByType[recorded.type, default: 0] += 1
-                let day = HTML.dayNumber(recorded.recordedAt)
-                if let open = currentDay, day != open {
-                    report.closeDays(through: day - 1, from: open, count: favorites?.count ?? 0)
-                }
-                currentDay = day
+                let occurredAt = entry.occurredAt ?? recorded.recordedAt
+                let day = HTML.dayNumber(occurredAt)
+                defer { countAtDay[day] = favorites?.count ?? 0 }
                 guard erasure == nil, let event = ViewEvent.decode(recorded) else { continue }
                 Views.favorites.evolve(&favorites, with: event)
                 Views.recentSearches.evolve(&recent, with: event)
                 Views.recentlyViewed.evolve(&viewed, with: event)
                 switch event.action {
+                case .favorited(let listing, _), .unfavorited(let listing), .detailsViewed(let listing, _, _):
+                    report.lastEventOfListing[listing] = recorded.position
+                default: break
+                }
+                switch event.action {
                 case .favorited(let listing, let summary):
                     if changes[listing] == nil {
                         changes[listing] = report.favoriteChanges.count
-                        report.favoriteChanges.append(FavoriteChange(listingID: listing, name: summary.name, added: recorded.recordedAt, removed: nil))
+                        report.favoriteChanges.append(FavoriteChange(listingID: listing, name: summary.name, added: occurredAt, removed: nil))
                     }
                 case .unfavorited(let listing):
-                    if let index = changes.removeValue(forKey: listing) { report.favoriteChanges[index].removed = recorded.recordedAt }
+                    if let index = changes.removeValue(forKey: listing) { report.favoriteChanges[index].removed = occurredAt }
                 case .searched(let search):
                     let place: String
                     switch search.location {
@@ -165,7 +183,7 @@ package struct UserReport: Sendable {
                     case let .custom(text): place = text
                     }
                     report.searches.append(SearchRow(
-                        position: recorded.position, recordedAt: recorded.recordedAt, keyword: search.keyword, category: search.category.rawValue,
+                        position: recorded.position, recordedAt: recorded.recordedAt, occurredAt: occurredAt, keyword: search.keyword, category: search.category.rawValue,
                         distance: "\(History.formatDistance(search.distance)) \(search.units.rawValue)", location: place, results: search.resultCount))
                 case .detailsViewed, .erased: break
                 }
@@ -173,7 +191,13 @@ package struct UserReport: Sendable {
             guard let last = batch.last, batch.count == 1_000 else { break }
             next = last.version + 1
         }
-        if let open = currentDay { report.closeDays(through: open, from: open, count: favorites?.count ?? 0) }
+        if let first = countAtDay.keys.min(), let last = countAtDay.keys.max() {
+            var held = 0
+            for day in first...last {
+                held = countAtDay[day] ?? held
+                report.favoritesByDay.append((day, held))
+            }
+        }
         report.favorites = favorites
         report.recentSearches = recent
         report.recentlyViewed = viewed
@@ -198,12 +222,6 @@ package struct UserReport: Sendable {
         }
         if report.sealCheck == nil, let outside { report.uncheckedCheckpoint = outside.name }
         return report
-    }
-
-    /// Records `count` as the favorites held at the end of every day from `from` through `through`.
-    private mutating func closeDays(through: Int64, from: Int64, count: Int) {
-        guard through >= from else { return }
-        for day in from...through { favoritesByDay.append((day, count)) }
     }
 }
 

@@ -16,7 +16,9 @@ extension API {
         let asOf = try asOf(match)
         try application.checkWithinLog(asOf)
         let user = try application.userWithEvents(typed: match.parameter("user"))
-        let options = AuditReport.Options(storeDescription: storeDescription, asOf: asOf)
+        var options = AuditReport.Options(storeDescription: storeDescription, asOf: asOf)
+        // The page is served at /v1/audit/users/{user}: the API's routes are two segments up.
+        options.links = auditLinks(prefix: "../../")
         return Self.page(try AuditReport.userPage(user: user, store: application.store, options: options))
     }
 
@@ -26,9 +28,23 @@ extension API {
             throw Problem(.malformedRequest, "'as-of' goes with a user's page (/v1/audit/users/{user}), not the store overview", field: "as-of")
         }
         var options = AuditReport.Options(storeDescription: storeDescription)
-        // The overview is served at /v1/audit: its users' pages are at audit/users/{user} beside it.
-        options.userLink = { "audit/users/" + PathSegments.encoded($0) }
+        // The overview is served at /v1/audit: the API's routes (audit/users/{user} …) are beside it.
+        options.links = auditLinks(prefix: "")
         return Self.page(try AuditReport.overviewPage(store: application.store, options: options))
+    }
+
+    /// Where a served audit page links, relative to a page `prefix` below /v1/: a user's page,
+    /// the log at a position (GET /v1/log, the event there), a listing's cached details when the
+    /// view holds them (else no link), and the store overview.
+    func auditLinks(prefix: String) -> AuditReport.Links {
+        let application = application
+        return AuditReport.Links(
+            user: { prefix + "audit/users/" + PathSegments.encoded($0) },
+            position: { prefix + "log?after=\(max(0, $0 - 1))&limit=1" },
+            listing: { listing in
+                (try? application.currentDetailsAnswer(listing: listing).bytes) != nil ? prefix + "listings/" + PathSegments.encoded(listing) + "/details" : nil
+            },
+            overview: prefix + "audit")
     }
 
     /// An HTML page with the page's own Content-Security-Policy as a response header too.

@@ -5,12 +5,16 @@ Usage: python report_page.py PAGE.html|URL SCREENSHOT.png
 
 The Swift tests (Tests/ReportTests) compare that JSON with what the evtool commands say. The
 script itself asserts nothing: it reports the page's tables, chart points, the network requests
-the browser's performance log saw, the console, and whether an injected handler ran.
+the browser's performance log saw, the console, whether an injected handler ran, the in-page
+links whose targets are missing, the tables with a header over no rows, and (for a served
+page) the status each of its other links answers with the same token.
 """
 import json
 import os
 import sys
 import time
+import urllib.error
+import urllib.request
 
 from chromium import chromium
 
@@ -63,6 +67,19 @@ return {
     checkpoints: table('checkpoints'),
     erasures: table('erasures'),
   },
+  verdict: document.getElementById('verdict') ? [document.getElementById('verdict').dataset.status, document.getElementById('verdict').textContent] : null,
+  verdictChecks: Array.from(document.querySelectorAll('#verdict-checks li')).map(li => li.textContent),
+  activePoints: document.querySelectorAll('#active-chart circle.point').length,
+  usersPoints: document.querySelectorAll('#users-chart circle.point').length,
+  // Each in-page link whose target is not on the page, and every other link (resolved).
+  missingAnchors: Array.from(document.querySelectorAll('a[href^="#"]')).map(a => a.getAttribute('href'))
+    .filter(h => !document.getElementById(decodeURIComponent(h.slice(1)))),
+  inPageLinks: document.querySelectorAll('a[href^="#"]').length,
+  otherLinks: Array.from(document.querySelectorAll('a[href]')).filter(a => !a.getAttribute('href').startsWith('#')).map(a => a.href),
+  // Each table whose header row stands over no rows (a long table's rows are in chunks beside its header).
+  emptyHeaders: Array.from(document.querySelectorAll('table')).filter(t => t.tHead && t.tHead.rows.length > 0)
+    .filter(t => (t.parentElement.classList.contains('rows') ? t.parentElement : t).querySelectorAll('tbody tr').length === 0)
+    .map(t => t.id || (t.parentElement && t.parentElement.id) || t.outerHTML.slice(0, 80)),
   bodyText: document.body.textContent,
   loadMilliseconds: timing ? timing.loadEventEnd - timing.startTime : null,
 };
@@ -90,6 +107,17 @@ def main():
                 requests.append({"url": params["request"]["url"], "document": params.get("documentURL", "")})
         result["requests"] = requests
         result["console"] = [entry["message"] for entry in driver.get_log("browser")]
+        # A served page's links, each asked for with the page's token: the status it answered.
+        statuses = []
+        if url.startswith("http://"):
+            headers = {"Authorization": "Bearer " + os.environ["EVTOOL_TEST_BEARER"]} if os.environ.get("EVTOOL_TEST_BEARER") else {}
+            for link in sorted(set(result["otherLinks"])):
+                try:
+                    with urllib.request.urlopen(urllib.request.Request(link, headers=headers), timeout=30) as response:
+                        statuses.append([link, response.status])
+                except urllib.error.HTTPError as error:
+                    statuses.append([link, error.code])
+        result["linkStatuses"] = statuses
         height = driver.execute_script("return Math.min(document.documentElement.scrollHeight, 6000)")
         driver.set_window_size(1280, max(800, height))
         driver.save_screenshot(screenshot)

@@ -203,7 +203,7 @@ struct HTTPConventionsTests {
         let api = API(application: Application(store: file.store), tokens: nil, sealKey: key)
         #expect(api.respond(to: HTTPRequest(method: "PUT", target: "/v1/users/ada/favorites/L1", headers: Self.json, body: Self.summary)).status == 201)
         let empty = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit")).text
-        #expect(empty.contains(#"<h2>Signed checkpoints (0)</h2><p id="signed-checkpoints" class="muted none">None.</p>"#), "none yet, said so")
+        #expect(empty.contains(#"<h2>Signed checkpoints (0)</h2><p id="signed-checkpoints" class="muted none">No checkpoints recorded (each evtool seal --key records one).</p>"#), "none yet, said so")
         let sealed = api.respond(to: HTTPRequest(method: "POST", target: "/v1/admin/seal"))
         #expect(sealed.status == 200 || sealed.status == 201, "\(sealed.status) \(sealed.text)")
         let overview = api.respond(to: HTTPRequest(method: "GET", target: "/v1/audit")).text

@@ -44,6 +44,16 @@ enum Browser {
             }
             var description: String { "\(day)=\(count)" }
         }
+        struct LinkStatus: Decodable, CustomStringConvertible {
+            var url: String
+            var status: Int
+            init(from decoder: Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                url = try container.decode(String.self)
+                status = try container.decode(Int.self)
+            }
+            var description: String { "\(url) \(status)" }
+        }
         struct Request: Decodable, CustomStringConvertible {
             var url: String
             var document: String
@@ -73,6 +83,15 @@ enum Browser {
         var favoriteChanges: [[String]]?
         var points: [Point]
         var overview: Overview
+        var verdict: [String]?
+        var verdictChecks: [String]
+        var activePoints: Int
+        var usersPoints: Int
+        var missingAnchors: [String]
+        var inPageLinks: Int
+        var otherLinks: [String]
+        var emptyHeaders: [String]
+        var linkStatuses: [LinkStatus]
         var bodyText: String
         var openSeconds: Double
         var requests: [Request]

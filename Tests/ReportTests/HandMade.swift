@@ -1,9 +1,10 @@
+import EventLog
 import Foundation
 import TestSupport
 
 /// Hand-made stores: actions recorded through the CLI into a staging SQLite file, exported,
 /// given recording times 11 hours apart from 2026-03-01T09:00:00Z (ada's ten events span five
-/// days), and imported into the store under test (SQLite or PostgreSQL), then sealed.
+/// days) and times they occurred half an hour before each, and imported into the store under test (SQLite or PostgreSQL), then sealed.
 enum HandMade {
     static let details = """
         {"listingID":"L7","info":{"name":"Hamilton","artistsOrTeams":[],"venue":"Pantages Theatre","localDateTime":"2026-12-05 19:30:00",
@@ -70,6 +71,10 @@ enum HandMade {
             text = text.replacingOccurrences(of: #""hash":"[0-9a-f]+","#, with: "", options: .regularExpression)
             if let range = text.range(of: #""recordedAt":"[^"]+""#, options: .regularExpression) {
                 text.replaceSubrange(range, with: "\"recordedAt\":\"\(format(time))\"")
+            }
+            // The action occurred half an hour before the store recorded it (the same UTC day).
+            if let range = text.range(of: #""occurredAt":"[^"]+""#, options: .regularExpression) {
+                text.replaceSubrange(range, with: "\"occurredAt\":\"\(Timestamp.format(time - 1_800))\"")
             }
             time += 11 * 3_600
             lines.append(text)

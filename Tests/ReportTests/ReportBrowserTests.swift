@@ -6,17 +6,24 @@ import Testing
 /// commands say for the same user and point, nothing leaves the page, nothing runs.
 @Suite("Report: pages in a real browser", .serialized)
 struct ReportBrowserTests {
-    @Test("demo store on SQLite: counts, timeline and lists equal history/favorites/recent/viewed --json, now and as of a position")
+    @Test("demo store on SQLite: counts, timeline and lists equal history/favorites/recent/viewed --json, now and as of a position; the charts have a point a day of --days; the overview's verdict is verify's")
     func demoStoreSQLite() throws {
         let folder = try Browser.outputFolder("demo-sqlite")
         let store = "sqlite:" + folder + "/demo.sqlite"
         try? FileManager.default.removeItem(atPath: folder + "/demo.sqlite")
-        let demo = try Processes.run(Processes.evtool, ["demo", "--users", "8", "--actions", "400", "--store", store])
+        let demo = try Processes.run(Processes.evtool, ["demo", "--users", "8", "--actions", "400", "--days", "5", "--seed", "3", "--store", store])
         #expect(demo.status == 0, "\(demo)")
         #expect(try Processes.run(Processes.evtool, ["seal", "--store", store]).status == 0)
         let user = try Shell.busiestUser(store)
         let page = try Shell.report(store: store, user: user, asOf: nil, folder: folder, name: "user")
         try Shell.expectMatches(page, store: store, user: user, asOf: nil)
+        // Five days of actions end today: five or six UTC days (the span starts part way through one).
+        #expect((5...6).contains(page.points.count), "one point a day the user's actions occurred over: \(page.points)")
+        try Shell.expectChartMatchesOccurred(page, store: store, user: user)
+        let overview = try Shell.overview(store: store, folder: folder, name: "overview")
+        #expect((5...6).contains(Set(overview.overview.bars.map(\.day)).count), "\(overview.overview.bars)")
+        #expect(overview.activePoints > 1 && overview.activePoints == Set(overview.overview.bars.map(\.day)).count)
+        try Shell.expectVerdict(overview, store: store)
         #expect(page.seal == "1", "the seal made after the demo covers the user's last event")
         #expect(page.sealCheck == "verified" && page.sealSteps.contains { $0[0] == "hash" && $0[1] == "passed" }, "\(page.sealSteps)")
 
@@ -40,11 +47,32 @@ struct ReportBrowserTests {
         #expect(page.points.count == 5, "\(page.points)")
         #expect(Set(page.points.map(\.count)).count > 1, "the favorites count changes over the days: \(page.points)")
         #expect(page.favoriteChanges?.contains { $0[0] == "L7" && $0[3] != "still held" } == true, "L7 was removed: \(page.favoriteChanges ?? [])")
-        #expect(page.searches?.map { $0[2] } == ["Hamilton", "jazz clubs", "Lakers"], "\(page.searches ?? [])")
+        #expect(page.searches?.map { $0[3] } == ["Hamilton", "jazz clubs", "Lakers"], "\(page.searches ?? [])")
+        let occurred = try Shell.history(store: store, user: "ada", asOf: nil).filter { $0.type == "Searched" }.map(\.occurredAt)
+        #expect(page.searches?.map { $0[2] } == occurred, "the searches show when each occurred: \(page.searches ?? [])")
 
         let past = try Shell.report(store: store, user: "ada", asOf: "2026-03-03T00:00:00Z", folder: folder, name: "ada-as-of-time")
         try Shell.expectMatches(past, store: store, user: "ada", asOf: "2026-03-03T00:00:00Z")
         #expect(past.timeline.count < page.timeline.count && !past.timeline.isEmpty)
+
+        let overview = try Shell.overview(store: store, folder: folder, name: "overview")
+        #expect(Set(overview.overview.bars.map(\.day)).count == 6, "ada's five days and bob's sixth: \(overview.overview.bars)")
+        try Shell.expectVerdict(overview, store: store)
+    }
+
+    @Test("a fresh store's overview says in words that each list is empty (no header over nothing) and that there is nothing to verify")
+    func freshStore() throws {
+        let folder = try Browser.outputFolder("fresh-sqlite")
+        let path = folder + "/fresh.sqlite"
+        try? FileManager.default.removeItem(atPath: path)
+        let store = "sqlite:" + path
+        try Shell.evtool(["init"], store: store)
+        let overview = try Shell.overview(store: store, folder: folder, name: "overview")
+        #expect(overview.verdict?.first == "empty", "\(overview.verdict ?? [])")
+        #expect(overview.overview.bars.isEmpty && overview.activePoints == 0)
+        for words in ["No users.", "No listing was favorited.", "No seals", "No checkpoints recorded", "No user was erased."] {
+            #expect(overview.bodyText.contains(words), "'\(words)' is not on the page")
+        }
     }
 
     @Test("hand-made store on SQLite with an erasure: erased rows show who, why and when; the store overview's numbers equal the log's")
@@ -69,11 +97,21 @@ struct ReportBrowserTests {
         let users = Set(events.compactMap { $0["stream"] as? String }.filter { !$0.hasPrefix("$") })
         #expect(overview.overview.users == String(users.count))
         #expect(overview.overview.bars.map(\.count).reduce(0, +) == events.count, "every event is in one bar")
+        // The bars count each event on the day it occurred (its metadata's occurredAt, else its recorded time);
+        // the days table has the events recorded each day beside them.
         var perDay: [String: Int] = [:]
-        for event in events { perDay[String((event["recordedAt"] as? String ?? "").prefix(10)), default: 0] += 1 }
+        var recordedPerDay: [String: Int] = [:]
+        for event in events {
+            let occurred = (event["metadata"] as? [String: Any])?["occurredAt"] as? String ?? event["recordedAt"] as? String ?? ""
+            perDay[String(occurred.prefix(10)), default: 0] += 1
+            recordedPerDay[String((event["recordedAt"] as? String ?? "").prefix(10)), default: 0] += 1
+        }
         var barsPerDay: [String: Int] = [:]
         for bar in overview.overview.bars { barsPerDay[bar.day, default: 0] += bar.count }
         #expect(barsPerDay == perDay)
+        let recordedColumn = (overview.overview.days ?? []).compactMap { row in Int(row[6]).map { (row[0], $0) } }.filter { $0.1 > 0 }
+        #expect(Dictionary(uniqueKeysWithValues: recordedColumn) == recordedPerDay, "\(overview.overview.days ?? [])")
+        #expect(overview.verdict?.first == "verified", "\(overview.verdict ?? [])")
         #expect(overview.overview.erasures?.count == 1 && overview.overview.erasures?.first?[5] == "GDPR request #7")
         #expect(overview.overview.seals?.count == 1)
         // ada favorited L7 twice and L8 once; bob's favorite of L8 is erased, so it no longer counts.
@@ -100,6 +138,9 @@ struct ReportBrowserTests {
         try LocalServer.waitUntilListening(port, process: server)
         let url = "http://127.0.0.1:\(port)/v1/audit/users/ada"
         let page = try Browser.load(url, screenshot: folder + "/served.png", bearer: token)
+        let overviewURL = "http://127.0.0.1:\(port)/v1/audit"
+        let overview = try Browser.load(overviewURL, screenshot: folder + "/served-overview.png", bearer: token)
+        let bob = try Browser.load(url.replacingOccurrences(of: "/ada", with: "/bob"), screenshot: folder + "/served-bob.png", bearer: token)
         server.send(SIGTERM)
         let ended = try server.finish()
         #expect(ended.status == 0, "\(ended.errors.suffix(1_000))")
@@ -112,6 +153,19 @@ struct ReportBrowserTests {
         #expect(page.sealCheck == "verified" && page.chain == "verified")
         #expect(FileManager.default.fileExists(atPath: folder + "/served.png"))
         try Shell.expectMatches(page, store: store, user: "ada", asOf: nil)
+
+        // Served pages link to the server's routes too: each answers 200 to the same token.
+        for served in [page, overview, bob] { Shell.expectLinksAndTables(served, saved: false) }
+        let base = "http://127.0.0.1:\(port)/v1/"
+        #expect(page.otherLinks.contains(base + "audit"), "the user's page links to the overview: \(page.otherLinks)")
+        #expect(overview.otherLinks.contains(base + "audit/users/ada") && overview.otherLinks.contains(base + "audit/users/bob"), "\(overview.otherLinks)")
+        #expect(overview.otherLinks.contains { $0.hasPrefix(base + "log?after=") }, "the seal's position links to the log: \(overview.otherLinks)")
+        #expect(overview.otherLinks.contains(base + "listings/L7/details"), "the most viewed listing links to its cached details: \(overview.otherLinks)")
+        for served in [page, overview, bob] {
+            #expect(!served.linkStatuses.isEmpty && served.linkStatuses.count == Set(served.otherLinks).count)
+            #expect(served.linkStatuses.allSatisfy { $0.status == 200 }, "\(served.linkStatuses)")
+        }
+        try Shell.expectVerdict(overview, store: store)
     }
 
     @Test("hostile strings (markup, </style>, RTL override, 10 KB names) show as text; no script runs; the layout holds")

@@ -38,6 +38,52 @@ struct ReportCommandTests {
         #expect(try String(contentsOfFile: old, encoding: .utf8).hasPrefix("<!DOCTYPE html>") && !String(contentsOfFile: old, encoding: .utf8).contains("old page"))
     }
 
+    @Test("demo --days: the actions' occurredAt spread over the last N days in log order, the same offsets for a seed, recorded now; a bad --days is a usage error naming it")
+    func demoSpan() throws {
+        let folder = try TemporaryDirectory(); defer { folder.remove() }
+        /// Each event's occurredAt and recordedAt, in microseconds since 1970, in log order.
+        func times(_ name: String, seed: String) throws -> (occurred: [Int64], recorded: [Int64]) {
+            let store = "sqlite:" + folder.path + "/" + name + ".sqlite"
+            let demo = try Processes.run(Processes.evtool, ["demo", "--users", "6", "--actions", "300", "--days", "4", "--seed", seed, "--quiet", "--store", store])
+            #expect(demo.status == 0, "\(demo)")
+            var occurred: [Int64] = [], recorded: [Int64] = []
+            for line in try Shell.evtool(["export"], store: store).split(separator: "\n") {
+                let event = try Shell.object(String(line))
+                let occurredAt = try #require((event["metadata"] as? [String: Any])?["occurredAt"] as? String)
+                occurred.append(try #require(Timestamp.parse(occurredAt).map(Timestamp.microseconds)))
+                recorded.append(try #require((event["recordedAt"] as? String).flatMap(Timestamp.parse).map(Timestamp.microseconds)))
+            }
+            return (occurred, recorded)
+        }
+        let first = try times("first", seed: "3")
+        let again = try times("again", seed: "3")
+        let other = try times("other", seed: "4")
+        let day: Int64 = 86_400_000_000
+        for run in [first, again, other] {
+            let (occurred, recorded) = run
+            #expect(occurred.count > 250, "most of the 300 actions record an event")
+            #expect(occurred == occurred.sorted(), "the actions occurred in log order")
+            // The span ends at the whole second the demo started in, before any event was recorded.
+            let end = (recorded.min() ?? 0) / 1_000_000 * 1_000_000
+            #expect(occurred.allSatisfy { $0 >= end - 4 * day && $0 < end }, "every occurredAt is in the four days before the demo")
+            #expect((occurred.first ?? 0) < end - 4 * day + day / 2 && (occurred.last ?? 0) > end - day / 2, "the actions fill the span")
+            #expect((recorded.max() ?? 0) - (recorded.min() ?? 0) < day, "the store records them all now")
+            let days = Set(occurred.map { $0 / day })
+            #expect((4...5).contains(days.count), "four days span four or five UTC days: \(days.count)")
+        }
+        func offsets(_ run: (occurred: [Int64], recorded: [Int64])) -> [Int64] { run.occurred.map { $0 - run.occurred[0] } }
+        #expect(offsets(first) == offsets(again), "the same seed: the same times, moved with the run's start")
+        #expect(offsets(first) != offsets(other), "another seed: other times")
+
+        for bad in ["0", "-1", "3651", "week", "1.5", ""] {
+            let store = "sqlite:" + folder.path + "/bad.sqlite"
+            let result = try Processes.run(Processes.evtool, ["demo", "--days", bad, "--actions", "5", "--store", store])
+            #expect(result.status == 64, "--days \(bad): \(result)")
+            #expect(result.errors.hasPrefix("Error: option '--days' must be a whole number from 1 to 3650, not '\(bad)'"), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path + "/bad.sqlite"), "nothing was recorded")
+        }
+    }
+
     @Test("escape: each of & < > \" ' and NUL replaced, other text (multi-byte, RTL) unchanged")
     func escape() {
         #expect(HTML.escape(#"a&b<c>d"e'f\#u{0}g"#) == "a&amp;b&lt;c&gt;d&quot;e&#39;f\u{FFFD}g")
@@ -72,10 +118,10 @@ struct ReportCommandTests {
         let page = try AuditReport.userPage(user: "ada", store: store, options: .init(storeDescription: "memory"))
         let timeline = try #require(page.range(of: #"<div id="timeline" class="rows timeline">"#).map { String(page[$0.lowerBound...]) })
         let chunks = timeline.components(separatedBy: #"<div class="chunk">"#).dropFirst()
-        #expect(chunks.map { $0.components(separatedBy: "<tr data-position=").count - 1 } == [200, 200, 50], "the rows in chunks of 200")
+        #expect(chunks.map { $0.components(separatedBy: "<tr id=\"event-").count - 1 } == [200, 200, 50], "the rows in chunks of 200")
         #expect(timeline.hasPrefix(#"<div id="timeline" class="rows timeline"><table class="fixed"><colgroup><col><col><col><col><col><col><col><col></colgroup><thead>"#))
         #expect(page.contains("table.fixed{table-layout:fixed}") && page.contains(".rows .chunk{content-visibility:auto;"))
-        #expect(page.contains(#"<tr data-position="1"><td>1</td>"#) && page.contains(#"<td>searched &quot;jazz&quot; "#),
+        #expect(page.contains(##"<tr id="event-1" data-position="1"><td><a href="#event-1">1</a></td>"##) && page.contains(#"<td>searched &quot;jazz&quot; "#),
                 "a plain cell holds its escaped text alone")
         #expect(!timeline.contains("<bdi") && !timeline.contains("dir="), "no element or attribute per plain cell")
         #expect(page.components(separatedBy: #"<div id="searches" class="rows searches">"#).count == 2)

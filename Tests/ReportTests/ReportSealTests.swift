@@ -1,3 +1,4 @@
+@testable import AuditReport
 import EventLog
 import Foundation
 import StorePostgres
@@ -70,6 +71,7 @@ struct ReportSealTests {
     /// Makes ada's store, then a second seal with an (unsigned) checkpoint of it; returns the checkpoint's path.
     static func make(_ store: String, folder: String) throws -> String {
         try HandMade.make(store: store, folder: folder, hostile: false)
+        #expect(try Shell.evtool(["report", "--store-overview"], store: store).contains(#"<p id="verdict" class="ok" data-status="verified">OK: "#))
         let checkpoint = folder + "/checkpoint-\(UUID().uuidString.prefix(8)).txt"
         try Shell.evtool(["seal", "--checkpoint-out", checkpoint], store: store)
         expectUntouched(try report(store))
@@ -79,6 +81,7 @@ struct ReportSealTests {
 
     /// The page of the tampered store: without the checkpoint (only a changed hash shows) and with it.
     static func expectTampered(_ store: String, checkpoint: String, _ tampering: Tampering) throws {
+        try expectFailedVerdict(store)
         let without = try report(store)
         if tampering.fails == "hash" {
             expectFailed(without, tampering)
@@ -87,6 +90,17 @@ struct ReportSealTests {
                     "a seal forged with its hash recomputed passes the checks that do not read the log: \(without.steps)")
         }
         expectFailed(try report(store, ["--checkpoint", checkpoint]), tampering)
+    }
+
+    /// The store overview shows the whole log's verdict as `evtool verify` gives it: failed, naming the same problem.
+    static func expectFailedVerdict(_ store: String) throws {
+        let verified = try Processes.run(Processes.evtool, ["verify", "--store", store])
+        #expect(verified.status == 65 && verified.errors.hasPrefix("Error: the log fails verification: "), "\(verified)")
+        let problem = String(verified.errors.dropFirst("Error: ".count).prefix { $0 != "\n" })
+        let page = try Shell.evtool(["report", "--store-overview"], store: store)
+        #expect(page.contains(#"<p id="verdict" class="bad" data-status="failed">FAILED: <bdi>"# + HTML.escape(problem) + "</bdi></p>"),
+                "the overview names verify's problem: \(problem)")
+        #expect(!page.contains("data-status=\"verified\">OK: "))
     }
 
     static func expectFailed(_ checked: Checked, _ tampering: Tampering) {
@@ -125,6 +139,7 @@ struct ReportSealTests {
         let result = try Processes.run(Processes.sqlite3, [path, "DROP TRIGGER seals_append_only_update; UPDATE seals SET sealed_at = '\(first.sealedAt)', hash = '\(first.recomputedHash)' WHERE seal = 1;"])
         #expect(result.status == 0, "\(result)")
         Self.expectFailed(try Self.report(store), Tampering(name: "seal 1 rewritten", change: { ($0.events, nil) }, fails: "links"))
+        try Self.expectFailedVerdict(store)
     }
 
     @Test("PostgreSQL: an untouched seal verifies; a changed count fails the hash, a consistently forged one fails the count (read with a checkpoint)")
@@ -190,6 +205,7 @@ struct ReportSealTests {
         let rewritten = try Self.report(store, ["--checkpoint", checkpoint, "--public-key", publicKey])
         #expect(rewritten.status == "failed" && rewritten.steps["root"] == "failed" && rewritten.steps["signature"] == "passed", "\(rewritten.steps)")
         #expect(rewritten.page.contains(#"id="chain" data-status="failed""#))
+        try Self.expectFailedVerdict(store)
 
         for (arguments, message) in [(["--checkpoint", folder.path + "/none.txt"], "cannot read the checkpoint file"),
                                      (["--checkpoint", staging], "not a checkpoint"),

@@ -73,7 +73,17 @@ enum Shell {
         #expect(Browser.foreignRequests(page, file: file).isEmpty, "the page made requests: \(page.requests)")
         #expect(page.pwned == nil && page.scripts == 0, "a script is in the page")
         #expect(FileManager.default.fileExists(atPath: folder + "/" + name + ".png"))
+        expectLinksAndTables(page, saved: true)
         return page
+    }
+
+    /// Every in-page link's target is on the page, a saved page links nowhere else (no page is
+    /// beside it), and no table has a header row over no rows.
+    static func expectLinksAndTables(_ page: Browser.Page, saved: Bool) {
+        #expect(page.missingAnchors.isEmpty, "in-page links without a target: \(page.missingAnchors.prefix(10))")
+        #expect(page.inPageLinks > 0, "the contents at least link within the page")
+        if saved { #expect(page.otherLinks.isEmpty, "a saved page links beyond itself: \(page.otherLinks.prefix(10))") }
+        #expect(page.emptyHeaders.isEmpty, "tables with a header over no rows: \(page.emptyHeaders)")
     }
 
     /// The page's numbers and lists equal history/favorites/recent/viewed --json for the same user and point.
@@ -110,10 +120,46 @@ enum Shell {
         }
     }
 
+    /// The overview's verdict is `evtool verify`'s: its OK line and what it checked (events, seals).
+    static func expectVerdict(_ page: Browser.Page, store: String) throws {
+        let verified = try Processes.run(Processes.evtool, ["verify", "--store", store])
+        #expect(verified.status == 0, "\(verified)")
+        #expect(page.verdict == ["verified", verified.output.trimmingCharacters(in: .whitespacesAndNewlines)], "\(page.verdict ?? []) vs \(verified.output)")
+        let json = try object(try evtool(["verify", "--json"], store: store))
+        let events = (json["events"] as? NSNumber)?.intValue ?? -1, seals = (json["seals"] as? NSNumber)?.intValue ?? -1
+        #expect(page.verdictChecks.contains { $0.contains(grouped(events) + (events == 1 ? " event in " : " events in ")) }, "\(page.verdictChecks)")
+        #expect(page.verdictChecks.contains { $0.hasPrefix("every seal: \(seals) seal") }, "\(page.verdictChecks)")
+    }
+
+    /// `1234567` as `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = Array(String(value))
+        return String(digits.enumerated().flatMap { index, digit in index > 0 && (digits.count - index) % 3 == 0 ? [",", digit] : [digit] })
+    }
+
+    /// The favorites chart by the day the actions occurred: the days run from the first
+    /// action's occurred day to the last's without gaps, and each point is the favorites held
+    /// after the user's last action (in log order) that occurred on or before that day.
+    static func expectChartMatchesOccurred(_ page: Browser.Page, store: String, user: String) throws {
+        let entries = try history(store: store, user: user, asOf: nil)
+        let days = entries.map { String($0.occurredAt.prefix(10)) }
+        #expect(page.points.first?.day == days.min() && page.points.last?.day == days.max(), "\(page.points)")
+        #expect(days == days.sorted(), "the demo's actions occurred in log order")
+        var expected: [Browser.Page.Point] = []
+        for point in page.points {
+            // The last action that occurred by the day's end, as of its position (favorites --as-of POSITION).
+            guard let last = entries.last(where: { String($0.occurredAt.prefix(10)) <= point.day }) else { continue }
+            let document = try object(try evtool(["favorites", "--user", user, "--json", "--as-of", String(last.position)], store: store))
+            expected.append(.init(day: point.day, count: (document["items"] as? [Any])?.count ?? -1))
+        }
+        #expect(page.points == expected)
+    }
+
     /// Each chart point equals `evtool favorites --as-of` the end of its day; the days run without gaps.
     static func expectChartMatches(_ page: Browser.Page, store: String, user: String) throws {
         let entries = try history(store: store, user: user, asOf: nil)
-        let days = Set(entries.map { String($0.recordedAt.prefix(10)) })
+        // The chart plots the day each action occurred (the hand-made store's are the days they were recorded too).
+        let days = Set(entries.map { String($0.occurredAt.prefix(10)) })
         #expect(page.points.first?.day == days.min() && page.points.last?.day == days.max())
         var expected: [Browser.Page.Point] = []
         for point in page.points {

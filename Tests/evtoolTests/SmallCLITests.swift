@@ -80,8 +80,8 @@ struct SmallCLITests {
         #expect(try cli.run("export", "--from", "1").errors == "exported 0 events\n")
         let migrated = try CLI.bare("migrate", "--quiet", "--from", cli.store, "--to", directory.path + "/migrated.sqlite")
         #expect(migrated.output.hasPrefix("migrated 1 event from "), "\(migrated)")
-        let demo = try CLI.bare("demo", "--users", "1", "--actions", "1", "--quiet", "--store", directory.path + "/demo.sqlite")
-        #expect(demo.output.hasPrefix("recorded 1 event for 1 user in "), "\(demo)")
+        let demo = try CLI.bare("demo", "--users", "1", "--actions", "1", "--days", "1", "--quiet", "--store", directory.path + "/demo.sqlite")
+        #expect(demo.output.hasPrefix("recorded 1 event for 1 user, occurred over the last 1 day, in "), "\(demo)")
     }
 
     @Test("forget records the operator from --by, else $USER, else refuses (never 'unknown')")

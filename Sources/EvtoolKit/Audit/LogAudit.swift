@@ -63,7 +63,7 @@ public enum LogAudit {
     /// waiting for an erasure's record the log does not hold and the store records an
     /// unfinished copy (``EventLog/CopyRecording``), naming the `migrate` that completes it;
     /// otherwise the failure, after `prefix`.
-    static func refusal(_ failure: VerificationFailure, store: any EventStore, location: StoreLocation, _ prefix: String) -> OperationError {
+    static func refusal(_ failure: VerificationFailure, store: any EventStore, location: some CustomStringConvertible, _ prefix: String) -> OperationError {
         guard let awaited = failure.awaitedErasure, let records = store as? any CopyRecording,
               let source = try? records.unfinishedCopy() else {
             return OperationError.invalid(prefix + "\(failure)")
@@ -83,6 +83,16 @@ public enum LogAudit {
     ///   first): verified with the rest of the log, each against the store's record of it.
     ///   Without them the log is verified from the latest archive boundary.
     public static func verify(_ store: any EventStore, location: StoreLocation,
+                              checkpoint: (checkpoint: Checkpoint, path: String, signature: String)? = nil,
+                              archives: [String] = [],
+                              progress: ProgressHandler = { _ in }) throws -> Verification {
+        try verify(store, named: location.description, checkpoint: checkpoint, archives: archives, progress: progress)
+    }
+
+    /// ``verify(_:location:checkpoint:archives:progress:)`` of a store its messages call `name`
+    /// (a path or URL without its password; the audit overview's verdict, where a server holds
+    /// no ``StoreLocation``).
+    public static func verify(_ store: any EventStore, named location: String,
                               checkpoint: (checkpoint: Checkpoint, path: String, signature: String)? = nil,
                               archives: [String] = [],
                               progress: ProgressHandler = { _ in }) throws -> Verification {
@@ -109,6 +119,13 @@ public enum LogAudit {
         } catch let failure as VerificationFailure {
             throw refusal(failure, store: store, location: location, "the log fails verification: ")
         }
+    }
+
+    /// The line `evtool verify` prints for a verified log (the audit overview shows the same):
+    /// `OK: 1,902 events in 50 streams, 1 seal verified`, and the erased events accepted.
+    public static func summary(_ report: VerificationReport) -> String {
+        let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
+        return "OK: \(report.events.counted("event")) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
     }
 
     /// Checks every checkpoint the store recorded against the log.

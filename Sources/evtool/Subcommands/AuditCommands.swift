@@ -215,10 +215,7 @@ enum AuditCommands {
         }
     }
 
-    static func okLine(_ report: VerificationReport) -> String {
-        let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-        return "OK: \(report.events.counted("event")) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
-    }
+    static func okLine(_ report: VerificationReport) -> String { LogAudit.summary(report) }
 
     /// `seal --list`: one line per recorded checkpoint, then its text.
     static func listCheckpoints(_ location: StoreLocation, console: inout Console) throws {
