@@ -198,4 +198,75 @@ struct PostgresOneEventAppendTests {
             #expect(try verifier.verifyLog().events == 3)
         }
     }
+    @Test("a new stream's first event is one statement: the stream's row is inserted with the event as its head, never inserted and then moved")
+    func newStreamInOneStatement() throws {
+        try TestDatabase.withStore { _, name in
+            let connection = try PostgresConnection(conninfo: try TestDatabase.url())
+            // The rows this connection's backend has written to a table and not yet reported
+            // (pg_stat_xact_user_tables: in PostgreSQL 15 they pile up across transactions until
+            // the backend reports them, so each check takes the difference around one call).
+            func counts(_ table: String) throws -> (inserted: Int, updated: Int) {
+                let text = PostgresResultText.value(try connection.execute("""
+                    SELECT n_tup_ins || ' ' || n_tup_upd FROM pg_stat_xact_user_tables WHERE relid = '\(name).\(table)'::regclass
+                    """)) ?? ""
+                let numbers = text.split(separator: " ").compactMap { Int($0) }
+                return (numbers.first ?? -1, numbers.last ?? -1)
+            }
+            func written(_ call: String) throws -> String {
+                try connection.execute("BEGIN")
+                let before = try counts("streams")
+                let status = PostgresResultText.value(try connection.execute(call))
+                let after = try counts("streams")
+                try connection.execute("COMMIT")
+                return "status \(status ?? "none"): \(after.inserted - before.inserted) inserted, \(after.updated - before.updated) updated"
+            }
+            for (stream, kind, version) in [("user-new-any", 0, 0), ("user-new-none", 1, 0), ("user-new-exactly-0", 3, 0)] {
+                #expect(try written(Self.call(name, stream, kind: kind, version: version)) == "status 0: 1 inserted, 0 updated", "\(stream)")
+            }
+            // An existing stream moves its row (one update, no insert).
+            #expect(try written(Self.call(name, "user-new-any", kind: 3, version: 1)) == "status 0: 0 inserted, 1 updated")
+            #expect(try TestDatabase.execute("SELECT string_agg(stream_id || ':' || version, ',' ORDER BY position) FROM \(name).events")
+                    == "user-new-any:1,user-new-none:1,user-new-exactly-0:1,user-new-any:2")
+        }
+    }
+
+    @Test("writers racing for a new stream's first event: with any version every event is taken, versions follow positions and the chain verifies; with no stream exactly one is taken")
+    func newStreamRace() throws {
+        try TestDatabase.withStore { store, _ in
+            let writers = 8, each = 10
+            let failures = Mutex<[String]>([])
+            let threads = (0..<writers).map { writer in
+                Thread {
+                    for _ in 0..<each {
+                        do { try store.append(event(), to: "hot", expectedVersion: .any) } catch { failures.withLock { $0.append("\(error)") } }
+                    }
+                }
+            }
+            threads.forEach { $0.start() }
+            let once = Mutex<(taken: Int, refused: [Int64])>((0, []))
+            let racers = (0..<writers).map { _ in
+                Thread {
+                    do {
+                        try store.append(event(), to: "once", expectedVersion: .noStream)
+                        once.withLock { $0.taken += 1 }
+                    } catch EventStoreError.wrongExpectedVersion(_, _, let actual) {
+                        once.withLock { $0.refused.append(actual) }
+                    } catch { failures.withLock { $0.append("\(error)") } }
+                }
+            }
+            racers.forEach { $0.start() }
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, try store.readAll(after: 0, limit: 1_000).count < writers * each + 1 || once.withLock({ $0.taken + $0.refused.count }) < writers {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+            let log = try store.readAll(after: 0, limit: 1_000)
+            let hot = log.filter { $0.streamID == "hot" }
+            #expect(hot.map(\.version) == Array(1...Int64(writers * each)), "versions of hot in position order")
+            #expect(once.withLock { $0.taken } == 1)
+            #expect(once.withLock { $0.refused } == Array(repeating: 1, count: writers - 1))
+            var verifier = try LogVerifier(store: store)
+            #expect(try verifier.verifyLog().events == UInt64(writers * each + 1))
+        }
+    }
 }

@@ -1,4 +1,4 @@
--- The schema of a new evtool PostgreSQL store (schema version 16) in the schema `evtool`,
+-- The schema of a new evtool PostgreSQL store (schema version 17) in the schema `evtool`,
 -- as pg_dump --schema-only --no-owner --no-privileges prints it (without its version and
 -- session lines). Written by scripts/schema.sh; SchemaFileTests fails when a store made now
 -- differs. The migrations that make it: Sources/StorePostgres/Migrations/ (one file a step, V14_OptimisticReservation.swift …).
@@ -451,9 +451,37 @@ BEGIN
         RETURN;
     END IF;
 
-    -- No row was updated: a new stream, an expectation that does not hold, or a later append
-    -- to the stream committed first. Lock the row (creating it for a new stream, as append()
-    -- does) and tell them apart; then the statement runs once more and finds the row.
+    -- No row was updated. A new stream, when the expectation allows one: its row is made with
+    -- this event as its head, and the event inserted, in one statement (its chain starts from
+    -- 32 zero bytes, as every stream's does). A writer that made the row first, committed or
+    -- not, wins: ON CONFLICT waits for it and inserts nothing, and the steps below decide.
+    IF p_kind = 0 OR p_kind = 1 OR (p_kind = 3 AND p_version = 0) THEN
+        WITH head AS (
+            INSERT INTO "evtool".streams AS t (stream_id, version, hash, position)
+            VALUES (p_stream, 1,
+                    encode("evtool".chain_hash(decode(repeat('00', 32), 'hex'), p_stream, 1, p_id, p_type,
+                                                 coalesce(p_recorded_at, now()),
+                                                 sha256(convert_to(p_data::text, 'UTF8')),
+                                                 sha256(convert_to(p_metadata::text, 'UTF8'))), 'hex'),
+                    first_position)
+            ON CONFLICT (stream_id) DO NOTHING
+            RETURNING t.version, t.hash),
+        id AS (
+            INSERT INTO "evtool".event_ids (event_id, position) SELECT p_id, first_position FROM head)
+        INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
+        SELECT first_position, p_stream, head.version, p_id, p_type, p_data, p_metadata,
+               coalesce(p_recorded_at, now()), xid, head.hash
+        FROM head
+        RETURNING 0, ARRAY[version] INTO status, stream_versions;
+        IF FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+
+    -- Still nothing: an expectation that does not hold, a later append to the stream that
+    -- committed first, or a new stream another writer made meanwhile. Lock the row (creating
+    -- it for a new stream, as append() does) and tell them apart; then the statement runs
+    -- once more and finds the row.
     SELECT t.version, t.position INTO found_version, found_position
     FROM "evtool".streams t WHERE t.stream_id = p_stream FOR NO KEY UPDATE;
     IF NOT FOUND THEN
