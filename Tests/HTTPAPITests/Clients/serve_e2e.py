@@ -369,11 +369,11 @@ def html_page(response, what):
 
 
 page = html_page(client.get(f"/v1/audit/users/{user}", headers=auth("auditor")), "user page")
-rows = re.findall(r'<tr (?:class="erased" )?data-position="(\d+)"', page)
+rows = re.findall(r'<tr id="event-\d+" (?:class="erased" )?data-position="(\d+)"', page)
 check(rows == [str(i["position"]) for i in items], f"the page's timeline has one row per history entry: {rows}")
 check('id="action-count">4<' in page and 'data-status="verified"' in page, "the page counts 4 actions and the chain verifies", None)
 page = html_page(client.get(f"/v1/audit/users/{user}", params={"as-of": items[1]["position"]}, headers=auth("admin")), "user page as of")
-check(re.findall(r'<tr (?:class="erased" )?data-position="(\d+)"', page) == [str(i["position"]) for i in items[:2]], "as-of: the first two actions only")
+check(re.findall(r'<tr id="event-\d+" (?:class="erased" )?data-position="(\d+)"', page) == [str(i["position"]) for i in items[:2]], "as-of: the first two actions only")
 if os.environ.get("EVTOOL_AUDIT_PAGE"):
     with open(os.environ["EVTOOL_AUDIT_PAGE"], "w", encoding="utf-8") as saved:
         saved.write(json.dumps({"user": user, "asOf": items[1]["position"], "page": page}))
