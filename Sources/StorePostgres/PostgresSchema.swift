@@ -44,9 +44,11 @@ struct PostgresSchema: Sendable {
     // MARK: - Migrations
 
     /// The SQL that takes the schema from version `index` to `index + 1`: each frozen
-    /// migration's text (``PostgresMigration``) with this schema's name put in.
-    var migrations: [String] {
-        PostgresMigration.all.map { $0.sql(schema: self) }
+    /// migration's text (``PostgresMigration``) with this schema's name put in. Lazy: each
+    /// step's text is made when it is read, so an install reads each step's once (the whole
+    /// list made on every read cost a new store 17 × 17 renderings of the templates).
+    var migrations: LazyMapCollection<[PostgresMigration], String> {
+        PostgresMigration.all.lazy.map { $0.sql(schema: self) }
     }
 
     // MARK: - Statements
