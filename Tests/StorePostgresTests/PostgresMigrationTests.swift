@@ -139,7 +139,7 @@ struct PostgresMigrationTests {
             """
         #expect(try TestDatabase.execute(notOwned) != "0")
         _ = try PostgresEventStore(url: url, schema: name)
-        #expect(try TestDatabase.execute("SELECT version FROM \(schema.quoted).schema_version") == "16")
+        #expect(try TestDatabase.execute("SELECT version FROM \(schema.quoted).schema_version") == String(PostgresSchema.currentVersion))
         #expect(try TestDatabase.execute(notOwned) == "0")
         #expect(try TestDatabase.execute("SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE oid = '\(schema.quoted).append_one(text, integer, bigint, uuid, text, json, json, timestamptz)'::regprocedure") == owner)
         #expect(try TestDatabase.execute("SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE oid = '\(schema.quoted).merkle_extend(integer)'::regprocedure") == owner)
