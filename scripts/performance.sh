@@ -129,8 +129,11 @@ for name in "${chosen[@]}"; do
     case $name in
         import) scripts/bench-import.sh $shown > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
         report) scripts/bench-report.sh > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
-        *) # shellcheck disable=SC2046
-           "$bench" $(echo "$shown" | sed "s#URL#$postgres_url#") > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
+        *) # The words of the command, with the server's URL put in word for word (a URL's
+           # `&` or `#` must not reach sed's replacement or the shell's splitting).
+           read -r -a words <<< "$shown"
+           for i in "${!words[@]}"; do [[ ${words[$i]} == URL ]] && words[$i]=$postgres_url; done
+           "$bench" "${words[@]}" > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
     esac
     {
         echo "finished=$(date -u '+%H:%M UTC')"
