@@ -106,7 +106,8 @@ system=$( (. /etc/os-release && echo "$PRETTY_NAME") 2>/dev/null || uname -sr)
     echo "kernel=$(uname -r)"
     echo "sqlite=$(sqlite3 --version 2>/dev/null | cut -d' ' -f1)"
     echo "postgres=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sed -E 's#.*/postgresql/([0-9]+)/bin#\1#' | sort -n | tail -1)"
-    echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    # The document itself changes as each run writes it: not a change to what is measured.
+    echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':(exclude)docs/PERFORMANCE.md' 2>/dev/null || echo ' (with uncommitted changes)')"
 } > "$work/machine"
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
