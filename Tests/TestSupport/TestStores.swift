@@ -15,6 +15,14 @@ public enum TestStores {
         return withTestLayout(url)
     }
 
+    /// The test server's URL asking for the partitioned layout (schema 18), whatever
+    /// EVTOOL_TEST_PG_LAYOUT says: for tests of what only that layout does (archive).
+    public static func partitionedPostgresURL() throws -> String {
+        _ = try postgresURL()
+        let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"] ?? ""
+        return url + (url.contains("?") ? "&" : "?") + "options=-c%20evtool.layout%3Dpartitioned"
+    }
+
     /// The layout new test stores get (`EVTOOL_TEST_PG_LAYOUT`: `single`, the default, or
     /// `partitioned`), so that the PostgreSQL suites run on both (scripts/test.sh runs them
     /// twice).
