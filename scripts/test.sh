@@ -52,3 +52,9 @@ export EVTOOL_TEST_POSTGRES_URL
 say "PostgreSQL for the tests: $EVTOOL_TEST_POSTGRES_URL"
 
 swift test "$@"
+# The PostgreSQL store's suites once more on the partitioned layout (a new store is one table
+# by default, schema 18); skipped when a --filter names other tests.
+if [[ $# -eq 0 ]]; then
+    say "StorePostgresTests on the partitioned layout (EVTOOL_TEST_PG_LAYOUT=partitioned)"
+    EVTOOL_TEST_PG_LAYOUT=partitioned swift test --skip-build --filter StorePostgresTests
+fi

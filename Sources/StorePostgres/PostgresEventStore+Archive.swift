@@ -95,6 +95,9 @@ extension PostgresEventStore: ArchivingStore {
             _ = try connection.execute("SET LOCAL lock_timeout = '\(Self.archiveLockTimeout)'")
             // One archiver at a time; appends and readers are not blocked (until the detach).
             _ = try connection.execute("LOCK TABLE \(schema.quoted).archives IN EXCLUSIVE MODE")
+            guard try Self.layout(schema: schema, on: connection) != .singleTable else {
+                throw EventStoreError.invalidInput(Self.singleTableArchiveRefusal(schema: schema.name))
+            }
             let last = try connection.query("SELECT coalesce(max(archive), 0)::bigint FROM \(schema.quoted).archives", types: [], binds: PostgresBinds())
             let lastNumber = try last.int64(row: 0, column: 0)
             guard lastNumber == boundary.number - 1 else {

@@ -45,13 +45,18 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     ///   - createIfMissing: whether to install the store when the schema holds none (true by
     ///     default); readers pass false, so that a mistyped schema name is an error and no
     ///     empty store is created.
+    ///   - partitionSize: for a store made now, the partitioned layout with partitions of this
+    ///     many positions instead of the single table (``PostgresLayout``); nil leaves the
+    ///     choice to the session's `evtool.layout` and `evtool.partition_size` settings (the
+    ///     single table when neither is set). A store that exists keeps its layout; naming a
+    ///     size for one with the single table is an error.
     /// - Throws: ``EventStoreError/unavailable(_:)`` when the server cannot be reached or
     ///   refuses the login, or (with `createIfMissing` off) the schema holds no store,
     ///   ``EventStoreError/newerSchema(found:supported:)`` when a newer evtool installed the
     ///   schema, ``EventStoreError/invalidInput(_:)`` for a bad schema name or a system schema
     ///   (`information_schema`, `pg_catalog`, `pg_toast`, `pg_temp…`, any `pg_…`).
     public init(url: String, schema: String = "evtool", maximumIdleConnections: Int = 8, notifiesFollowers: Bool = true,
-                createIfMissing: Bool = true) throws {
+                createIfMissing: Bool = true, partitionSize: Int64? = nil) throws {
         // PostgresSchema refuses names starting with pg_; information_schema is the other system schema.
         guard schema != "information_schema" else {
             throw EventStoreError.invalidInput("schema 'information_schema' belongs to PostgreSQL itself; choose another schema for the store")
@@ -64,7 +69,13 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         self.pool = ConnectionPool(conninfo: url, maximumIdle: max(1, maximumIdleConnections))
         self.holdBackWait = .seconds(2)
         self.notifier = notifiesFollowers ? PostgresNotifier(conninfo: url, channel: self.schema.channel) : nil
-        try installSchema(createIfMissing: createIfMissing)
+        if let partitionSize, partitionSize < 1 {
+            throw EventStoreError.invalidInput("a partition size of \(partitionSize) positions: it must be at least 1")
+        }
+        try installSchema(createIfMissing: createIfMissing, partitionSize: partitionSize)
+        if partitionSize != nil, try layout() == .singleTable {
+            throw EventStoreError.invalidInput("the store in schema '\(self.schema.name)' exists with the single-table layout: a layout is chosen when a store is made, so it has no partitions to size (make a partitioned store in a new schema and copy this log into it with evtool migrate)")
+        }
     }
 
     deinit { notifier?.stop() }
@@ -91,7 +102,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// role must not stop app servers from opening the store), and an upgrade waits for it
     /// at most `lock_timeout` (10 s), then fails with the server's message. With
     /// `createIfMissing` off, a schema that holds no store is an error, and nothing is created.
-    private func installSchema(createIfMissing: Bool) throws {
+    private func installSchema(createIfMissing: Bool, partitionSize: Int64?) throws {
         do {
             let lease = try pool.take()
             let connection = lease.connection
@@ -115,6 +126,11 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
                 let found = try installedVersion(connection)
                 if found == 0, !createIfMissing { throw try noStore(connection) }
                 if found == 0 { try refuseForeignTables(connection) }
+                if found == 0, let partitionSize {
+                    // Read by schema 10 (the size) and 18 (the layout) as they install.
+                    try connection.execute("SET LOCAL evtool.layout = 'partitioned'")
+                    try connection.execute("SET LOCAL evtool.partition_size = '\(partitionSize)'")
+                }
                 if found > PostgresSchema.currentVersion {
                     throw EventStoreError.newerSchema(found: found, supported: PostgresSchema.currentVersion)
                 }

@@ -14,7 +14,7 @@ import Testing
 struct ArchivedAdminTests {
     @Test("refused as a conflict naming the command line; no view rebuilt, nothing erased", arguments: ["sqlite", "postgres"])
     func refused(backend: String) throws {
-        let kit = try KitStore.make(backend); defer { kit.cleanup() }
+        let kit = try KitStore.make(backend, partitioned: true); defer { kit.cleanup() }
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let store = try kit.location.openForViews(create: true)
         let runner = CommandRunner(store: store)

@@ -15,14 +15,15 @@ struct KitStore {
     private let schema: String?
     let cleanup: () -> Void
 
-    static func make(_ backend: String) throws -> KitStore {
+    /// A new store; `partitioned` asks a PostgreSQL store for the partitioned layout (archive needs it).
+    static func make(_ backend: String, partitioned: Bool = false) throws -> KitStore {
         switch backend {
         case "sqlite":
             let directory = try TemporaryDirectory()
             let path = directory.path + "/events.sqlite"
             return KitStore(location: .sqlite(path: path), backend: backend, path: path, url: nil, schema: nil, cleanup: { directory.remove() })
         default:
-            let url = try TestStores.postgresURL()
+            let url = try partitioned ? TestStores.partitionedPostgresURL() : TestStores.postgresURL()
             let schema = TestStores.freshSchema()
             let joined = url + (url.contains("?") ? "&" : "?") + "schema=" + schema
             return KitStore(location: .postgres(url: joined), backend: backend, path: nil, url: url, schema: schema,

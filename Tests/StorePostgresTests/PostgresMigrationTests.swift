@@ -28,6 +28,7 @@ struct PostgresMigrationTests {
         "763114badc85e359d97e960bd47fd5e37bcd71bf2493453810d9fba1941d791e",
         "7b1b9a2acb4a55c07aeb5eb705d20050e3078a408b66861fae11e281baa8f975",
         "51544427d90d20e782aebe2f809907b92b23370b07031bc81ae0a3fa67733200",
+        "d674960f52ac373f5e633d3d3d8ef368649773be6b5c364344be79d1d4f43475",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

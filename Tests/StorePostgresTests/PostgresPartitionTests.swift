@@ -4,7 +4,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Schema 10: the events table range-partitioned by position (docs/explanation/scale.md "Partitions"):
+/// Schema 10: the events table range-partitioned by position (docs/explanation/scale.md "Partitions"),
+/// the layout a store is given at install since schema 18 (these tests ask for it):
 /// partitions made ahead of the head by the owner's append functions, never missing, each
 /// append-only like the table; event ids unique over the whole log; the app role unable to
 /// make, attach or lock one.
@@ -40,14 +41,19 @@ struct PostgresPartitionTests {
         }
     }
 
-    @Test("a new store has the first partition and one ahead, of the size it was installed with; the default is 1,000,000")
+    @Test("a new partitioned store has the first partition and one ahead, of the size it was installed with; the default is 1,000,000")
     func newStore() throws {
         try Self.withStore(size: 10) { store, _, _ throws in
             #expect(try store.partitionSize() == 10)
             #expect(try store.partitions() == [EventPartition(name: "events_p1", first: nil, end: 11),
                                                EventPartition(name: "events_p11", first: 11, end: 21)])
         }
-        try TestDatabase.withStore { store, _ throws in
+        // Asked for by evtool.layout alone (schema 18: a new store is one table by default).
+        let url = try TestDatabase.url()
+        let schema = TestDatabase.freshSchema()
+        defer { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
+        do {
+            let store = try PostgresEventStore(url: url + (url.contains("?") ? "&" : "?") + "options=-c%20evtool.layout%3Dpartitioned", schema: schema)
             #expect(try store.partitionSize() == 1_000_000)
             #expect(try store.partitions().map(\.end) == [1_000_001, 2_000_001])
         }

@@ -8,8 +8,12 @@ import Testing
 struct PostgresSchemaFileTests {
     @Test("a new store's schema is docs/schema/postgres.sql (EVTOOL_WRITE_SCHEMA=1 writes it)")
     func schemaFile() throws {
-        let (_, _, url, schema, cleanup) = try TestStores.postgres()
-        defer { cleanup() }
+        // The default layout (one table), whatever EVTOOL_TEST_PG_LAYOUT asks of other tests.
+        _ = try TestStores.postgresURL()
+        let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"] ?? ""
+        let schema = TestStores.freshSchema()
+        _ = try PostgresEventStore(url: url, schema: schema)
+        defer { TestStores.dropPostgres(url: url, schema: schema) }
         let header = """
             The schema of a new evtool PostgreSQL store (schema version \(PostgresSchema.currentVersion)) in the schema `evtool`,
             as pg_dump --schema-only --no-owner --no-privileges prints it (without its version and

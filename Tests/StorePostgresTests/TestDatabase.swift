@@ -2,6 +2,7 @@ import EventLog
 import Foundation
 @testable import StorePostgres
 import Testing
+import TestSupport
 
 /// The test server, started by `scripts/test.sh` (or `scripts/postgres.sh start DIR`).
 enum TestDatabase {
@@ -12,7 +13,7 @@ enum TestDatabase {
             Issue.record("EVTOOL_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL and exports its URL (or: URL=$(scripts/postgres.sh start /tmp/pg) && EVTOOL_TEST_POSTGRES_URL=$URL swift test)")
             throw MissingServer()
         }
-        return url
+        return TestStores.withTestLayout(url)
     }
 
     struct MissingServer: Error {}

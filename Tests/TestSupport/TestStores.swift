@@ -12,7 +12,31 @@ public enum TestStores {
         guard let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"], !url.isEmpty else {
             throw EventStoreError.unavailable("EVTOOL_TEST_POSTGRES_URL is not set: run the tests with scripts/test.sh, which starts a throwaway PostgreSQL (or: URL=$(scripts/postgres.sh start /tmp/pg) && EVTOOL_TEST_POSTGRES_URL=$URL swift test)")
         }
-        return url
+        return withTestLayout(url)
+    }
+
+    /// The test server's URL asking for the partitioned layout (schema 18), whatever
+    /// EVTOOL_TEST_PG_LAYOUT says: for tests of what only that layout does (archive).
+    public static func partitionedPostgresURL() throws -> String {
+        _ = try postgresURL()
+        let url = ProcessInfo.processInfo.environment["EVTOOL_TEST_POSTGRES_URL"] ?? ""
+        return url + (url.contains("?") ? "&" : "?") + "options=-c%20evtool.layout%3Dpartitioned"
+    }
+
+    /// The layout new test stores get (`EVTOOL_TEST_PG_LAYOUT`: `single`, the default, or
+    /// `partitioned`), so that the PostgreSQL suites run on both (scripts/test.sh runs them
+    /// twice).
+    public static var postgresLayout: String {
+        let layout = ProcessInfo.processInfo.environment["EVTOOL_TEST_PG_LAYOUT"] ?? ""
+        return layout.isEmpty ? "single" : layout
+    }
+
+    /// `url` with the session setting `evtool.layout` that asks for ``postgresLayout`` when it
+    /// is not the default (a store is installed by the session that opens it first). A test
+    /// that adds its own `options=` to the URL replaces this one.
+    public static func withTestLayout(_ url: String) -> String {
+        guard postgresLayout != "single" else { return url }
+        return url + (url.contains("?") ? "&" : "?") + "options=-c%20evtool.layout%3D\(postgresLayout)"
     }
 
     /// A schema name no other test uses.

@@ -29,7 +29,8 @@ struct ArchiveTests {
             let cli = CLI(store: directory.path + "/store.sqlite", directory: directory.path)
             return (cli, { try Processes.run(Processes.sqlite3, [cli.store, $0]) }, {})
         }
-        let url = try TestStores.postgresURL()
+        // Archive needs the partitioned layout (schema 18).
+        let url = try TestStores.partitionedPostgresURL()
         let schema = TestStores.freshSchema()
         let cli = CLI(store: url + (url.contains("?") ? "&" : "?") + "schema=\(schema)", directory: directory.path)
         return (cli, { try Processes.run(Processes.psql, [url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", "SET search_path = \(schema); " + $0]) },

@@ -16,12 +16,13 @@ struct InterruptedCopyTests {
         let sql: (String) throws -> Processes.Result
         let cleanup: () -> Void
 
-        static func make(_ kind: String, _ directory: TemporaryDirectory, name: String) throws -> Store {
+        /// `partitioned`: a PostgreSQL store with the partitioned layout, which archive needs.
+        static func make(_ kind: String, _ directory: TemporaryDirectory, name: String, partitioned: Bool = false) throws -> Store {
             if kind == "sqlite" {
                 let path = directory.path + "/\(name).sqlite"
                 return Store(location: "sqlite:" + path, sql: { try Processes.run(Processes.sqlite3, [path, $0]) }, cleanup: {})
             }
-            let url = try TestStores.postgresURL(), schema = TestStores.freshSchema()
+            let url = try partitioned ? TestStores.partitionedPostgresURL() : TestStores.postgresURL(), schema = TestStores.freshSchema()
             return Store(location: url + (url.contains("?") ? "&" : "?") + "schema=" + schema,
                          sql: { try Processes.run(Processes.psql, [url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", "SET search_path = \(schema); " + $0]) },
                          cleanup: { TestStores.dropPostgres(url: url, schema: schema) })
@@ -148,7 +149,7 @@ struct InterruptedCopyTests {
     @Test("archive of an erasure's record: verify --archive meets the tombstones before it and accepts them", arguments: ["sqlite", "postgres"])
     func archivedErasureRecord(kind: String) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
-        let store = try Store.make(kind, directory, name: "store"); defer { store.cleanup() }
+        let store = try Store.make(kind, directory, name: "store", partitioned: true); defer { store.cleanup() }
         let cli = CLI(store: store.location, directory: directory.path)
         let (file, before) = try Self.archivedErasure(cli)
         var result = try cli.run("archive", "--before", "\(before)", "--to", file)

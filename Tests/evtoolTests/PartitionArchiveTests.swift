@@ -32,7 +32,8 @@ struct PartitionArchiveTests {
         let url = try TestStores.postgresURL()
         let schema = TestStores.freshSchema()
         var location = url + (url.contains("?") ? "&" : "?")
-        if let size { location += "options=-c%20evtool.partition_size%3D\(size)&" }
+        // Partitioned (schema 18: a new store is one table unless asked).
+        location += size.map { "options=-c%20evtool.partition_size%3D\($0)&" } ?? "options=-c%20evtool.layout%3Dpartitioned&"
         let cli = CLI(store: location + "schema=\(schema)", directory: directory.path)
         #expect(try cli.run("init").status == 0)
         return Store(cli: cli, url: url, schema: schema)

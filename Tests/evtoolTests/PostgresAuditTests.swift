@@ -237,6 +237,8 @@ struct PostgresAuditTests {
             ALTER TABLE \(s).events DROP CONSTRAINT events_position_check; DROP TABLE \(s).streams, \(s).append_reservation;
             ALTER TABLE \(s).events DROP COLUMN hash; DROP TABLE \(s).erasures, \(s).seals;
             DROP FUNCTION \(s).chain_hash(bytea, text, bigint, uuid, text, timestamptz, bytea, bytea);
+            -- The single-table layout's view of the ids (schema 18): schema 2 had none.
+            DO $$ BEGIN IF (SELECT relkind FROM pg_class WHERE oid = '\(s).event_ids'::regclass) = 'v' THEN DROP VIEW \(s).event_ids; END IF; END $$;
             UPDATE \(s).schema_version SET version = 2;
             """)
         #expect(downgrade.status == 0, "\(downgrade)")

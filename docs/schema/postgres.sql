@@ -1,4 +1,4 @@
--- The schema of a new evtool PostgreSQL store (schema version 17) in the schema `evtool`,
+-- The schema of a new evtool PostgreSQL store (schema version 18) in the schema `evtool`,
 -- as pg_dump --schema-only --no-owner --no-privileges prints it (without its version and
 -- session lines). Written by scripts/schema.sh; SchemaFileTests fails when a store made now
 -- differs. The migrations that make it: Sources/StorePostgres/Migrations/ (one file a step, V14_OptimisticReservation.swift …).
@@ -153,14 +153,12 @@ BEGIN
     -- Event ids are unique over the whole log (schema 10): a duplicate fails here, constraint
     -- events_event_id_key, and nothing is written.
     IF n = 1 THEN
-        INSERT INTO "evtool".event_ids (event_id, position) VALUES (p_ids[1], first_position);
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         VALUES (first_position, p_streams[1], bases[1] + 1, p_ids[1], p_types[1], p_data[1], p_metadata[1],
                 coalesce(p_recorded_at[1], now()), xid, hashes[1]);
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
                coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -168,7 +166,6 @@ BEGIN
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
                p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -337,14 +334,12 @@ BEGIN
     -- Event ids are unique over the whole log (schema 10): a duplicate fails here, constraint
     -- events_event_id_key, and nothing is written.
     IF n = 1 THEN
-        INSERT INTO "evtool".event_ids (event_id, position) VALUES (p_ids[1], first_position);
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         VALUES (first_position, p_streams[1], bases[1] + 1, p_ids[1], p_types[1], p_data[1], p_metadata[1],
                 coalesce(p_recorded_at[1], now()), xid, hashes[1]);
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
                coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -352,7 +347,6 @@ BEGIN
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
                p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -439,9 +433,7 @@ BEGIN
         WHERE t.stream_id = p_stream AND t.position < first_position
           AND (p_kind = 0 OR (p_kind = 1 AND t.version = 0) OR (p_kind = 2 AND t.version > 0)
                OR (p_kind = 3 AND t.version = p_version))
-        RETURNING t.version, t.hash),
-    id AS (
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_id, first_position FROM head)
+        RETURNING t.version, t.hash)
     INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
     SELECT first_position, p_stream, head.version, p_id, p_type, p_data, p_metadata,
            coalesce(p_recorded_at, now()), xid, head.hash
@@ -465,9 +457,7 @@ BEGIN
                                                  sha256(convert_to(p_metadata::text, 'UTF8'))), 'hex'),
                     first_position)
             ON CONFLICT (stream_id) DO NOTHING
-            RETURNING t.version, t.hash),
-        id AS (
-            INSERT INTO "evtool".event_ids (event_id, position) SELECT p_id, first_position FROM head)
+            RETURNING t.version, t.hash)
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position, p_stream, head.version, p_id, p_type, p_data, p_metadata,
                coalesce(p_recorded_at, now()), xid, head.hash
@@ -507,9 +497,7 @@ BEGIN
                                                 sha256(convert_to(p_data::text, 'UTF8')),
                                                 sha256(convert_to(p_metadata::text, 'UTF8'))), 'hex')
         WHERE t.stream_id = p_stream AND t.position < first_position
-        RETURNING t.version, t.hash),
-    id AS (
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_id, first_position FROM head)
+        RETURNING t.version, t.hash)
     INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
     SELECT first_position, p_stream, head.version, p_id, p_type, p_data, p_metadata,
            coalesce(p_recorded_at, now()), xid, head.hash
@@ -661,14 +649,12 @@ BEGIN
     -- Event ids are unique over the whole log (schema 10): a duplicate fails here, constraint
     -- events_event_id_key, and nothing is written.
     IF n = 1 THEN
-        INSERT INTO "evtool".event_ids (event_id, position) VALUES (p_ids[1], first_position);
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         VALUES (first_position, p_streams[1], bases[1] + 1, p_ids[1], p_types[1], p_data[1], p_metadata[1],
                 coalesce(p_recorded_at[1], now()), xid, hashes[1]);
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
                coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -676,7 +662,6 @@ BEGIN
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
-        INSERT INTO "evtool".event_ids (event_id, position) SELECT p_ids[k], first_position + k - 1 FROM generate_series(1, n) AS k;
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
         SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
                p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
@@ -729,59 +714,11 @@ $_$;
 --
 
 CREATE FUNCTION evtool.make_partitions(p_last bigint) RETURNS bigint
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET lock_timeout TO '2s'
+    LANGUAGE sql IMMUTABLE
     AS $$
-DECLARE
-    size bigint;
-    top bigint;
-    made text;
-BEGIN
-    SELECT p.size INTO STRICT size FROM "evtool".partitioning p;
-    SELECT max(p.end_position) INTO top FROM "evtool".event_partitions() p;
-    IF top IS NOT NULL AND top > p_last + size THEN
-        RETURN top - size;
-    END IF;
-    IF top IS NOT NULL AND top > p_last THEN
-        -- The partition this append needs exists: make the next one unless another maker is at it.
-        BEGIN
-            LOCK TABLE "evtool".partitioning IN EXCLUSIVE MODE NOWAIT;
-        EXCEPTION WHEN lock_not_available THEN
-            RETURN p_last + 1;
-        END;
-    ELSE
-        LOCK TABLE "evtool".partitioning IN EXCLUSIVE MODE;
-    END IF;
-    SELECT p.size INTO STRICT size FROM "evtool".partitioning p;
-    SELECT max(p.end_position) INTO top FROM "evtool".event_partitions() p;
-    top := coalesce(top, 1);
-    WHILE top <= p_last + size LOOP
-        made := 'events_p' || top;
-        IF to_regclass(format('%s.%I', '"evtool"', made)) IS NOT NULL THEN
-            -- Made by the maker this one waited for, and invisible to a transaction whose snapshot
-            -- is older (REPEATABLE READ, SERIALIZABLE); the catalog cache knows it.
-            IF pg_partition_root(to_regclass(format('%s.%I', '"evtool"', made))) IS DISTINCT FROM '"evtool".events'::regclass THEN
-                RAISE EXCEPTION 'evtool: a table %.% exists but is not a partition of the events table', '"evtool"', made
-                    USING ERRCODE = 'XX000';
-            END IF;
-            top := top + size;
-            CONTINUE;
-        END IF;
-        EXECUTE format('CREATE TABLE %s.%I (LIKE %s.events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', '"evtool"', made, '"evtool"');
-        EXECUTE format('CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON %s.%I FOR EACH STATEMENT EXECUTE FUNCTION %s.refuse_change()',
-                       '"evtool"', made, '"evtool"');
-        EXECUTE format('COMMENT ON TABLE %s.%I IS %L', '"evtool"', made,
-                       format('evtool event log: the partition of positions %s to %s (append-only)', top, top + size - 1));
-        -- Not CREATE TABLE … PARTITION OF, which locks the events table against reads and appends
-        -- until commit: ATTACH takes a lock that neither waits for them nor holds them back.
-        EXECUTE format('ALTER TABLE %s.events ATTACH PARTITION %s.%I FOR VALUES FROM (%s) TO (%s)',
-                       '"evtool"', '"evtool"', made, top, top + size);
-        top := top + size;
-    END LOOP;
-    RETURN top - size;
-END
-$$;
+        -- The single-table layout (schema 18): no partitions to make.
+        SELECT 9223372036854775807::bigint
+    $$;
 
 --
 -- Name: merkle_extend(integer); Type: FUNCTION; Schema: evtool; Owner: -
@@ -1148,72 +1085,10 @@ CREATE TABLE evtool.erasures (
 COMMENT ON TABLE evtool.erasures IS 'evtool audit: digests of erased payloads, so the hash chain still verifies';
 
 --
--- Name: event_ids; Type: TABLE; Schema: evtool; Owner: -
---
-
-CREATE TABLE evtool.event_ids (
-    event_id uuid NOT NULL,
-    "position" bigint NOT NULL
-);
-
---
--- Name: TABLE event_ids; Type: COMMENT; Schema: evtool; Owner: -
---
-
-COMMENT ON TABLE evtool.event_ids IS 'evtool: every event id ever appended (archived ones included), unique; written only by the append functions';
-
---
 -- Name: events; Type: TABLE; Schema: evtool; Owner: -
 --
 
 CREATE TABLE evtool.events (
-    "position" bigint NOT NULL,
-    stream_id text NOT NULL,
-    version bigint NOT NULL,
-    event_id uuid NOT NULL,
-    type text NOT NULL,
-    data json NOT NULL,
-    metadata json NOT NULL,
-    recorded_at timestamp with time zone NOT NULL,
-    tx_id xid8 NOT NULL,
-    hash text DEFAULT ''::text NOT NULL
-)
-PARTITION BY RANGE ("position");
-
---
--- Name: TABLE events; Type: COMMENT; Schema: evtool; Owner: -
---
-
-COMMENT ON TABLE evtool.events IS 'evtool event log: append-only; position is the global order, tx_id the appending transaction (see docs/ARCHITECTURE.md); range-partitioned by position (docs/SCALE.md)';
-
---
--- Name: events_p1; Type: TABLE; Schema: evtool; Owner: -
---
-
-CREATE TABLE evtool.events_p1 (
-    "position" bigint NOT NULL,
-    stream_id text NOT NULL,
-    version bigint NOT NULL,
-    event_id uuid NOT NULL,
-    type text NOT NULL,
-    data json NOT NULL,
-    metadata json NOT NULL,
-    recorded_at timestamp with time zone NOT NULL,
-    tx_id xid8 NOT NULL,
-    hash text DEFAULT ''::text NOT NULL
-);
-
---
--- Name: TABLE events_p1; Type: COMMENT; Schema: evtool; Owner: -
---
-
-COMMENT ON TABLE evtool.events_p1 IS 'evtool event log: append-only; position is the global order, tx_id the appending transaction (see docs/ARCHITECTURE.md)';
-
---
--- Name: events_p1000001; Type: TABLE; Schema: evtool; Owner: -
---
-
-CREATE TABLE evtool.events_p1000001 (
     "position" bigint NOT NULL,
     stream_id text NOT NULL,
     version bigint NOT NULL,
@@ -1228,10 +1103,25 @@ CREATE TABLE evtool.events_p1000001 (
 );
 
 --
--- Name: TABLE events_p1000001; Type: COMMENT; Schema: evtool; Owner: -
+-- Name: TABLE events; Type: COMMENT; Schema: evtool; Owner: -
 --
 
-COMMENT ON TABLE evtool.events_p1000001 IS 'evtool event log: the partition of positions 1000001 to 2000000 (append-only)';
+COMMENT ON TABLE evtool.events IS 'evtool event log: append-only; position is the global order, tx_id the appending transaction (see docs/ARCHITECTURE.md); one table (the single-table layout, docs/explanation/scale.md)';
+
+--
+-- Name: event_ids; Type: VIEW; Schema: evtool; Owner: -
+--
+
+CREATE VIEW evtool.event_ids AS
+ SELECT e.event_id,
+    e."position"
+   FROM evtool.events e;
+
+--
+-- Name: VIEW event_ids; Type: COMMENT; Schema: evtool; Owner: -
+--
+
+COMMENT ON VIEW evtool.event_ids IS 'evtool: every event id in the log with its position; in the single-table layout a view of the events table, whose events_event_id_key keeps ids unique';
 
 --
 -- Name: merkle_tiles; Type: TABLE; Schema: evtool; Owner: -
@@ -1398,18 +1288,6 @@ CREATE TABLE evtool.view_documents (
 COMMENT ON TABLE evtool.view_documents IS 'evtool views: one JSON document per key of a view, e.g. favorites of one user';
 
 --
--- Name: events_p1; Type: TABLE ATTACH; Schema: evtool; Owner: -
---
-
-ALTER TABLE ONLY evtool.events ATTACH PARTITION evtool.events_p1 FOR VALUES FROM (MINVALUE) TO ('1000001');
-
---
--- Name: events_p1000001; Type: TABLE ATTACH; Schema: evtool; Owner: -
---
-
-ALTER TABLE ONLY evtool.events ATTACH PARTITION evtool.events_p1000001 FOR VALUES FROM ('1000001') TO ('2000001');
-
---
 -- Name: archived_heads archived_heads_pkey; Type: CONSTRAINT; Schema: evtool; Owner: -
 --
 
@@ -1438,11 +1316,11 @@ ALTER TABLE ONLY evtool.erasures
     ADD CONSTRAINT erasures_position_key UNIQUE ("position");
 
 --
--- Name: event_ids events_event_id_key; Type: CONSTRAINT; Schema: evtool; Owner: -
+-- Name: events events_event_id_key; Type: CONSTRAINT; Schema: evtool; Owner: -
 --
 
-ALTER TABLE ONLY evtool.event_ids
-    ADD CONSTRAINT events_event_id_key PRIMARY KEY (event_id);
+ALTER TABLE ONLY evtool.events
+    ADD CONSTRAINT events_event_id_key UNIQUE (event_id);
 
 --
 -- Name: events events_pkey; Type: CONSTRAINT; Schema: evtool; Owner: -
@@ -1452,46 +1330,11 @@ ALTER TABLE ONLY evtool.events
     ADD CONSTRAINT events_pkey PRIMARY KEY ("position");
 
 --
--- Name: events_p1000001 events_p1000001_pkey; Type: CONSTRAINT; Schema: evtool; Owner: -
---
-
-ALTER TABLE ONLY evtool.events_p1000001
-    ADD CONSTRAINT events_p1000001_pkey PRIMARY KEY ("position");
-
---
 -- Name: events events_stream_version_key; Type: CONSTRAINT; Schema: evtool; Owner: -
 --
 
 ALTER TABLE ONLY evtool.events
-    ADD CONSTRAINT events_stream_version_key UNIQUE (stream_id, version, "position");
-
---
--- Name: events_p1000001 events_p1000001_stream_id_version_position_key; Type: CONSTRAINT; Schema: evtool; Owner: -
---
-
-ALTER TABLE ONLY evtool.events_p1000001
-    ADD CONSTRAINT events_p1000001_stream_id_version_position_key UNIQUE (stream_id, version, "position");
-
---
--- Name: events_p1 events_p1_pkey; Type: CONSTRAINT; Schema: evtool; Owner: -
---
-
-ALTER TABLE ONLY evtool.events_p1
-    ADD CONSTRAINT events_p1_pkey PRIMARY KEY ("position");
-
---
--- Name: events_p1 events_p1_stream_id_version_position_key; Type: CONSTRAINT; Schema: evtool; Owner: -
---
-
-ALTER TABLE ONLY evtool.events_p1
-    ADD CONSTRAINT events_p1_stream_id_version_position_key UNIQUE (stream_id, version, "position");
-
---
--- Name: events events_position_check; Type: CHECK CONSTRAINT; Schema: evtool; Owner: -
---
-
-ALTER TABLE evtool.events
-    ADD CONSTRAINT events_position_check CHECK ((("position" >= 1) AND (version >= 1))) NOT VALID;
+    ADD CONSTRAINT events_stream_version_key UNIQUE (stream_id, version);
 
 --
 -- Name: merkle_tiles merkle_tiles_pkey; Type: CONSTRAINT; Schema: evtool; Owner: -
@@ -1563,30 +1406,6 @@ ALTER TABLE ONLY evtool.view_documents
 CREATE INDEX merkle_tiles_last_position ON evtool.merkle_tiles USING btree (last_position) WHERE (level = 0);
 
 --
--- Name: events_p1000001_pkey; Type: INDEX ATTACH; Schema: evtool; Owner: -
---
-
-ALTER INDEX evtool.events_pkey ATTACH PARTITION evtool.events_p1000001_pkey;
-
---
--- Name: events_p1000001_stream_id_version_position_key; Type: INDEX ATTACH; Schema: evtool; Owner: -
---
-
-ALTER INDEX evtool.events_stream_version_key ATTACH PARTITION evtool.events_p1000001_stream_id_version_position_key;
-
---
--- Name: events_p1_pkey; Type: INDEX ATTACH; Schema: evtool; Owner: -
---
-
-ALTER INDEX evtool.events_pkey ATTACH PARTITION evtool.events_p1_pkey;
-
---
--- Name: events_p1_stream_id_version_position_key; Type: INDEX ATTACH; Schema: evtool; Owner: -
---
-
-ALTER INDEX evtool.events_stream_version_key ATTACH PARTITION evtool.events_p1_stream_id_version_position_key;
-
---
 -- Name: archives archives_append_only; Type: TRIGGER; Schema: evtool; Owner: -
 --
 
@@ -1611,18 +1430,6 @@ CREATE TRIGGER erasures_append_only BEFORE DELETE OR UPDATE ON evtool.erasures F
 CREATE TRIGGER erasures_no_truncate BEFORE TRUNCATE ON evtool.erasures FOR EACH STATEMENT EXECUTE FUNCTION evtool.refuse_change();
 
 --
--- Name: event_ids event_ids_append_only; Type: TRIGGER; Schema: evtool; Owner: -
---
-
-CREATE TRIGGER event_ids_append_only BEFORE DELETE OR UPDATE ON evtool.event_ids FOR EACH ROW EXECUTE FUNCTION evtool.refuse_change();
-
---
--- Name: event_ids event_ids_no_truncate; Type: TRIGGER; Schema: evtool; Owner: -
---
-
-CREATE TRIGGER event_ids_no_truncate BEFORE TRUNCATE ON evtool.event_ids FOR EACH STATEMENT EXECUTE FUNCTION evtool.refuse_change();
-
---
 -- Name: events events_append_only; Type: TRIGGER; Schema: evtool; Owner: -
 --
 
@@ -1633,18 +1440,6 @@ CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE ON evtool.events FOR E
 --
 
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON evtool.events FOR EACH STATEMENT EXECUTE FUNCTION evtool.refuse_change();
-
---
--- Name: events_p1 events_no_truncate; Type: TRIGGER; Schema: evtool; Owner: -
---
-
-CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON evtool.events_p1 FOR EACH STATEMENT EXECUTE FUNCTION evtool.refuse_change();
-
---
--- Name: events_p1000001 events_no_truncate; Type: TRIGGER; Schema: evtool; Owner: -
---
-
-CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON evtool.events_p1000001 FOR EACH STATEMENT EXECUTE FUNCTION evtool.refuse_change();
 
 --
 -- Name: merkle_tiles merkle_tiles_append_only; Type: TRIGGER; Schema: evtool; Owner: -

@@ -1,4 +1,5 @@
 import EventLog
+import StorePostgres
 import Foundation
 
 /// Counts of a store's log and the state of its views, as `evtool stats` shows them.
@@ -19,6 +20,9 @@ public struct StoreStatistics: Sendable, Hashable {
     public var types: [String: Int]
     /// Every view generation with its checkpoint.
     public var projections: [ProjectionStatus]
+    /// A PostgreSQL store's layout (single table or partitioned); nil for SQLite (one table,
+    /// never partitioned) and for a store read through a replica.
+    public var layout: PostgresLayout?
 
     /// Makes statistics.
     public init(events: Int, streams: Int, head: Int64, types: [String: Int], projections: [ProjectionStatus]) {
@@ -46,6 +50,7 @@ public struct StoreStatistics: Sendable, Hashable {
         var statistics = StoreStatistics(events: events, streams: streams.count, head: try store.headPosition(), types: types,
                                          projections: try store.projectionStatuses())
         statistics.systemStreams = systemStreamIDs.filter { streams.contains(StreamKey($0)) }.count
+        statistics.layout = try (store as? PostgresEventStore)?.layout()
         return statistics
     }
 }

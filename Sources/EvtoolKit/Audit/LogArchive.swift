@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import StorePostgres
 import Foundation
 import Projections
 
@@ -91,6 +92,14 @@ public enum LogArchive {
                                progress: ProgressHandler = { _ in }) throws -> Archiving {
         guard let archiving = store as? any ArchivingStore & AuditableEventStore, let kept = store as? any MerkleTreeStore else {
             throw OperationError.unsupported("the store \(location) cannot archive events")
+        }
+        // The single-table layout keeps an id unique only while its event is in the table.
+        if let postgres = store as? PostgresEventStore {
+            do {
+                try postgres.checkCanArchive()
+            } catch EventStoreError.invalidInput(let message) {
+                throw OperationError.unsupported(message)
+            }
         }
         var status = stat()
         guard lstat(path, &status) != 0 else {

@@ -202,7 +202,18 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
     /// - Throws: ``EventStoreError`` when the store cannot be opened (``EventStoreError/unavailable(_:)``
     ///   for a missing one when not `create`), ``StoreLocationError`` for an empty `schema=`.
     public func open(create: Bool) throws -> any EventStore {
+        try open(create: create, partitionSize: nil)
+    }
+
+    /// Opens the store, making a new PostgreSQL store with the partitioned layout when
+    /// `partitionSize` is given (partitions of that many positions; ``PostgresLayout``).
+    /// - Throws: as ``open(create:)``; ``StoreLocationError/invalidLocation(_:)`` for a size and
+    ///   a SQLite store (which has no partitions); ``EventStoreError/invalidInput(_:)`` for a
+    ///   size and a PostgreSQL store that exists with the single-table layout.
+    public func open(create: Bool, partitionSize: Int64?) throws -> any EventStore {
         switch self {
+        case .sqlite where partitionSize != nil:
+            throw StoreLocationError.invalidLocation("the store \(self) is SQLite, one table with no partitions: --partition-size is for a PostgreSQL store")
         case .sqlite(let path):
             var options = SQLiteEventStore.Options()
             options.createIfMissing = create
@@ -211,7 +222,7 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
         case .postgres(let url):
             // The store installs (when `create`) or upgrades its schema on open.
             let (connection, schema) = try Self.splittingSchema(from: url)
-            return try PostgresEventStore(url: connection, schema: schema, createIfMissing: create)
+            return try PostgresEventStore(url: connection, schema: schema, createIfMissing: create, partitionSize: partitionSize)
         }
     }
 }

@@ -102,6 +102,7 @@ enum OperateCommands {
             try console.output("streams    \(String(statistics.streams).groupedThousands) (one per user\(system))")
             try console.output("head       position \(head)")
             if let size { try console.output("size       \(String(format: "%.1f MiB", Double(size) / 1_048_576))") }
+            if let layout = statistics.layout { try console.output("layout     \(layout)") }
             try console.output("")
             var table = TextTable("TYPE", "EVENTS")
             for (type, count) in types.sorted(by: { $0.key < $1.key }) { table.add(type, String(count).groupedThousands) }
