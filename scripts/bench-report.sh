@@ -49,10 +49,12 @@ fi
 
 say "uptime: $(uptime)"
 for run in 1 2 3; do
-    /usr/bin/time -a -o /dev/stdout -f "report --user heavy-user (10,000 actions): %e s, %M KB max RSS" "$evtool" report --user heavy-user --out "$dir/heavy-user.html" --store "$store"
+    /usr/bin/time -o "$dir/time" -f "report --user heavy-user (10,000 actions): %e s, %M KB max RSS" "$evtool" report --user heavy-user --out "$dir/heavy-user.html" --store "$store"
+    cat "$dir/time"   # on standard output, where scripts/performance.sh keeps it
 done
 for run in 1 2 3; do
-    /usr/bin/time -a -o /dev/stdout -f "report --store-overview (1,000,000 events): %e s, %M KB max RSS" "$evtool" report --store-overview --out "$dir/overview.html" --store "$store"
+    /usr/bin/time -o "$dir/time" -f "report --store-overview (1,000,000 events): %e s, %M KB max RSS" "$evtool" report --store-overview --out "$dir/overview.html" --store "$store"
+    cat "$dir/time"
 done
 ls -l "$dir/heavy-user.html" "$dir/overview.html" >&2
 say "uptime: $(uptime)"
