@@ -9,46 +9,12 @@ extension API {
     /// its position as `id:`, resuming after `Last-Event-ID` (or `after=`), and a `: heartbeat`
     /// comment after each quiet interval.
     func logStream(_ match: RouteMatch) throws -> HTTPResponse {
-        var start = try match.integer("after", default: 0, in: 0...Int64.max)
-        if let last = match.request.header("last-event-id") {
-            guard let position = Int64(last.trimmingCharacters(in: .whitespaces)), position >= 0 else {
-                throw Problem(.malformedRequest, "Last-Event-ID must be a log position (a whole number), not '\(last)'", field: "Last-Event-ID")
-            }
-            start = position
-        }
+        let start = try Self.resumePoint(match, what: "a log position")
         _ = try application.headPosition()   // a store that is down is a 503 now, not a broken stream
         let application = self.application
-        let heartbeat = Duration.milliseconds(Int64(limits.heartbeatSeconds * 1_000))
-        let cursor = Mutex(start)
-        let lastSent = Mutex(ContinuousClock.now)
-        let stream = EventStream(produce: { _ in
-            let position = cursor.withLock { $0 }
-            let events: [RecordedEvent]
-            do {
-                events = try application.log(after: position, limit: 100)
-            } catch {
-                return .end   // the store went away: the client resumes with Last-Event-ID
-            }
-            guard let last = events.last else {
-                guard ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat else { return .wait }
-                lastSent.withLock { $0 = ContinuousClock.now }
-                return .chunk(Array(": heartbeat\n\n".utf8))
-            }
-            var chunk: [UInt8] = []
-            for event in events {
-                var writer = ResponseWriter()
-                LogRecord.write(event, to: &writer)
-                chunk += Array("id: \(event.position)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
-            }
-            cursor.withLock { $0 = last.position }
-            lastSent.withLock { $0 = ContinuousClock.now }
-            return .chunk(chunk)
-        }, isDue: { _ in
-            if ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat { return true }
-            guard let head = try? application.headPosition() else { return true }   // poll() ends the stream then
-            return head > cursor.withLock { $0 }
-        })
-        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
+        return eventStream(after: start, id: \.position,
+                           read: { try application.log(after: $0, limit: 100) },
+                           current: { try application.headPosition() })
     }
 
     /// `GET /v1/users/{user}/events`: one user's events as Server-Sent Events, for the user's
@@ -58,24 +24,40 @@ extension API {
     /// client that reconnects with the last id it received gets every later event once, none
     /// twice: the versions of one stream have no gaps and never change.
     func userEvents(_ match: RouteMatch) throws -> HTTPResponse {
-        var start = try match.integer("after", default: 0, in: 0...Int64.max)
-        if let last = match.request.header("last-event-id") {
-            guard let version = Int64(last.trimmingCharacters(in: .whitespaces)), version >= 0 else {
-                throw Problem(.malformedRequest, "Last-Event-ID must be a version of the user's events (a whole number), not '\(last)'", field: "Last-Event-ID")
-            }
-            start = version
-        }
+        let start = try Self.resumePoint(match, what: "a version of the user's events")
         let user = try application.existingUser(typed: match.parameter("user"))
         _ = try application.streamVersion(user: user)   // a store that is down is a 503 now, not a broken stream
         let application = self.application
+        return eventStream(after: start, id: \.version,
+                           read: { try application.userEvents(user: user, after: $0, limit: 100) },
+                           current: { try application.streamVersion(user: user) })
+    }
+
+    /// Where a stream resumes: after `Last-Event-ID`, else after `after=` (0: from the start).
+    private static func resumePoint(_ match: RouteMatch, what: String) throws -> Int64 {
+        let after = try match.integer("after", default: 0, in: 0...Int64.max)
+        guard let last = match.request.header("last-event-id") else { return after }
+        guard let number = Int64(last.trimmingCharacters(in: .whitespaces)), number >= 0 else {
+            throw Problem(.malformedRequest, "Last-Event-ID must be \(what) (a whole number), not '\(last)'", field: "Last-Event-ID")
+        }
+        return number
+    }
+
+    /// Server-Sent Events of the events `read` returns after a cursor (batches of its own
+    /// size), each with `id:` its `id` number, from `start`; a `: heartbeat` comment after each
+    /// quiet interval. The connection is polled when `current` (the head, or the stream's
+    /// version) passes the cursor; a store that fails ends the stream, and the client resumes
+    /// with `Last-Event-ID`.
+    private func eventStream(after start: Int64, id: KeyPath<RecordedEvent, Int64> & Sendable,
+                             read: @escaping @Sendable (Int64) throws -> [RecordedEvent],
+                             current: @escaping @Sendable () throws -> Int64) -> HTTPResponse {
         let heartbeat = Duration.milliseconds(Int64(limits.heartbeatSeconds * 1_000))
         let cursor = Mutex(start)
         let lastSent = Mutex(ContinuousClock.now)
         let stream = EventStream(produce: { _ in
-            let version = cursor.withLock { $0 }
             let events: [RecordedEvent]
             do {
-                events = try application.userEvents(user: user, after: version, limit: 100)
+                events = try read(cursor.withLock { $0 })
             } catch {
                 return .end   // the store went away: the client resumes with Last-Event-ID
             }
@@ -88,15 +70,15 @@ extension API {
             for event in events {
                 var writer = ResponseWriter()
                 LogRecord.write(event, to: &writer)
-                chunk += Array("id: \(event.version)\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
+                chunk += Array("id: \(event[keyPath: id])\nevent: \(event.type)\ndata: ".utf8) + writer.bytes + Array("\n\n".utf8)
             }
-            cursor.withLock { $0 = last.version }
+            cursor.withLock { $0 = last[keyPath: id] }
             lastSent.withLock { $0 = ContinuousClock.now }
             return .chunk(chunk)
         }, isDue: { _ in
             if ContinuousClock.now - lastSent.withLock({ $0 }) >= heartbeat { return true }
-            guard let version = try? application.streamVersion(user: user) else { return true }   // poll() ends the stream then
-            return version > cursor.withLock { $0 }
+            guard let now = try? current() else { return true }   // poll() ends the stream then
+            return now > cursor.withLock { $0 }
         })
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")], eventStream: stream)
     }
