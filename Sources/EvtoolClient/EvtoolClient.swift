@@ -416,7 +416,8 @@ public final class EvtoolClient: @unchecked Sendable {
         if report.stopped == nil {
             do { try await refresh() } catch { report.stopped = error }
         }
-        report.remaining = (try? pendingActions().count) ?? 0
+        // The device file unreadable: the report says so rather than "nothing left".
+        do { report.remaining = try pendingActions().count } catch { if report.stopped == nil { report.stopped = error } }
         return report
     }
 
