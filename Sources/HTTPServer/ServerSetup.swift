@@ -7,8 +7,8 @@ import StorePostgres
 /// A whole `evtool serve` made from its settings, in one library call (as a server framework's
 /// `buildApplication` does): the store opened with a connection for each thread that may use
 /// it, the application with the write path a long-lived server wants, the view memory and its
-/// follower, the API and the libmicrohttpd edge, and the kept Merkle tree's follower once it
-/// runs. The command line parses its options into ``Settings``, calls ``init(_:log:)``,
+/// follower, the API and the libmicrohttpd edge, and the kept Merkle tree's and the views'
+/// followers once it runs. The command line parses its options into ``Settings``, calls ``init(_:log:)``,
 /// ``start()``, and waits for a signal before ``stop()``; a test runs the same server in its
 /// own process.
 package final class ServerSetup: @unchecked Sendable {
@@ -25,6 +25,8 @@ package final class ServerSetup: @unchecked Sendable {
         package var sealKey: Ed25519Key?
         /// Whether concurrent appends commit together.
         package var groupCommit = true
+        /// Whether the server keeps the store's views current in the background (``ViewFollower``).
+        package var followViews = true
         /// The view memory's bound in bytes; 0: off.
         package var viewMemoryBytes = 134_217_728
         /// How often a write is decided again when other writers keep winning.
@@ -50,6 +52,7 @@ package final class ServerSetup: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private var memoryFollower: ViewMemoryFollower?
     private var treeFollower: KeptTreeFollower?
+    private var viewFollower: ViewFollower?
 
     /// Opens the store and makes the server (nothing listens before ``start()``).
     /// - Parameter log: where the server's own lines go (`serve: …`), and the admin audit lines.
@@ -61,8 +64,8 @@ package final class ServerSetup: @unchecked Sendable {
         let configuration = settings.configuration
         // A connection for each thread that may use the store at once: the connection
         // threads (reads), the write threads' loads, the group commits (up to 8 at once on
-        // PostgreSQL), the tree follower, the view memory's follower.
-        let store = try settings.location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 8 + 3)
+        // PostgreSQL), the tree follower, the view memory's follower, the views' follower.
+        let store = try settings.location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 8 + 4)
         self.store = store
         // A long-lived server decides a cached user's command without reading the stream
         // first (its append at the cached version is the check), for up to 200,000 users.
@@ -114,6 +117,7 @@ package final class ServerSetup: @unchecked Sendable {
         // The kept Merkle tree follows the head while the server runs (docs/explanation/audit.md).
         let log = self.log
         treeFollower = KeptTreeFollower(store: store) { line in log("serve: \(line)") }
+        if settings.followViews { viewFollower = ViewFollower(store: store) { line in log("serve: \(line)") } }
     }
 
     /// Stops the server (the requests in flight finish within the configured grace) and the
@@ -122,8 +126,10 @@ package final class ServerSetup: @unchecked Sendable {
     package func stop() -> Int {
         let left = server.stop()
         treeFollower?.stop()
+        viewFollower?.stop()
         memoryFollower?.stop()
         treeFollower = nil
+        viewFollower = nil
         memoryFollower = nil
         return left
     }

@@ -272,6 +272,7 @@ public final class Projector: @unchecked Sendable {
                     if let current = readable.withLock({ $0[name] }), current.position >= target { return }
                     readerCatchUps.add(1, ordering: .relaxed)
                     defer { publish() }
+                    try takeUpStoredCheckpoint(name)
                     _ = try run([name], selected: try prepareWorkers([name]), progress: { _, _ in })
                 }
                 view = readable.withLock { $0[name] }
@@ -289,6 +290,16 @@ public final class Projector: @unchecked Sendable {
             guard let worker = workers[name] as? ProjectionWorker<P> else { return nil }
             return try worker.document(for: documentKey)
         }
+    }
+
+    /// When another projector (`evtool serve`'s view follower, `project --follow`) committed
+    /// this one's active generation of `name` further than this one got, starts from that
+    /// checkpoint instead of applying the same events again only to find its commit refused.
+    /// Call holding `lock`.
+    private func takeUpStoredCheckpoint(_ name: String) throws {
+        guard let worker = workers[name], worker.status.isActive else { return }
+        let stored = try store.projectionStatuses().first { $0.name == name && $0.generation == worker.status.generation }
+        if let stored, stored.position > worker.position { try worker.reload() }
     }
 
     /// Where the time of the last catch-up or rebuild went (for the benchmarks).

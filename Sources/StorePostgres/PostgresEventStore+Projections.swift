@@ -46,14 +46,24 @@ extension PostgresEventStore: ProjectionStore {
         binds.append(int4: Int32(generation))
         binds.append(textArray: keys)
         return try withViews { connection in
-            let result = try connection.query("""
-                SELECT key, document FROM \(schema.quoted).view_documents
-                WHERE projection = $1 AND generation = $2 AND key = ANY($3)
-                """, types: [PostgresType.text, PostgresType.int4, PostgresType.textArray], binds: binds)
+            let result = try connection.query(Self.documentsByKeySQL(schema.quoted), types: [PostgresType.text, PostgresType.int4, PostgresType.textArray], binds: binds)
             var found: [String: Data] = [:]
             for row in 0..<result.rowCount { found[result.string(row: row, column: 0)] = result.data(row: row, column: 1) }
             return found
         }
+    }
+
+    /// `columns` of the documents of view `$1`, generation `$2`, with the keys of `$3`: one
+    /// primary-key lookup per key. Why not `key = ANY($3)`: a plan made while the table is
+    /// empty or not yet analysed (a fresh store, the first minute of `serve`) matches only
+    /// `(projection, generation)` in the index and filters every document of the view by key,
+    /// a read of the whole view per request; `LIMIT 1` keeps each lookup its own index scan.
+    static func documentsByKeySQL(_ schema: String, columns: String = "wanted.key, document") -> String {
+        """
+        SELECT \(columns) FROM unnest($3::text[]) AS wanted(key) CROSS JOIN LATERAL (
+            SELECT ctid, document FROM \(schema).view_documents
+            WHERE projection = $1 AND generation = $2 AND key = wanted.key LIMIT 1) AS kept
+        """
     }
 
     public func documents(of projection: String, generation: Int, after key: String, limit: Int) throws -> [(key: String, document: Data)] {
@@ -111,9 +121,10 @@ extension PostgresEventStore: ProjectionStore {
                     if !deletions.isEmpty {
                         var binds = key
                         binds.append(textArray: deletions)
-                        _ = try connection.query(
-                            "DELETE FROM \(s).view_documents WHERE projection = $1 AND generation = $2 AND key = ANY($3)",
-                            types: keyTypes + [PostgresType.textArray], binds: binds)
+                        _ = try connection.query("""
+                            DELETE FROM \(s).view_documents WHERE ctid = ANY(ARRAY(
+                                \(Self.documentsByKeySQL(s, columns: "kept.ctid"))))
+                            """, types: keyTypes + [PostgresType.textArray], binds: binds)
                     }
                 }
                 var move = key

@@ -18,6 +18,7 @@ enum ServeCommands {
                                              in: 1...86_400, default: defaults.connectionTimeoutSeconds)
     static let shutdownGrace = TypedOption.integer("shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)", in: 0...3_600, default: 10)
     static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default on)", default: "on")
+    static let followViews = TypedOption.choice("follow-views", ["on", "off"], help: "Keep the store's views current in the background, one server per view at a time on PostgreSQL (default on; off: a read catches its view up, or 'evtool project --follow' keeps them)", default: "on")
     static let writeThreads = TypedOption.integer("write-threads", help: "Threads for writes that must wait: those that read the user's stream first, admin operations, retries (default 64; 0: every write on the connection threads)",
                                                   in: 0...1_024, default: defaults.writeThreads)
     static let writeAttempts = TypedOption.integer("write-attempts", help: "Tries per write while other writers (another server, a command) keep changing the user's stream between its decision and its append; the last lost race answers 409 (default 10)",
@@ -44,7 +45,7 @@ enum ServeCommands {
             .init(name: "tokens", value: "FILE", help: "The bearer tokens accepted (made with 'evtool token create')"),
             .init(name: "no-auth", value: nil, help: "Accept every request as admin: for local development only"),
             threads.declaration, maxBody.declaration, maxHeaderBytes.declaration, maxConnections.declaration, timeout.declaration,
-            shutdownGrace.declaration, groupCommit.declaration, writeThreads.declaration, writeAttempts.declaration, heartbeat.declaration, viewMemory.declaration, logFormat.declaration,
+            shutdownGrace.declaration, groupCommit.declaration, followViews.declaration, writeThreads.declaration, writeAttempts.declaration, heartbeat.declaration, viewMemory.declaration, logFormat.declaration,
             .init(name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)"),
             .init(name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert"),
             .init(name: "seal-key", value: "PRIVATE.pem", help: "Ed25519 key that POST /v1/admin/seal signs its checkpoint with ('evtool keys create')"),
@@ -134,6 +135,7 @@ enum ServeCommands {
             var settings = ServerSetup.Settings(location: try StoreLocation.resolve(arguments))
             let location = settings.location
             settings.groupCommit = try arguments.required(Self.groupCommit) == "on"
+            settings.followViews = try arguments.required(Self.followViews) == "on"
             _ = try arguments.value(SharedOptions.readStore)   // checked when parsed; resolved again with the schema
             settings.readLocation = try ReadStore.resolve(arguments.value("read-store"), for: location, schema: arguments.value("schema"))
             settings.viewMemoryBytes = try arguments.required(viewMemory)

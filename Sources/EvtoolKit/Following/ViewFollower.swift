@@ -1,0 +1,57 @@
+import EventLog
+import Foundation
+import Projections
+
+/// Keeps a store's views current from a thread of its own while `evtool serve` runs, as
+/// `evtool project --follow` does (``Following/views(_:names:shouldStop:leases:reached:reconnecting:)``):
+/// a read then finds its view at the head, or a few events behind, instead of catching up
+/// everything recorded since the last read while other readers of the view wait for it.
+///
+/// On PostgreSQL each view is advanced by one follower at a time, whichever server (or
+/// `project --follow`) holds its lease. A store that goes away is waited for; any other failure
+/// is reported once through `report` (and again when it changes) and tried again a second
+/// later. Reads do not depend on it: a view that is behind is caught up by its reader.
+public final class ViewFollower: @unchecked Sendable {
+    // @unchecked: `stopping` is behind `lock`; the rest is set once in init.
+    private let store: any EventStore & ProjectionStore
+    private let report: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var stopping = false
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts following `store`; `report` receives one line per new kind of failure, and one
+    /// when a store that went away is back.
+    public init(store: any EventStore & ProjectionStore, report: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.report = report
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    private var shouldStop: Bool { lock.withLock { stopping } }
+
+    private func run() {
+        defer { done.signal() }
+        var lastFailure: String?
+        while !shouldStop {
+            do {
+                try Following.views(store, shouldStop: { shouldStop }, reached: { _ in lastFailure = nil }, reconnecting: { change in
+                    switch change {
+                    case let .lost(error): report("views: the store is out of reach, waiting for it: \(error)")
+                    case let .back(after, position): report("views: the store is back after \(Int(after.rounded())) s; following from position \(position)")
+                    }
+                })
+            } catch {
+                let text = "\(error)"
+                if text != lastFailure { report("views: could not be kept current (retrying every second; reads catch them up): \(text)") }
+                lastFailure = text
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    /// Stops the thread and waits for it (at most the time of one catch-up and one wait).
+    public func stop() {
+        lock.withLock { stopping = true }
+        done.wait()
+    }
+}
