@@ -13,6 +13,9 @@
 #   --quick          the shortest options each suite takes (to try this script, not for figures)
 #   --out FILE       write FILE instead of docs/PERFORMANCE.md
 #
+# crud runs ../shared/bench/serve-vs-crud.sh (EVTOOL_PEERS=DIR elsewhere): the peers' own
+# PostgreSQL (port 55432), stopped when it ends, so --postgres must name another server.
+#
 # EVTOOL_BENCH=PATH runs that evtool-bench binary instead of building a release one
 # (`swift build -c release`); scripts/bench-import.sh and scripts/bench-report.sh build their own.
 # Run it on a machine with nothing else running: the load before and after each run is printed
@@ -22,7 +25,7 @@ cd "$(dirname "$0")/.."
 
 say() { printf 'performance: %s\n' "$*" >&2; }
 
-all=(sqlite commands projections audit follower postgres serve scale import report)
+all=(sqlite commands projections audit follower postgres serve crud scale import report)
 postgres_url=""; quick=0; out=docs/PERFORMANCE.md; chosen=()
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -50,6 +53,7 @@ args() {
             postgres) echo "postgres --postgres URL --events 2000 --single 100 --runs 1" ;;
             serve) echo "serve --quick --users 1000 --duration 1 --postgres URL" ;;
             scale) echo "scale --events 2000,4000 --users 100 --samples 20 --long-stream 0 --postgres URL" ;;
+            crud) echo "1" ;;
             import) echo "1 2000" ;;
             report) echo "" ;;
         esac
@@ -63,11 +67,18 @@ args() {
             postgres) echo "postgres --postgres URL --events 20000 --single 1000 --runs 5" ;;
             serve) echo "serve --duration 10 --postgres URL" ;;
             scale) echo "scale --events 1000000,10000000 --postgres URL" ;;
+            crud) echo "3" ;;
             import) echo "3 48000" ;;
             report) echo "" ;;
         esac
     fi
 }
+
+# The peer benchmarks (the crud suite): outside the project, beside it in the workplace.
+peers=${EVTOOL_PEERS:-../shared/bench}
+for name in "${chosen[@]}"; do
+    if [[ $name == crud && ! -x $peers/serve-vs-crud.sh ]]; then say "crud needs the peer benchmarks at $peers (EVTOOL_PEERS=DIR)"; exit 69; fi
+done
 
 work=$(mktemp -d /tmp/evtool-performance.XXXXXX)
 pg_dir=""
@@ -117,6 +128,7 @@ for name in "${chosen[@]}"; do
     case $name in
         import) command="scripts/bench-import.sh $shown" ;;
         report) command="scripts/bench-report.sh" ;;
+        crud) command="$peers/serve-vs-crud.sh $shown .build/release/evtool" ;;
         *) command="swift run -c release evtool-bench $shown" ;;
     esac
     command=${command% }
@@ -130,6 +142,8 @@ for name in "${chosen[@]}"; do
     case $name in
         import) scripts/bench-import.sh $shown > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
         report) scripts/bench-report.sh > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
+        # Its own PostgreSQL (../shared/bench/pg_cluster.sh) and the Python service's venv.
+        crud) "$peers/serve-vs-crud.sh" $shown .build/release/evtool > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
         *) # The words of the command, with the server's URL put in word for word (a URL's
            # `&` or `#` must not reach sed's replacement or the shell's splitting).
            read -r -a words <<< "$shown"

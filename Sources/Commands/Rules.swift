@@ -87,7 +87,8 @@ public enum Rules {
     }
 
     private static func checkNoControlCharacters(_ value: String, field: String) throws {
-        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        // ASCII decides by value (C0 and DEL); only a scalar beyond it needs the Unicode tables.
+        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.properties.generalCategory == .control) }) {
             throw CommandError.rejected(field: field, rule: "must not contain control characters")
         }
     }

@@ -16,6 +16,12 @@ package enum HTTPText {
             && zip(text.utf8, expected).allSatisfy { (isUppercase($0) ? $0 | 0x20 : $0) == $1 }
     }
 
+    /// Whether `bytes` (a header name as received) spell `lowercase` in any case.
+    package static func equalsIgnoringCase<Bytes: Collection<UInt8>>(bytes: Bytes, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return bytes.count == expected.count && zip(bytes, expected).allSatisfy { (isUppercase($0) ? $0 | 0x20 : $0) == $1 }
+    }
+
     /// `text` without the spaces and horizontal tabs (HTTP's optional white space) at its ends.
     package static func trimmed<Text: StringProtocol>(_ text: Text) -> Substring {
         let bytes = Substring(text).utf8

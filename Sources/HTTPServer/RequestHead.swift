@@ -132,10 +132,9 @@ struct RequestHead {
         var hosts = 0
         for field in fields {
             if let problem = HTTPText.fieldProblem(name: field.name, value: field.value) { return Refusal(lengthRequired: false, detail: problem) }
-            let name = String(decoding: field.name, as: UTF8.self)
-            if HTTPText.equalsIgnoringCase(name, "content-length") { lengths.append(field.value) }
-            if HTTPText.equalsIgnoringCase(name, "transfer-encoding") { encodings.append(field.value) }
-            if HTTPText.equalsIgnoringCase(name, "host") { hosts += 1 }
+            if HTTPText.equalsIgnoringCase(bytes: field.name, "content-length") { lengths.append(field.value) }
+            if HTTPText.equalsIgnoringCase(bytes: field.name, "transfer-encoding") { encodings.append(field.value) }
+            if HTTPText.equalsIgnoringCase(bytes: field.name, "host") { hosts += 1 }
         }
         if hosts > 1 { return Refusal(lengthRequired: false, detail: "the request has more than one Host header") }
         if hosts == 0, strcmp(version, "HTTP/1.0") != 0 {
