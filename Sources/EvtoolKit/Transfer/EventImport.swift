@@ -34,19 +34,45 @@ public struct EventImport {
         }
     }
 
-    /// Counts the imported events of evtool's own types that do not decode.
-    struct UndecodableEvents {
-        var count = 0
-        var first: String?
+    /// Counts the imported events of evtool's own types that do not decode, on a thread of its
+    /// own: decoding each event through the domain's Codable types is as much work as the rest
+    /// of an import, and what it finds changes nothing that is imported (only the outcome's
+    /// count and first line), so it runs beside the parsing and the appends, in line order.
+    final class UndecodableEvents: @unchecked Sendable {
+        // @unchecked: `pending` is the importing thread's; `count` and `first` are the queue's
+        // until ``result()`` waits for it.
+        private var count = 0
+        private var first: String?
+        private var pending: [(event: ProposedEvent, line: Int)] = []
+        private let queue = DispatchQueue(label: "evtool.import.decode-check")
+        private static let batch = 512
 
         /// Notes `event` (from line `line`) when it is of evtool's types and does not decode.
-        mutating func check(_ event: ProposedEvent, line: Int) {
-            guard DomainEvent.typeNames.contains(event.type), !Erasure.isTombstone(data: event.data, metadata: event.metadata) else { return }
-            do {
-                _ = try DomainEvent.decode(type: event.type, data: event.data)
-            } catch {
-                count += 1
-                if first == nil { first = "line \(line): \(error)" }
+        func check(_ event: ProposedEvent, line: Int) {
+            guard DomainEvent.typeNames.contains(event.type) else { return }
+            pending.append((event, line))
+            if pending.count >= Self.batch { hand() }
+        }
+
+        /// The events checked so far that do not decode, and the first of them (`line N: <why>`).
+        func result() -> (count: Int, first: String?) {
+            hand()
+            return queue.sync { (count, first) }
+        }
+
+        private func hand() {
+            guard !pending.isEmpty else { return }
+            let events = pending
+            pending.removeAll(keepingCapacity: true)
+            queue.async { [self] in
+                for (event, line) in events where !Erasure.isTombstone(data: event.data, metadata: event.metadata) {
+                    do {
+                        _ = try DomainEvent.decode(type: event.type, data: event.data)
+                    } catch {
+                        count += 1
+                        if first == nil { first = "line \(line): \(error)" }
+                    }
+                }
             }
         }
     }
@@ -97,7 +123,7 @@ public struct EventImport {
         /// For a CloudEvents file: whether its events are evtool's own export (`evtoolversion`), and the line that said so.
         var evtoolCloudEvents: (Bool, line: Int)?
         var firstLine = 0
-        var undecodable = UndecodableEvents()
+        let undecodable = UndecodableEvents()
         var appended: Int { copier.appended + appender.appended }
         var skipped: Int { copier.skipped + appender.skipped }
         var hasPending: Bool { copier.hasPending || appender.hasPending }
@@ -192,8 +218,7 @@ public struct EventImport {
             throw OperationError.invalid(message)
         }
         var outcome = Outcome(format: format, appended: appended, skipped: skipped)
-        outcome.undecodable = undecodable.count
-        outcome.firstUndecodable = undecodable.first
+        (outcome.undecodable, outcome.firstUndecodable) = undecodable.result()
         return outcome
     }
 }
