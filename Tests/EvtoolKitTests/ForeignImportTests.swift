@@ -46,6 +46,18 @@ struct ForeignImportTests {
         #expect(try LogAudit.verify(try LogAudit.open(kit.location), location: kit.location).report.events == 7)
     }
 
+    @Test("events of evtool's types that do not decode, far apart in a long file: all counted, the first named by its line")
+    func undecodableAcrossALongFile() throws {
+        let kit = try KitStore.make("sqlite"); defer { kit.cleanup() }
+        let store = try kit.open()
+        let good = #"{"stream":"ada","type":"Unfavorited","data":{"listingID":"L1","schemaVersion":1}}"#
+        let bad = #"{"stream":"ada","type":"Favorited","data":{"listingID":"L1"}}"#
+        let lines = (1...3_000).map { [700, 1_400, 2_999].contains($0) ? bad : good }
+        let outcome = try Self.run(store, lines.joined(separator: "\n"), batchSize: 250)
+        #expect(outcome.appended == 3_000 && outcome.undecodable == 3, "\(outcome)")
+        #expect(outcome.firstUndecodable?.hasPrefix("line 700: Favorited event is malformed") == true, "\(outcome)")
+    }
+
     @Test("plain lines with an id: the same id and content is skipped, the same id with other content refused naming the line; nothing of that batch is written", arguments: ["sqlite", "postgres"])
     func plainIdempotency(_ backend: String) throws {
         let kit = try KitStore.make(backend); defer { kit.cleanup() }
