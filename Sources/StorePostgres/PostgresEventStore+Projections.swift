@@ -85,7 +85,10 @@ extension PostgresEventStore: ProjectionStore {
     public func commit(_ changes: ViewChanges) throws {
         let s = schema.quoted
         try withViews { connection in
-            try connection.execute("BEGIN")
+            // Views are derived data, committed with their checkpoint in one transaction: a
+            // commit lost to a crash is caught up again from the log, so it does not wait for
+            // the WAL flush (as the kept tree's extensions do not; events keep theirs).
+            try connection.execute("BEGIN; SET LOCAL synchronous_commit = off")
             do {
                 // Commits of one view take turns: an activation deletes the view's other
                 // generations, which another projector may hold locked; without one lock taken

@@ -7,13 +7,31 @@ import Foundation
 final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
-    /// The connection's `PRAGMA synchronous` level, read once by the kept tree's follower
-    /// (which lowers it for its own transactions and restores it): a PRAGMA is compiled again
-    /// at every run, so reading it at every extension cost a statement's preparation.
+    /// The connection's `PRAGMA synchronous` level, read once by ``withoutWaitingForTheDisk(_:)``
+    /// (a PRAGMA is compiled again at every run, so reading it at every kept-tree extension
+    /// cost a statement's preparation).
     var synchronousLevel: Int64?
     /// The chain hashes of the last append this connection committed, for the kept tree's
     /// follower on the same connection.
     var appendedChain = AppendedChain()
+
+    /// Runs `body` (a transaction writing derived data: the kept tree, the views) with
+    /// `synchronous=NORMAL`: in WAL mode its commit does not wait for the disk, and a power
+    /// loss can only take back such commits, which the next extension or catch-up redoes from
+    /// the log (events keep their own commits' level). Restores the connection's level after.
+    func withoutWaitingForTheDisk<T>(_ body: () throws -> T) throws -> T {
+        let synchronous: Int64
+        if let known = synchronousLevel {
+            synchronous = known
+        } else {
+            synchronous = try scalarInt("PRAGMA synchronous") ?? 2
+            synchronousLevel = synchronous
+        }
+        guard synchronous > 1 else { return try body() }
+        try statement("PRAGMA synchronous=NORMAL").run()
+        defer { _ = try? statement("PRAGMA synchronous=\(synchronous)").run() }
+        return try body()
+    }
 
     /// Opens (and creates, when `create` is set) the database at `path`; `:memory:` for a
     /// private in-memory database.

@@ -40,26 +40,10 @@ extension SQLiteEventStore: MerkleTreeStore {
             if head <= covered || limit <= 0 { return (try Self.treeState(connection), 0) }
             // Every statement of an extension is prepared once per connection (BEGIN, COMMIT and
             // the pragmas too): at one extension per small append, preparing them cost more
-            // than the tree's own writes. A PRAGMA is compiled again each time it runs (SQLite
-            // applies it then), so the connection's level is read once and remembered.
-            let synchronous: Int64
-            if let known = connection.synchronousLevel {
-                synchronous = known
-            } else {
-                synchronous = try connection.scalarInt("PRAGMA synchronous") ?? 2
-                connection.synchronousLevel = synchronous
+            // than the tree's own writes.
+            return try connection.withoutWaitingForTheDisk {
+                try Self.preparedTransaction(connection) { try Self.extend(connection, limit: limit) }
             }
-            guard synchronous > 1 else { return try Self.preparedTransaction(connection) { try Self.extend(connection, limit: limit) } }
-            try connection.statement("PRAGMA synchronous=NORMAL").run()
-            let result: (state: MerkleTreeState, added: Int)
-            do {
-                result = try Self.preparedTransaction(connection) { try Self.extend(connection, limit: limit) }
-            } catch {
-                try connection.statement("PRAGMA synchronous=\(synchronous)").run()
-                throw error
-            }
-            try connection.statement("PRAGMA synchronous=\(synchronous)").run()
-            return result
         }
     }
 

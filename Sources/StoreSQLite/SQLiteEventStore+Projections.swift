@@ -137,7 +137,8 @@ extension SQLiteEventStore: ProjectionStore {
             let previous = try connection.scalarInt("PRAGMA secure_delete") ?? 1
             try connection.execute("PRAGMA secure_delete = FAST")
             defer { _ = try? connection.execute("PRAGMA secure_delete = \(previous)") }
-            return try connection.transaction { try body(connection) }
+            // Views are derived: a commit lost to a power cut is caught up again from the log.
+            return try connection.withoutWaitingForTheDisk { try connection.transaction { try body(connection) } }
         }
     }
 
