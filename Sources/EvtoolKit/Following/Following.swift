@@ -60,8 +60,12 @@ public enum Following {
     /// once at the start; an empty list means another follower advances every view). A store
     /// that goes away is waited for (`reconnecting` tells of it); then the views start afresh
     /// from the checkpoints the store holds and the leases are taken again.
+    /// - Parameter gathering: how long to let new events gather after a catch-up that moved
+    ///   the views before the next one (0: at once), so that under a stream of writes each
+    ///   view commits a batch every `gathering` seconds instead of a few events at a time.
     public static func views(
         _ store: any EventStore & ProjectionStore, names viewNames: [String] = Views.all.map(\.name),
+        gathering: TimeInterval = 0,
         shouldStop: () -> Bool,
         leases: ([String]) throws -> Void = { _ in },
         reached: (Int64) throws -> Void,
@@ -102,6 +106,7 @@ public enum Following {
                 if position != head {
                     head = position
                     try reached(head)
+                    if gathering > 0 { Thread.sleep(forTimeInterval: gathering) }
                 }
                 _ = try store.waitForEvents(after: head, timeout: .milliseconds(500))
             } catch {

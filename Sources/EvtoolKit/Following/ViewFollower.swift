@@ -29,12 +29,17 @@ public final class ViewFollower: @unchecked Sendable {
 
     private var shouldStop: Bool { lock.withLock { stopping } }
 
+    /// How long new events gather between two catch-ups under writes: each view then commits
+    /// once per 50 ms at most, and a read finds its view at most that far (plus a catch-up)
+    /// behind, which it catches up itself.
+    static let gathering: TimeInterval = 0.05
+
     private func run() {
         defer { done.signal() }
         var lastFailure: String?
         while !shouldStop {
             do {
-                try Following.views(store, shouldStop: { shouldStop }, reached: { _ in lastFailure = nil }, reconnecting: { change in
+                try Following.views(store, gathering: Self.gathering, shouldStop: { shouldStop }, reached: { _ in lastFailure = nil }, reconnecting: { change in
                     switch change {
                     case let .lost(error): report("views: the store is out of reach, waiting for it: \(error)")
                     case let .back(after, position): report("views: the store is back after \(Int(after.rounded())) s; following from position \(position)")
