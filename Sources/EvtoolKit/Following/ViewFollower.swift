@@ -11,52 +11,28 @@ import Projections
 /// `project --follow`) holds its lease. A store that goes away is waited for; any other failure
 /// is reported once through `report` (and again when it changes) and tried again a second
 /// later. Reads do not depend on it: a view that is behind is caught up by its reader.
-public final class ViewFollower: @unchecked Sendable {
-    // @unchecked: `stopping` is behind `lock`; the rest is set once in init.
-    private let store: any EventStore & ProjectionStore
-    private let report: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var stopping = false
-    private let done = DispatchSemaphore(value: 0)
-
-    /// Starts following `store`; `report` receives one line per new kind of failure, and one
-    /// when a store that went away is back.
-    public init(store: any EventStore & ProjectionStore, report: @escaping @Sendable (String) -> Void) {
-        self.store = store
-        self.report = report
-        Thread.detachNewThread { [self] in run() }
-    }
-
-    private var shouldStop: Bool { lock.withLock { stopping } }
+public final class ViewFollower: Sendable {
+    private let thread: FollowingThread
 
     /// How long new events gather between two catch-ups under writes: each view then commits
     /// once per 50 ms at most, and a read finds its view at most that far (plus a catch-up)
     /// behind, which it catches up itself.
     static let gathering: TimeInterval = 0.05
 
-    private func run() {
-        defer { done.signal() }
-        var lastFailure: String?
-        while !shouldStop {
-            do {
-                try Following.views(store, gathering: Self.gathering, shouldStop: { shouldStop }, reached: { _ in lastFailure = nil }, reconnecting: { change in
-                    switch change {
-                    case let .lost(error): report("views: the store is out of reach, waiting for it: \(error)")
-                    case let .back(after, position): report("views: the store is back after \(Int(after.rounded())) s; following from position \(position)")
-                    }
-                })
-            } catch {
-                let text = "\(error)"
-                if text != lastFailure { report("views: could not be kept current (retrying every second; reads catch them up): \(text)") }
-                lastFailure = text
-                Thread.sleep(forTimeInterval: 1)
-            }
+    /// Starts following `store`; `report` receives one line per new kind of failure, and one
+    /// when a store that went away is back.
+    public init(store: any EventStore & ProjectionStore, report: @escaping @Sendable (String) -> Void) {
+        thread = FollowingThread(failure: { "views: could not be kept current (retrying every second; reads catch them up): \($0)" }, report: report) { thread in
+            try Following.views(store, gathering: Self.gathering, shouldStop: { thread.shouldStop }, reached: { _ in thread.succeeded() }, reconnecting: { change in
+                switch change {
+                case let .lost(error): report("views: the store is out of reach, waiting for it: \(error)")
+                case let .back(after, position): report("views: the store is back after \(Int(after.rounded())) s; following from position \(position)")
+                }
+            })
+            return true
         }
     }
 
     /// Stops the thread and waits for it (at most the time of one catch-up and one wait).
-    public func stop() {
-        lock.withLock { stopping = true }
-        done.wait()
-    }
+    public func stop() { thread.stop() }
 }
