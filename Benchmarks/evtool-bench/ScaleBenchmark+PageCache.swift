@@ -3,6 +3,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 import Projections
+import StoreLocations
 import StoreSQLite
 
 extension ScaleBenchmark {

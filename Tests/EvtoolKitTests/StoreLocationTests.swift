@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Commands
 import EventLog
+import StoreLocations
 import StorePostgres
 import Foundation
 import Projections

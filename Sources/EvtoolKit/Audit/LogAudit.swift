@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import StoreLocations
 import StoreSQLite
 
 /// The audit trail's operations (docs/explanation/audit.md): verify the log, seal it, forget a user.

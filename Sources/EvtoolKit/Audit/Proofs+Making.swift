@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import StoreLocations
 
 extension Proofs {
     /// A consistency proof that the tree of `older` (read from the file `olderPath`) is a
