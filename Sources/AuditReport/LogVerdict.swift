@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import Transfer
 
 /// The whole log's verify verdict on the store overview: what `evtool verify` says of the
 /// store, made by the same library call (``EvtoolKit/LogAudit/verify(_:named:checkpoint:archives:progress:)``):

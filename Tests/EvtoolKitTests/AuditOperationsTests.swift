@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import TestSupport
 import Testing
+import Transfer
 
 /// verify, seal and forget called as library API, on SQLite and PostgreSQL.
 @Suite("EvtoolKit: verify, seal and forget in one call each")

@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import TestSupport
 import Testing
+import Transfer
 
 /// Importing events made elsewhere: plain lines and other producers' CloudEvents.
 @Suite("EvtoolKit: import of plain lines and CloudEvents from elsewhere")

@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import TestSupport
 import Testing
+import Transfer
 
 /// export, import and migrate called as library API, on SQLite and PostgreSQL.
 @Suite("EvtoolKit: export, import and migrate in one call each")

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Transfer
 
 /// The whole log of an archived store for `rebuild --archive FILE…` (docs/explanation/audit.md
 /// "Archives"): the archive files' events below the latest boundary, then the store's own.

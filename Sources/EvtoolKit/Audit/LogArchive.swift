@@ -4,6 +4,7 @@ import StoreLocations
 import StorePostgres
 import Foundation
 import Projections
+import Transfer
 
 /// `archive`: the oldest events moved out of the store into a file (docs/explanation/audit.md "Archives").
 ///

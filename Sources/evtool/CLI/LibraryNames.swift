@@ -1,5 +1,6 @@
 import EvtoolKit
 import StoreLocations
+import Transfer
 
 // The library types every subcommand uses, visible to each file of the command line without
 // its own `import EvtoolKit` (a subcommand calls `StoreLocation.resolve(arguments).open(create:)`,
@@ -7,5 +8,5 @@ import StoreLocations
 
 /// The library's ``StoreLocations/StoreLocation``.
 typealias StoreLocation = StoreLocations.StoreLocation
-/// The library's ``EvtoolKit/LogRecord``.
-typealias LogRecord = EvtoolKit.LogRecord
+/// The library's ``Transfer/LogRecord``.
+typealias LogRecord = Transfer.LogRecord

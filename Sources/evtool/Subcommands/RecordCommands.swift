@@ -3,6 +3,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 import JSONKit
+import Transfer
 
 /// `evtool search|favorite|unfavorite|view`: record one user action through the command
 /// runner (load the user's stream, decide, append with the expected version, retry).

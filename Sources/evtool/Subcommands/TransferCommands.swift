@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import Transfer
 
 /// `evtool export|import|migrate`: move logs between files and stores.
 enum TransferCommands {
