@@ -1,5 +1,4 @@
 import Commands
-import EvtoolKit
 import Foundation
 import Transfer
 

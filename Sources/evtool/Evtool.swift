@@ -1,6 +1,5 @@
 import Commands
 import EventLog
-import EvtoolKit
 import Foundation
 import Projections
 import StoreLocations

@@ -1,6 +1,7 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
 import Transfer

@@ -1,5 +1,5 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
 import TestSupport
 import Testing

@@ -1,5 +1,4 @@
 import EventLog
-import EvtoolKit
 import Foundation
 import StoreLocations
 import TestSupport

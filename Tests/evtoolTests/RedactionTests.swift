@@ -1,4 +1,3 @@
-import EvtoolKit
 @testable import evtool
 import Foundation
 import StoreLocations

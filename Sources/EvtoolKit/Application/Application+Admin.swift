@@ -1,7 +1,9 @@
+import Audit
 import Commands
 import EventLog
 import Foundation
 import Projections
+import StoreLocations
 import StoreSQLite
 import Transfer
 

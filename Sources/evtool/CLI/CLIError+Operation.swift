@@ -1,4 +1,3 @@
-import EvtoolKit
 import Transfer
 
 extension CLIError {

@@ -1,4 +1,3 @@
-import EvtoolKit
 import Foundation
 import Transfer
 

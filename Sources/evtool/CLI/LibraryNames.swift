@@ -1,4 +1,3 @@
-import EvtoolKit
 import StoreLocations
 import Transfer
 

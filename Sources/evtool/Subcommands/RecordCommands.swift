@@ -3,6 +3,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 import JSONKit
+import StoreLocations
 import Transfer
 
 /// `evtool search|favorite|unfavorite|view`: record one user action through the command

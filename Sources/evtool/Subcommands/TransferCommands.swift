@@ -1,8 +1,8 @@
 import EventLog
-import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import StoreLocations
 import Transfer
 
 /// `evtool export|import|migrate`: move logs between files and stores.

@@ -1,4 +1,3 @@
-import EvtoolKit
 import Transfer
 
 /// Renders a library operation's ``ProgressStep``s on standard error with ``Progress``.
