@@ -1,8 +1,8 @@
 import Commands
 import EventLog
-import EvtoolKit
 import Foundation
 import Projections
+import StoreLocations
 import StoreSQLite
 
 extension ScaleBenchmark {

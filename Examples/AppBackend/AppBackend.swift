@@ -2,6 +2,7 @@ import Commands
 import EvtoolKit
 import Foundation
 import Projections
+import StoreLocations
 
 /// What an app's back end does with evtool, through the application library alone: open a
 /// store from a URL, record a user's search, favorite and details view, read the favorites and

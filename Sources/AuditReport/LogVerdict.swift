@@ -1,9 +1,10 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
+import Transfer
 
 /// The whole log's verify verdict on the store overview: what `evtool verify` says of the
-/// store, made by the same library call (``EvtoolKit/LogAudit/verify(_:named:checkpoint:archives:progress:)``):
+/// store, made by the same library call (``Audit/LogAudit/verify(_:named:checkpoint:archives:progress:)``):
 /// every event's hash and chain link and every stream's versions, every seal, the kept Merkle
 /// tree and every recorded checkpoint.
 /// Cost: one more pass over the log (the one `verify` makes).

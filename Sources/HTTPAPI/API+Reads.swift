@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import Transfer
 
 extension API {
     func favorites(_ match: RouteMatch) throws -> HTTPResponse { try userView(Views.favorites, match) }

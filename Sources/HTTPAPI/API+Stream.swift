@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import JSONKit
 import Synchronization
+import Transfer
 
 extension API {
     /// `GET /v1/log/stream`: the log as Server-Sent Events, one event per recorded event with

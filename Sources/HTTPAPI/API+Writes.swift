@@ -2,6 +2,7 @@ import Commands
 import EventLog
 import EvtoolKit
 import Foundation
+import Transfer
 
 extension API {
     func recordSearch(_ match: RouteMatch) throws -> HTTPResponse {

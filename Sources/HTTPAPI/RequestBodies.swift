@@ -1,6 +1,6 @@
 import Commands
-import EvtoolKit
 import Foundation
+import Transfer
 
 /// The JSON bodies of the write operations, and how they are read.
 enum RequestBodies {

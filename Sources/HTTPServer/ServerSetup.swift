@@ -2,6 +2,7 @@ import EventLog
 import EvtoolKit
 import Foundation
 import HTTPAPI
+import StoreLocations
 import StorePostgres
 
 /// A whole `evtool serve` made from its settings, in one library call (as a server framework's

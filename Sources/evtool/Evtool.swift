@@ -1,8 +1,8 @@
 import Commands
 import EventLog
-import EvtoolKit
 import Foundation
 import Projections
+import StoreLocations
 
 /// The `evtool` command line: finds the subcommand, parses its options, runs it, and turns
 /// failures into `Error: …` lines and documented exit codes.

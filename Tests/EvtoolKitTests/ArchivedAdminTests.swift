@@ -1,8 +1,10 @@
+import Audit
 import Commands
 import EventLog
 import EvtoolKit
 import Foundation
 import Projections
+import StoreLocations
 import TestSupport
 import Testing
 

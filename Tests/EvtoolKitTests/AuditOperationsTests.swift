@@ -1,8 +1,10 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
+import Transfer
 
 /// verify, seal and forget called as library API, on SQLite and PostgreSQL.
 @Suite("EvtoolKit: verify, seal and forget in one call each")

@@ -1,3 +1,4 @@
+import Audit
 import Commands
 import EventLog
 import EvtoolKit

@@ -1,8 +1,9 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
 import TestSupport
 import Testing
+import Transfer
 
 /// Importing events made elsewhere: plain lines and other producers' CloudEvents.
 @Suite("EvtoolKit: import of plain lines and CloudEvents from elsewhere")

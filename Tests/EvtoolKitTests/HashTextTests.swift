@@ -1,8 +1,9 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
 import TestSupport
 import Testing
+import Transfer
 
 /// A chain hash read from an export line or an archive file is read only as evtool writes it:
 /// 64 lower-case hex digits; the same hash in upper case is refused, naming the member.

@@ -1,8 +1,9 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
 import Synchronization
 import Testing
+import Transfer
 
 /// A store that lets another writer append to each stream of the first `races` batches just
 /// before the batch is appended, as a second importer or an app server would.

@@ -1,8 +1,9 @@
 import EventLog
-import EvtoolKit
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
+import Transfer
 
 /// A fresh store for the library's operation tests, by its location as a user gives it, on an
 /// SQLite file or a PostgreSQL schema of the test server; and how to change it behind

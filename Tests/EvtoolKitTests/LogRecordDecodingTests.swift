@@ -1,7 +1,7 @@
 import EventLog
-import EvtoolKit
 import Foundation
 import Testing
+import Transfer
 
 /// Import's line decoding: fields that need no JSON decoding are read straight from the line's
 /// bytes, and every other string (escapes, control characters, bad UTF-8) still goes through

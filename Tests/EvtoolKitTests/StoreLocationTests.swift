@@ -1,6 +1,6 @@
 import EventLog
-import EvtoolKit
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
 

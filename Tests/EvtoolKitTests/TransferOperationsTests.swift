@@ -1,8 +1,10 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
+import Transfer
 
 /// export, import and migrate called as library API, on SQLite and PostgreSQL.
 @Suite("EvtoolKit: export, import and migrate in one call each")

@@ -3,6 +3,7 @@ import EvtoolKit
 import Foundation
 import HTTPServer
 import Projections
+import StoreLocations
 import Testing
 import TestSupport
 

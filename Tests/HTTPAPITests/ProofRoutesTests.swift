@@ -1,9 +1,11 @@
+import Audit
 import EventLog
 import EvtoolKit
 import Foundation
 import HTTPAPI
 import Testing
 import TestSupport
+import Transfer
 
 /// The verifiable log's routes as pure functions on both stores: `/v1/checkpoints/latest`,
 /// `/v1/proofs/inclusion`, `/v1/proofs/consistency` — who may call them, what they answer (the

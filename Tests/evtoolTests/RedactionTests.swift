@@ -1,6 +1,6 @@
-import EvtoolKit
 @testable import evtool
 import Foundation
+import StoreLocations
 import TestSupport
 import Testing
 

@@ -1,8 +1,11 @@
+import Audit
 import Commands
 import EventLog
 import Foundation
 import Projections
+import StoreLocations
 import StoreSQLite
+import Transfer
 
 /// The operations of an administrator (`evtool rebuild`, `seal`, `forget`; the HTTP API's
 /// `/v1/admin` routes), through the application's own projector and runner, so a running

@@ -1,5 +1,7 @@
+import Audit
 import EventLog
 import Foundation
+import Transfer
 
 // A server's rebuild and forget on a store with archives (`evtool archive`, docs/explanation/audit.md
 // "Archives"): both fold every view from the first event, and the archived events are only in

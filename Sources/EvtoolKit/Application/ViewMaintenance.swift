@@ -1,6 +1,8 @@
+import Audit
 import EventLog
 import Foundation
 import Projections
+import Transfer
 
 /// `rebuild`: views rebuilt from the whole log while readers keep the old ones, with progress
 /// and a way to stop at a batch boundary (the next rebuild resumes from the last commit).

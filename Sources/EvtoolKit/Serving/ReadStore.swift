@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import StoreLocations
 import StorePostgres
 
 /// A read store: a PostgreSQL hot standby of the store that reads may go to (`--read-store`,

@@ -1,4 +1,4 @@
-import EvtoolKit
+import Transfer
 
 extension CLIError {
     /// The command line's report of a library operation's failure, with its exit code.

@@ -4,6 +4,8 @@ import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import StoreLocations
+import Transfer
 
 /// What the command line says about a failure: its exit code, a message for a person, and
 /// (when known) the option or input line it is about. ``Evtool/report(_:console:json:)``

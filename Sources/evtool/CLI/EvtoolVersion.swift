@@ -1,9 +1,9 @@
 import Commands
 import EventLog
-import EvtoolKit
 import JSONKit
 import StorePostgres
 import StoreSQLite
+import Transfer
 
 /// What `evtool --version` and `evtool version` report: this release, the commit it was built
 /// from, the C libraries it runs on, and the schema versions it writes.

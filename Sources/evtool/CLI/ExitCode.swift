@@ -1,6 +1,6 @@
 import Foundation
 import EventLog
-import EvtoolKit
+import StoreLocations
 
 /// evtool's exit codes (after BSD's sysexits.h), documented in `evtool --help` and docs/reference/exit-codes.md.
 enum ExitCode: Int32 {

@@ -1,5 +1,5 @@
-import EvtoolKit
 import Foundation
+import Transfer
 
 /// Input named on the command line, `FILE` or `-` for standard input: the one reader of
 /// every option and argument that takes one (`import FILE|-`, `--details`, `--results`,

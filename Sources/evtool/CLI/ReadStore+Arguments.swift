@@ -1,5 +1,6 @@
 import EventLog
 import EvtoolKit
+import StoreLocations
 import StorePostgres
 
 extension ReadStore {

@@ -1,12 +1,12 @@
-import EvtoolKit
 import Foundation
 import Projections
+import StoreLocations
 
 /// The options many commands share, declared once: the store, the user, `--as-of`, times,
 /// `--json`, `--quiet`.
 enum SharedOptions {
-    /// `--store STORE`, parsed as a ``EvtoolKit/StoreLocation`` (absent: `$EVTOOL_STORE`, else
-    /// ./evtool.sqlite, through ``EvtoolKit/StoreLocation/resolve(_:)``).
+    /// `--store STORE`, parsed as a ``StoreLocations/StoreLocation`` (absent: `$EVTOOL_STORE`, else
+    /// ./evtool.sqlite, through ``StoreLocations/StoreLocation/resolve(_:)``).
     static let store = storeLocation(
         "store", help: "sqlite:PATH, a file path, or a postgres:// URL (default: $EVTOOL_STORE, else ./evtool.sqlite)")
 

@@ -1,6 +1,7 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
+import StoreLocations
 
 /// `evtool archive`: move the oldest events out of the store into a verified file (docs/explanation/audit.md "Archives").
 enum ArchiveCommand {

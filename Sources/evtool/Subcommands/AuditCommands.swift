@@ -1,5 +1,5 @@
+import Audit
 import Commands
-import EvtoolKit
 import EventLog
 import Foundation
 import JSONKit

@@ -4,6 +4,7 @@ import EvtoolKit
 import Foundation
 import Projections
 import Simulation
+import StoreLocations
 
 /// `evtool demo`: realistic activity through the real command path, then a tour of the views.
 enum DemoCommand {

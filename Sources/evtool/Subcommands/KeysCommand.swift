@@ -1,5 +1,5 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
 
 /// `evtool keys create`: an Ed25519 key pair for signing checkpoints (docs/explanation/audit.md).

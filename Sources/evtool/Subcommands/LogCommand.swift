@@ -1,6 +1,7 @@
 import EventLog
 import EvtoolKit
 import Foundation
+import Transfer
 
 /// `evtool log`: prints the global log in position order, and follows it.
 enum LogCommand {

@@ -4,6 +4,7 @@ import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import StoreLocations
 
 /// `evtool project|rebuild|stats`: keep the views current, rebuild them, and report.
 enum OperateCommands {

@@ -1,5 +1,5 @@
+import Audit
 import EventLog
-import EvtoolKit
 import Foundation
 
 /// `evtool prove` and `evtool check-proof`: inclusion and consistency proofs over the log's

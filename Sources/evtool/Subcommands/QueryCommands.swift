@@ -4,6 +4,7 @@ import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import Transfer
 
 /// `evtool favorites|recent|viewed|details|history`: read the views, now or as of the past.
 enum QueryCommands {

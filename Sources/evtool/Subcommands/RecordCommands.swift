@@ -3,6 +3,8 @@ import EventLog
 import EvtoolKit
 import Foundation
 import JSONKit
+import StoreLocations
+import Transfer
 
 /// `evtool search|favorite|unfavorite|view`: record one user action through the command
 /// runner (load the user's stream, decide, append with the expected version, retry).

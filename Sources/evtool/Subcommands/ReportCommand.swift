@@ -1,9 +1,11 @@
+import Audit
 import AuditReport
 import EvtoolKit
 import Commands
 import EventLog
 import Foundation
 import Projections
+import StoreLocations
 
 /// `evtool report`: the audit report as one self-contained HTML page (docs/explanation/audit.md).
 enum ReportCommand {

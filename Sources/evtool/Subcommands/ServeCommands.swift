@@ -1,3 +1,4 @@
+import Audit
 import EventLog
 import EvtoolKit
 import Foundation

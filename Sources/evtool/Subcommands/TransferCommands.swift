@@ -1,8 +1,9 @@
 import EventLog
-import EvtoolKit
 import Foundation
 import JSONKit
 import Projections
+import StoreLocations
+import Transfer
 
 /// `evtool export|import|migrate`: move logs between files and stores.
 enum TransferCommands {

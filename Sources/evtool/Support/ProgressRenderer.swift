@@ -1,4 +1,4 @@
-import EvtoolKit
+import Transfer
 
 /// Renders a library operation's ``ProgressStep``s on standard error with ``Progress``.
 struct ProgressRenderer {

@@ -1,11 +1,11 @@
 import EventLog
-import EvtoolKit
 import Foundation
 import Projections
+import Transfer
 
-/// Times and positions given on the command line, parsed by the library's ``EvtoolKit/TimeText``.
+/// Times and positions given on the command line, parsed by the library's ``Transfer/TimeText``.
 enum TimeArgument {
-    /// ``EvtoolKit/TimeText/parse(_:)``: `2026-03-01`, `2026-03-01T10:00:00Z`,
+    /// ``Transfer/TimeText/parse(_:)``: `2026-03-01`, `2026-03-01T10:00:00Z`,
     /// `2026-03-01 10:00:00Z` (RFC 3339 allows a space for the `T`) and the like.
     static func parse(_ text: String) -> Date? { TimeText.parse(text) }
 

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import Projections
+import StoreLocations
 
 extension Migration {
     /// A step of a migration besides the copy's progress, for the face to tell its user.

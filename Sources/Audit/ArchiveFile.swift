@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import JSONKit
+import Transfer
 
 /// An archive file (`evtool archive`): the archived events as lines of the export format
 /// (JSON Lines, as `evtool export` writes them), in position order. Read back with every

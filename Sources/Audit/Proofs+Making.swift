@@ -1,5 +1,7 @@
 import EventLog
 import Foundation
+import StoreLocations
+import Transfer
 
 extension Proofs {
     /// A consistency proof that the tree of `older` (read from the file `olderPath`) is a

@@ -1,8 +1,10 @@
 import Commands
 import EventLog
+import StoreLocations
 import StorePostgres
 import Foundation
 import Projections
+import Transfer
 
 /// `archive`: the oldest events moved out of the store into a file (docs/explanation/audit.md "Archives").
 ///

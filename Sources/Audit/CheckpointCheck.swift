@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Transfer
 
 /// `verify --checkpoint`: the store's log against a checkpoint it cannot rewrite.
 public enum CheckpointCheck {

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Transfer
 
 /// The whole log of an archived store for `rebuild --archive FILE…` (docs/explanation/audit.md
 /// "Archives"): the archive files' events below the latest boundary, then the store's own.
@@ -132,8 +133,8 @@ extension LogArchive {
     ///   not every archive's in order, or they fail verification (then nothing was rebuilt).
     /// - Parameter observe: each batch of a file's events as the verification reads it (the
     ///   file's index in `files`).
-    static func replay(_ store: any EventStore & ProjectionStore, files: [String],
-                       observe: @escaping (Int, [RecordedEvent]) -> Void = { _, _ in }) throws -> ArchiveReplay {
+    package static func replay(_ store: any EventStore & ProjectionStore, files: [String],
+                               observe: @escaping (Int, [RecordedEvent]) -> Void = { _, _ in }) throws -> any EventStore & ProjectionStore {
         guard let archiving = store as? any ArchivingStore else {
             throw OperationError.invalid("the store keeps no archives, so there are no archive files to rebuild from")
         }

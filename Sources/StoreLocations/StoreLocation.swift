@@ -93,7 +93,7 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
 
     /// The location in the schema `explicit` (it must agree with a `schema=` the location
     /// names), or, when neither names one, in `fallback`.
-    func inSchema(_ explicit: String?, otherwise fallback: String?) throws -> StoreLocation {
+    package func inSchema(_ explicit: String?, otherwise fallback: String?) throws -> StoreLocation {
         switch self {
         case .sqlite:
             if let explicit {

@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Transfer
 
 // Proofs and checkpoints asked of an opened store by a long-running process (`evtool serve`'s
 // `/v1/checkpoints/latest`, `/v1/proofs/inclusion`, `/v1/proofs/consistency`): the same

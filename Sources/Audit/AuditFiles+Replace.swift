@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Transfer
 
 extension AuditFiles {
     /// What a file that already exists at an output path must hold for evtool to replace it.

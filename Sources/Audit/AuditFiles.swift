@@ -1,5 +1,6 @@
 import EventLog
 import Foundation
+import Transfer
 
 /// Reading and writing the small files of the verifiable log: keys, checkpoints, proofs.
 ///

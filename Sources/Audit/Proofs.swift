@@ -1,5 +1,7 @@
 import EventLog
 import Foundation
+import StoreLocations
+import Transfer
 
 /// The checks behind `prove` and `check-proof` that are not the Merkle proofs themselves:
 /// a proof's event file against its leaf, a built tree against a checkpoint's root. Every

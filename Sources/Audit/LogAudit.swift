@@ -2,7 +2,9 @@ import Commands
 import EventLog
 import Foundation
 import Projections
+import StoreLocations
 import StoreSQLite
+import Transfer
 
 /// The audit trail's operations (docs/explanation/audit.md): verify the log, seal it, forget a user.
 /// Each is one call; the results are values the face words, the failures ``OperationError``s.
