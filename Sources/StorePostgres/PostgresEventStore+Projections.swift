@@ -85,10 +85,11 @@ extension PostgresEventStore: ProjectionStore {
     public func commit(_ changes: ViewChanges) throws {
         let s = schema.quoted
         try withViews { connection in
-            // Views are derived data, committed with their checkpoint in one transaction: a
-            // commit lost to a crash is caught up again from the log, so it does not wait for
-            // the WAL flush (as the kept tree's extensions do not; events keep theirs).
-            try connection.execute("BEGIN; SET LOCAL synchronous_commit = off")
+            // The commit waits for the WAL flush, unlike the kept tree's extensions: a hot
+            // standby receives only flushed WAL, and reads there (ReplicaReads) wait for the
+            // view a read on the primary caught up; an asynchronous commit would keep them
+            // waiting up to three WAL writer delays.
+            try connection.execute("BEGIN")
             do {
                 // Commits of one view take turns: an activation deletes the view's other
                 // generations, which another projector may hold locked; without one lock taken
