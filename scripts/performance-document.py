@@ -53,9 +53,10 @@ that the WAL checkpoints a follower's commit runs are counted wherever they fall
 the batched append, raw single-row `INSERT`s one transaction each over 1 and 8 connections for
 the one-event append, a raw `SELECT` for the read. One-event figures are medians of rounds that
 time evtool and its baseline back to back (odd rounds in reverse order); the spread is of the
-per-round ratios. A one-event append writes three rows (the stream's head, the event id's, the
-event with its hash) where the baseline writes one; why the layout costs that is in
-[ordering](explanation/ordering.md#trade-offs).""",
+per-round ratios. The store is a new one, so it has the single-table layout (schema 18): a
+one-event append writes two rows (the stream's head and the event with its hash) where the
+baseline writes one, inside a `SECURITY DEFINER` function; where its time goes is in
+[ordering](explanation/ordering.md#why-a-one-event-append-costs-more-than-a-raw-insert).""",
     "serve": """`evtool serve --threads 8` under `wrk -t2 -c64` on a store of 100,000 users, on durable SQLite
 and PostgreSQL. Writes are compared with the raw one-row-per-transaction rate of the same disk
 (SQLite) or raw single-row `INSERT`s over 8 connections (PostgreSQL), measured before and after;
