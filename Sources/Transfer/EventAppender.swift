@@ -57,15 +57,7 @@ public struct EventAppender {
         guard !window.isEmpty else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
-        var attempt = 0
-        while true {
-            do {
-                try append(items)
-                return
-            } catch let error where attempt < Self.conflictRetries && error.isRace {
-                attempt += 1
-            }
-        }
+        try EventCopier.CopyError.retryingRaces { () throws(EventCopier.CopyError) in try append(items) }
     }
 
     /// One attempt at a batch: compares it with the store, then appends what is new.

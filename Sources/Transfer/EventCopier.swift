@@ -85,18 +85,11 @@ public struct EventCopier {
         guard !window.isEmpty else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
-        var attempt = 0
-        while true {
-            do {
-                try copy(items, through: source)
-                return
-            } catch let error where attempt < EventAppender.conflictRetries && error.isRace {
-                // What this copier knew of versions and heads may be the other writer's past.
-                versions.removeAll(keepingCapacity: true)
-                heads.removeAll(keepingCapacity: true)
-                attempt += 1
-            }
-        }
+        try CopyError.retryingRaces({ () throws(CopyError) in try copy(items, through: source) }, lostRace: {
+            // What this copier knew of versions and heads may be the other writer's past.
+            versions.removeAll(keepingCapacity: true)
+            heads.removeAll(keepingCapacity: true)
+        })
     }
 
     /// One attempt at a batch: compares it with the store, then appends what is new.
@@ -341,6 +334,22 @@ public struct EventCopier {
             self.source = source
             self.reason = reason
             self.underlying = underlying
+        }
+
+        /// Runs `attempt` (one try at a batch) until it succeeds, again after each refusal a
+        /// racing writer would explain (``isRace``), up to ``EventAppender/conflictRetries``
+        /// times, calling `lostRace` before each new try; any other refusal, or the last, is
+        /// thrown.
+        static func retryingRaces(_ attempt: () throws(CopyError) -> Void, lostRace: () -> Void = {}) throws(CopyError) {
+            var retries = 0
+            while true {
+                do {
+                    return try attempt()
+                } catch let error where retries < EventAppender.conflictRetries && error.isRace {
+                    lostRace()
+                    retries += 1
+                }
+            }
         }
 
         init(source: Int, error: any Error) {
