@@ -29,8 +29,18 @@ final class SQLiteConnection {
         }
         guard synchronous > 1 else { return try body() }
         try statement("PRAGMA synchronous=NORMAL").run()
-        defer { _ = try? statement("PRAGMA synchronous=\(synchronous)").run() }
-        return try body()
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            // The body's error is the one to report; the level is restored all the same.
+            try statement("PRAGMA synchronous=\(synchronous)").run()
+            throw error
+        }
+        // Events that this connection appends next must wait for the disk again: a failure
+        // to restore the level is thrown, not dropped.
+        try statement("PRAGMA synchronous=\(synchronous)").run()
+        return result
     }
 
     /// Opens (and creates, when `create` is set) the database at `path`; `:memory:` for a

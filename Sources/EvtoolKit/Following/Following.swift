@@ -63,9 +63,11 @@ public enum Following {
     /// - Parameter gathering: how long to let new events gather after a catch-up that moved
     ///   the views before the next one (0: at once), so that under a stream of writes each
     ///   view commits a batch every `gathering` seconds instead of a few events at a time.
+    /// - Parameter extendingTree: whether each step also extends the kept Merkle tree (false
+    ///   where a ``KeptTreeFollower`` of its own does, as in `evtool serve`).
     public static func views(
         _ store: any EventStore & ProjectionStore, names viewNames: [String] = Views.all.map(\.name),
-        gathering: TimeInterval = 0,
+        gathering: TimeInterval = 0, extendingTree: Bool = true,
         shouldStop: () -> Bool,
         leases: ([String]) throws -> Void = { _ in },
         reached: (Int64) throws -> Void,
@@ -101,7 +103,7 @@ public enum Following {
                 }
                 let position = try following.catchUp(names)
                 // The kept Merkle tree follows the head too (docs/explanation/audit.md).
-                try LogTree.extendKept(store)
+                if extendingTree { try LogTree.extendKept(store) }
                 try policy.succeeded(from: position, report: reconnecting)
                 if position != head {
                     head = position

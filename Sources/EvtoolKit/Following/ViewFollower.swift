@@ -8,9 +8,11 @@ import Projections
 /// everything recorded since the last read while other readers of the view wait for it.
 ///
 /// On PostgreSQL each view is advanced by one follower at a time, whichever server (or
-/// `project --follow`) holds its lease. A store that goes away is waited for; any other failure
-/// is reported once through `report` (and again when it changes) and tried again a second
-/// later. Reads do not depend on it: a view that is behind is caught up by its reader.
+/// `project --follow`) holds its lease. It leaves the kept Merkle tree to the server's
+/// ``KeptTreeFollower``, so the two do not extend it in turns. A store that goes away is
+/// waited for; any other failure is reported once through `report` (and again when it
+/// changes) and tried again a second later. Reads do not depend on it: a view that is behind
+/// is caught up by its reader.
 public final class ViewFollower: Sendable {
     private let thread: FollowingThread
 
@@ -23,7 +25,7 @@ public final class ViewFollower: Sendable {
     /// when a store that went away is back.
     public init(store: any EventStore & ProjectionStore, report: @escaping @Sendable (String) -> Void) {
         thread = FollowingThread(failure: { "views: could not be kept current (retrying every second; reads catch them up): \($0)" }, report: report) { thread in
-            try Following.views(store, gathering: Self.gathering, shouldStop: { thread.shouldStop }, reached: { _ in thread.succeeded() }, reconnecting: { change in
+            try Following.views(store, gathering: Self.gathering, extendingTree: false, shouldStop: { thread.shouldStop }, reached: { _ in thread.succeeded() }, reconnecting: { change in
                 switch change {
                 case let .lost(error): report("views: the store is out of reach, waiting for it: \(error)")
                 case let .back(after, position): report("views: the store is back after \(Int(after.rounded())) s; following from position \(position)")
