@@ -52,9 +52,20 @@ export EVTOOL_TEST_POSTGRES_URL
 say "PostgreSQL for the tests: $EVTOOL_TEST_POSTGRES_URL"
 
 swift test "$@"
-# The PostgreSQL store's suites once more on the partitioned layout (a new store is one table
-# by default, schema 18); skipped when a --filter names other tests.
+# The suites that use PostgreSQL once more on the partitioned layout (a new store is one table
+# by default, schema 18): the store's own suites (gap safety, roles, tamper, partitions,
+# replicas, failover), the conformance suites every store passes, the projections, the faults
+# (crashes, load, first writes, the server crashing), the library's operations and replica
+# reads. Their tests parameterised over stores take only their PostgreSQL cases in this pass
+# (TestStores.postgresOnly); clusters the tests start for themselves ask for the layout too
+# (PrivatePostgres). Skipped when a --filter names other tests.
 if [[ $# -eq 0 ]]; then
-    say "StorePostgresTests on the partitioned layout (EVTOOL_TEST_PG_LAYOUT=partitioned)"
-    EVTOOL_TEST_PG_LAYOUT=partitioned swift test --skip-build --filter StorePostgresTests
+    postgres_suites='StorePostgresTests'
+    postgres_suites+='|EventLogTests\.(ConformanceTests|ProjectionStoreConformanceTests|MultiStreamAppendTests|IdentityRuleTests|HashChainTests)'
+    postgres_suites+='|ProjectionsTests\.(ProjectorTests|CatchUpPhasesTests|RebuildResumeTests|CheckpointTests|ConcurrentReadTests|RebuildDocumentsTests|CrossStoreTests)'
+    postgres_suites+='|FaultTests\.(CrashTests|LoadTests|FirstWriteTests|ServerFaultTests)'
+    postgres_suites+='|EvtoolKitTests\.(ApplicationIdentityTests|AuditOperationsTests|ErasureGapTests|ForeignImportTests|ImportRaceTests|ReplicaReadsTests|TransferOperationsTests)'
+    postgres_suites+='|evtoolTests\.ReadStoreCommandTests|HTTPAPITests\.ServeFaultTests'
+    say "the PostgreSQL suites on the partitioned layout (EVTOOL_TEST_PG_LAYOUT=partitioned)"
+    EVTOOL_TEST_PG_LAYOUT=partitioned swift test --skip-build --filter "$postgres_suites"
 fi

@@ -23,7 +23,7 @@ struct HashChainTests {
         #expect(second == Self.second)
     }
 
-    @Test("every store chains each stream's events with the one definition", arguments: StoreKind.allCases)
+    @Test("every store chains each stream's events with the one definition", arguments: StoreKind.underTest)
     func storesChain(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -46,7 +46,7 @@ struct HashChainTests {
         #expect(all.allSatisfy { $0.hash.count == 64 && $0.hash == $0.hash.lowercased() })
     }
 
-    @Test("a kept recording time is hashed as kept", arguments: StoreKind.allCases)
+    @Test("a kept recording time is hashed as kept", arguments: StoreKind.underTest)
     func keptTime(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let id = try #require(UUID(uuidString: "0190f5a8-0000-7000-8000-000000000001"))

@@ -17,7 +17,7 @@ struct IdentityRuleTests {
         } catch { return "wrong error: \(error)" }
     }
 
-    @Test("a stream id that is not NFC is refused, alone or in a multi-stream batch, and nothing is appended", arguments: StoreKind.allCases)
+    @Test("a stream id that is not NFC is refused, alone or in a multi-stream batch, and nothing is appended", arguments: StoreKind.underTest)
     func nonNFCRefused(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -35,7 +35,7 @@ struct IdentityRuleTests {
         #expect(try store.version(of: Self.nfc) == 1)
     }
 
-    @Test("a stream id holding a format or separator character is refused naming the code point", arguments: StoreKind.allCases)
+    @Test("a stream id holding a format or separator character is refused naming the code point", arguments: StoreKind.underTest)
     func invisibleRefused(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -58,7 +58,7 @@ struct IdentityRuleTests {
         #expect(try store.headPosition() == 2)
     }
 
-    @Test("streams are told apart by the bytes of their ids: reading the NFD spelling of an NFC stream finds nothing", arguments: StoreKind.allCases)
+    @Test("streams are told apart by the bytes of their ids: reading the NFD spelling of an NFC stream finds nothing", arguments: StoreKind.underTest)
     func streamsByBytes(kind: StoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store

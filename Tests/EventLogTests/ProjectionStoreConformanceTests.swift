@@ -24,7 +24,7 @@ struct ProjectionStoreConformanceTests {
 
     // MARK: - Generations
 
-    @Test("a new generation starts empty, inactive, at position 0, numbered after the view's last", arguments: ViewStoreKind.allCases)
+    @Test("a new generation starts empty, inactive, at position 0, numbered after the view's last", arguments: ViewStoreKind.underTest)
     func startGeneration(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -45,7 +45,7 @@ struct ProjectionStoreConformanceTests {
 
     // MARK: - Commits
 
-    @Test("a commit writes documents and moves the checkpoint; documents read back byte for byte", arguments: ViewStoreKind.allCases)
+    @Test("a commit writes documents and moves the checkpoint; documents read back byte for byte", arguments: ViewStoreKind.underTest)
     func documentsReadBackExactly(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -76,7 +76,7 @@ struct ProjectionStoreConformanceTests {
         #expect(try other.documents(of: "details", generation: 1, keys: Array(documents.keys)) == documents)
     }
 
-    @Test("a stale checkpoint is a conflict and applies nothing, not even an activation", arguments: ViewStoreKind.allCases)
+    @Test("a stale checkpoint is a conflict and applies nothing, not even an activation", arguments: ViewStoreKind.underTest)
     func staleCheckpoint(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -100,7 +100,7 @@ struct ProjectionStoreConformanceTests {
         #expect(try store.projectionStatuses().map(\.position) == [20])
     }
 
-    @Test("a commit to a generation that does not exist is a conflict and writes nothing", arguments: ViewStoreKind.allCases)
+    @Test("a commit to a generation that does not exist is a conflict and writes nothing", arguments: ViewStoreKind.underTest)
     func missingGeneration(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -111,7 +111,7 @@ struct ProjectionStoreConformanceTests {
         #expect(try Self.all(store, "recent", generation: 1).isEmpty)
     }
 
-    @Test("two handles committing from the same checkpoint: exactly one wins", arguments: ViewStoreKind.allCases)
+    @Test("two handles committing from the same checkpoint: exactly one wins", arguments: ViewStoreKind.underTest)
     func racingCommits(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         _ = try subject.store.startGeneration(of: "recent", version: 1)
@@ -143,7 +143,7 @@ struct ProjectionStoreConformanceTests {
         #expect(try subject.store.documents(of: "recent", generation: 1, keys: ["k"]) == ["k": Self.json("[\(winner)]")])
     }
 
-    @Test("a commit in parts applies every part, in one transaction", arguments: ViewStoreKind.allCases)
+    @Test("a commit in parts applies every part, in one transaction", arguments: ViewStoreKind.underTest)
     func commitInParts(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -174,7 +174,7 @@ struct ProjectionStoreConformanceTests {
 
     // MARK: - Deleting and paging
 
-    @Test("a nil document deletes its key; deleting a missing key is no error", arguments: ViewStoreKind.allCases)
+    @Test("a nil document deletes its key; deleting a missing key is no error", arguments: ViewStoreKind.underTest)
     func deletingDocuments(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -190,7 +190,7 @@ struct ProjectionStoreConformanceTests {
         #expect(try store.documents(of: "favorites", generation: 1, keys: ["a"]) == ["a": Self.json("11")])
     }
 
-    @Test("documents page in the byte order of their keys, whatever the database's locale", arguments: ViewStoreKind.allCases)
+    @Test("documents page in the byte order of their keys, whatever the database's locale", arguments: ViewStoreKind.underTest)
     func pagingOrder(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -208,7 +208,7 @@ struct ProjectionStoreConformanceTests {
 
     // MARK: - Blue/green
 
-    @Test("blue/green: readers keep the old generation until activation swaps in the new one and drops the rest", arguments: ViewStoreKind.allCases)
+    @Test("blue/green: readers keep the old generation until activation swaps in the new one and drops the rest", arguments: ViewStoreKind.underTest)
     func blueGreen(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -237,7 +237,7 @@ struct ProjectionStoreConformanceTests {
         #expect(try store.startGeneration(of: "favorites", version: 3).generation == 3)
     }
 
-    @Test("dropping a generation removes it and its documents; a commit to it then conflicts", arguments: ViewStoreKind.allCases)
+    @Test("dropping a generation removes it and its documents; a commit to it then conflicts", arguments: ViewStoreKind.underTest)
     func dropGeneration(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -260,7 +260,7 @@ struct ProjectionStoreConformanceTests {
 
     // MARK: - Several views
 
-    @Test("several views side by side: commits, activations and drops of one leave the others alone", arguments: ViewStoreKind.allCases)
+    @Test("several views side by side: commits, activations and drops of one leave the others alone", arguments: ViewStoreKind.underTest)
     func severalViews(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         let store = subject.store
@@ -301,7 +301,7 @@ struct ProjectionStoreConformanceTests {
 
     // MARK: - Leases
 
-    @Test("exactly the kinds listed as leasing grant leases", arguments: ViewStoreKind.allCases)
+    @Test("exactly the kinds listed as leasing grant leases", arguments: ViewStoreKind.underTest)
     func leasingKinds(kind: ViewStoreKind) throws {
         let subject = try kind.make(); defer { subject.cleanup() }
         #expect((subject.store is any ProjectionLeasing) == ViewStoreKind.leasing.contains(kind))

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 extension CrashTests {
-    @Test("seal --key killed at random moments, while it verifies, extends the kept Merkle tree or records: the tree then verifies and proofs check", arguments: StoreKind.allCases)
+    @Test("seal --key killed at random moments, while it verifies, extends the kept Merkle tree or records: the tree then verifies and proofs check", arguments: StoreKind.underTest)
     func sealAndTreeExtension(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }

@@ -11,7 +11,7 @@ import Testing
 /// rebuild; after each kill the store must open sound, and rerunning must finish the job.
 @Suite("Faults: kill -9 at random moments", .serialized)
 struct CrashTests {
-    @Test("appends: every acknowledged event is there exactly once, no batch is partial, no version gap", arguments: StoreKind.allCases)
+    @Test("appends: every acknowledged event is there exactly once, no batch is partial, no version gap", arguments: StoreKind.underTest)
     func appends(kind: StoreKind) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let target = try FaultStore.make(kind, name: "appends", in: directory.path)
@@ -59,7 +59,7 @@ struct CrashTests {
         FaultSettings.report("appends on \(kind.testDescription): \(kills) kills survived, \(acknowledged.count) acknowledged events checked (log holds \(total))")
     }
 
-    @Test("batched import: what is visible is whole batches, a prefix of the file; rerunning completes it", arguments: StoreKind.allCases)
+    @Test("batched import: what is visible is whole batches, a prefix of the file; rerunning completes it", arguments: StoreKind.underTest)
     func batchedImport(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
@@ -72,7 +72,7 @@ struct CrashTests {
         FaultSettings.report("import into \(kind.testDescription): \(figures.kills) kills survived of \(FaultSettings.iterations) runs (\(figures.partial) mid-copy, \(figures.missed) drawn after the run ended and redrawn), \(figures.checked) events checked after kills, \(fixture.events.count)-event file")
     }
 
-    @Test("migrate from SQLite: the target is whole batches of the source; rerunning completes and verifies it", arguments: StoreKind.allCases)
+    @Test("migrate from SQLite: the target is whole batches of the source; rerunning completes and verifies it", arguments: StoreKind.underTest)
     func migrate(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }
@@ -146,7 +146,7 @@ struct CrashTests {
         return figures
     }
 
-    @Test("rebuild: readers keep correct views through a kill; rerunning finishes with views equal to a rebuild from scratch", arguments: StoreKind.allCases)
+    @Test("rebuild: readers keep correct views through a kill; rerunning finishes with views equal to a rebuild from scratch", arguments: StoreKind.underTest)
     func rebuild(kind: StoreKind) throws {
         let fixture = try SourceLog.make()
         defer { fixture.directory.remove() }

@@ -9,7 +9,7 @@ import Testing
 @Suite("Faults: concurrent load", .serialized)
 struct LoadTests {
     @Test("4 processes on one SQLite file, 8 on PostgreSQL, and a following projector: every success is in the log once, no duplicate favorite, views equal a rebuild",
-          arguments: StoreKind.allCases)
+          arguments: StoreKind.underTest)
     func load(kind: StoreKind) throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let target = try FaultStore.make(kind, name: "load", in: directory.path)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Projector: where a rebuild's time went")
 struct CatchUpPhasesTests {
     @Test("a rebuild counts every batch it applied, reads ahead on the reader thread and encodes at its final commit",
-          arguments: ViewStoreKind.allCases)
+          arguments: ViewStoreKind.underTest)
     func rebuildPhases(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(600, users: 12, seed: 3, into: fixture.store)

@@ -11,7 +11,7 @@ import Testing
 /// and read-your-writes holds throughout.
 @Suite("Projector reads concurrently")
 struct ConcurrentReadTests {
-    @Test("a read of a caught-up view does not wait for a rebuild holding the projector's lock", arguments: ViewStoreKind.allCases)
+    @Test("a read of a caught-up view does not wait for a rebuild holding the projector's lock", arguments: ViewStoreKind.underTest)
     func readDuringRebuild(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(300, users: 10, seed: 3, into: fixture.store)
@@ -47,7 +47,7 @@ struct ConcurrentReadTests {
         #expect(try projector.document(Views.favorites, key: user) == expected)
     }
 
-    @Test("many readers of a view that is behind run one catch-up between them, and each sees the write", arguments: ViewStoreKind.allCases)
+    @Test("many readers of a view that is behind run one catch-up between them, and each sees the write", arguments: ViewStoreKind.underTest)
     func oneCatchUpForWaitingReaders(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(200, users: 10, seed: 4, into: fixture.store)
@@ -84,7 +84,7 @@ struct ConcurrentReadTests {
         #expect(projector.catchUpsForReaders == before + 1)
     }
 
-    @Test("a read that needs a position the view has reached reads without catching up; one beyond catches up", arguments: ViewStoreKind.allCases)
+    @Test("a read that needs a position the view has reached reads without catching up; one beyond catches up", arguments: ViewStoreKind.underTest)
     func readAtLeastPosition(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         let projector = Projector(store: fixture.store)

@@ -9,7 +9,7 @@ import Testing
 /// The projector against real SQLite files: checkpoints, read-your-writes, rebuilds, crashes.
 @Suite("Projector on every store")
 struct ProjectorTests {
-    @Test("catching up builds every view equal to a rebuild from scratch; a second catch-up changes nothing", arguments: ViewStoreKind.allCases)
+    @Test("catching up builds every view equal to a rebuild from scratch; a second catch-up changes nothing", arguments: ViewStoreKind.underTest)
     func catchUpEqualsFold(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(600, users: 15, seed: 1, into: fixture.store)
@@ -27,7 +27,7 @@ struct ProjectorTests {
         #expect(try Projector(store: fixture.store).catchUp() == head)
     }
 
-    @Test("read-your-writes: a view read after a command includes it", arguments: ViewStoreKind.allCases)
+    @Test("read-your-writes: a view read after a command includes it", arguments: ViewStoreKind.underTest)
     func readYourWrites(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         let runner = CommandRunner(store: fixture.store)
@@ -44,7 +44,7 @@ struct ProjectorTests {
         #expect(try projector.document(Views.favorites, key: "ada") == nil)
     }
 
-    @Test("a rebuild fills a new generation while readers keep the old one, then swaps it in", arguments: ViewStoreKind.allCases)
+    @Test("a rebuild fills a new generation while readers keep the old one, then swaps it in", arguments: ViewStoreKind.underTest)
     func blueGreenRebuild(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(400, users: 10, seed: 2, into: fixture.store)
@@ -71,7 +71,7 @@ struct ProjectorTests {
         #expect(try storedView("favorites", in: fixture.store) == before)
     }
 
-    @Test("a projection whose code version changed is rebuilt, not mixed with old state", arguments: ViewStoreKind.allCases)
+    @Test("a projection whose code version changed is rebuilt, not mixed with old state", arguments: ViewStoreKind.underTest)
     func versionChangeRebuilds(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         try recordActivity(200, users: 5, seed: 3, into: fixture.store)
@@ -100,7 +100,7 @@ struct ProjectorTests {
     }
 
     @Test("property: random batch sizes and crashes before or after commits always end equal to a rebuild",
-          arguments: ViewStoreKind.allCases, [11, 12, 13])
+          arguments: ViewStoreKind.underTest, [11, 12, 13])
     func crashesNeverSkipOrRepeat(kind: ViewStoreKind, seed: UInt64) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         var random = SplitMix64(seed: seed)
@@ -134,7 +134,7 @@ struct ProjectorTests {
         #expect(try fixture.store.projectionStatuses().allSatisfy { $0.isActive && $0.position == head })
     }
 
-    @Test("two projectors on one store: both stay correct, neither applies an event twice", arguments: ViewStoreKind.allCases)
+    @Test("two projectors on one store: both stay correct, neither applies an event twice", arguments: ViewStoreKind.underTest)
     func twoProjectors(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         let other = try fixture.open()

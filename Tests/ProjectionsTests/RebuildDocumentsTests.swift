@@ -59,7 +59,7 @@ struct RebuildDocumentsTests {
     }
 
     @Test("a rebuild of 2,000 users stores, byte for byte, what catching up batch by batch stored and what the declared fields write",
-          arguments: ViewStoreKind.allCases)
+          arguments: ViewStoreKind.underTest)
     func rebuildEqualsCatchUpAndDeclaredFields(kind: ViewStoreKind) throws {
         let fixture = try kind.make(); defer { fixture.remove() }
         var versions: [String: Int64] = [:]

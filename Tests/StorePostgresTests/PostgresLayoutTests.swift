@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 @testable import StorePostgres
+import TestSupport
 import Testing
 
 /// Schema 18: a new store's events table is one table with the event id unique on it (the
@@ -182,5 +183,21 @@ struct PostgresLayoutTests {
             #expect(try TestDatabase.execute("SELECT count(*) FROM \(schema).archives") == "0")
             #expect(try TestDatabase.execute("SELECT count(*) FROM \(schema).events") == "2")
         }
+    }
+
+    @Test("the run's layout (EVTOOL_TEST_PG_LAYOUT) reaches every test store: on the shared server and on a cluster a test starts for itself")
+    func testStoresGetTheRunsLayout() throws {
+        let partitioned = TestStores.postgresLayout == "partitioned"
+        func isPartitioned(_ layout: PostgresLayout) -> Bool {
+            if case .partitioned = layout { return true }
+            return false
+        }
+        let shared = try TestStores.postgres()
+        defer { shared.cleanup() }
+        #expect(isPartitioned(try shared.store.layout()) == partitioned, "a store on the shared server")
+        let server = try PrivatePostgres.start()
+        defer { server.remove() }
+        let store = try PostgresEventStore(url: server.url, schema: "evtool")
+        #expect(isPartitioned(try store.layout()) == partitioned, "a store on a cluster of the test's own")
     }
 }

@@ -24,11 +24,34 @@ public struct PrivatePostgres: Sendable {
         return "\(root)/evtool-pgtest-\(UUID().uuidString.prefix(8).lowercased())"
     }
 
-    /// initdb and start a new cluster in a fresh folder (``freshDirectory()``).
+    /// initdb and start a new cluster in a fresh folder (``freshDirectory()``). Its database
+    /// gives new stores the layout the run asks for (``TestStores/postgresLayout``), as the
+    /// shared server's URL does, so that the suites' second pass (scripts/test.sh) runs the
+    /// crash, replica and failover tests on the partitioned layout too; a standby copies the
+    /// setting with the catalog.
     public static func start() throws -> PrivatePostgres {
         let directory = freshDirectory()
         let url = try run("start", directory)
-        return PrivatePostgres(directory: directory, url: url)
+        let server = PrivatePostgres(directory: directory, url: url)
+        if TestStores.postgresLayout != "single" {
+            do {
+                try server.askForLayout(TestStores.postgresLayout)
+            } catch {
+                server.remove()
+                throw error
+            }
+        }
+        return server
+    }
+
+    /// `ALTER DATABASE … SET evtool.layout`: the layout schema 18 gives a store it installs
+    /// in this server's database (an `options=` in a test's URL still overrides it).
+    func askForLayout(_ layout: String) throws {
+        let sql = "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET evtool.layout = %L', current_database(), '\(layout)'); END $$"
+        let (status, output) = try ChildProcess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql])
+        guard status == 0 else {
+            throw EventStoreError.unavailable("could not ask \(url) for the \(layout) layout (psql status \(status)): \(output)")
+        }
     }
 
     /// Stops the server the way a crash would (`pg_ctl stop -m immediate`: no checkpoint,

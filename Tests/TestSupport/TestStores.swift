@@ -31,6 +31,11 @@ public enum TestStores {
         return layout.isEmpty ? "single" : layout
     }
 
+    /// Whether this run is the PostgreSQL suites' pass on the partitioned layout
+    /// (scripts/test.sh): tests parameterised over stores then take only their PostgreSQL
+    /// cases (each target's `StoreKind.underTest`), the SQLite ones having run already.
+    public static var postgresOnly: Bool { postgresLayout != "single" }
+
     /// `url` with the session setting `evtool.layout` that asks for ``postgresLayout`` when it
     /// is not the default (a store is installed by the session that opens it first). A test
     /// that adds its own `options=` to the URL replaces this one.
