@@ -19,6 +19,11 @@ public struct EventAppender {
     /// The most events one transaction appends.
     public let batchSize: Int
     private var window: [(item: ForeignEvent, source: Int)] = []
+    /// The bytes of the window's payloads and metadata.
+    private var windowBytes = 0
+    /// A batch ends once its payloads and metadata reach this many bytes, whatever `batchSize`
+    /// allows (``EventCopier/defaultMaximumBatchBytes``).
+    public var maximumBatchBytes = EventCopier.defaultMaximumBatchBytes
     /// Where each id given so far in this run was first given, for a line that repeats it.
     private var given: [UUID: (item: ForeignEvent, source: Int)] = [:]
     /// Events appended so far.
@@ -41,14 +46,16 @@ public struct EventAppender {
     /// Drops the events added since the last commit, uncommitted (a later line of their batch
     /// was refused: a batch is imported whole or not at all); the first one's source, if any.
     public mutating func discardPending() -> Int? {
-        defer { window.removeAll(keepingCapacity: true) }
+        defer { window.removeAll(keepingCapacity: true); windowBytes = 0 }
         return window.first?.source
     }
 
-    /// Adds one event; `source` is its line number, for errors. Commits a batch when it is full.
+    /// Adds one event; `source` is its line number, for errors. Commits a batch when it is full:
+    /// `batchSize` events, or ``maximumBatchBytes`` of payloads and metadata.
     public mutating func add(_ item: ForeignEvent, source: Int) throws(EventCopier.CopyError) {
         window.append((item, source))
-        if window.count >= batchSize { try flush(through: source) }
+        windowBytes += item.event.data.count + item.event.metadata.count
+        if window.count >= batchSize || windowBytes >= maximumBatchBytes { try flush(through: source) }
     }
 
     /// Compares the pending events with what the store holds, then appends the new ones in
@@ -57,6 +64,7 @@ public struct EventAppender {
         guard !window.isEmpty else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
+        windowBytes = 0
         try EventCopier.CopyError.retryingRaces { () throws(EventCopier.CopyError) in try append(items) }
     }
 

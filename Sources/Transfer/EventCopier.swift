@@ -44,8 +44,13 @@ public struct EventCopier {
     private let hasher = EventChain.Hasher()
     /// Erased events appended, whose hashes the target computed anew.
     public private(set) var rechained = 0
+    /// A batch ends once its payloads and metadata reach this many bytes (after the event that
+    /// reaches it), whatever `batchSize` allows (``defaultMaximumBatchBytes``).
+    public var maximumBatchBytes = EventCopier.defaultMaximumBatchBytes
     /// Events added and not yet compared or committed, with where each came from.
     private var window: [(item: LogRecord.Imported, source: Int)] = []
+    /// The bytes of the window's payloads and metadata.
+    private var windowBytes = 0
     /// Events appended so far.
     public private(set) var appended = 0
     /// Events skipped because the store already held them, identical.
@@ -60,11 +65,18 @@ public struct EventCopier {
     }
 
     /// Adds one event; `source` names where it came from (a line number) for errors.
-    /// Compares and commits a batch when it is full.
+    /// Compares and commits a batch when it is full: `batchSize` events, or
+    /// ``maximumBatchBytes`` of payloads and metadata, whichever comes first.
     public mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
         window.append((item, source))
-        if window.count >= batchSize { try flush(through: source) }
+        windowBytes += item.event.data.count + item.event.metadata.count
+        if window.count >= batchSize || windowBytes >= maximumBatchBytes { try flush(through: source) }
     }
+
+    /// The most bytes of payloads and metadata one batch holds unless the caller says
+    /// otherwise (64 MiB), however many events `batchSize` allows: what bounds an import's or a
+    /// migration's memory when its events are large.
+    public static let defaultMaximumBatchBytes = 64 << 20
 
     /// Whether events were added that are not yet compared and committed.
     public var hasPending: Bool { !window.isEmpty }
@@ -72,7 +84,7 @@ public struct EventCopier {
     /// Drops the events added since the last commit, uncommitted (a later line of their batch
     /// was refused: a batch is imported whole or not at all); the first one's source, if any.
     public mutating func discardPending() -> Int? {
-        defer { window.removeAll(keepingCapacity: true) }
+        defer { window.removeAll(keepingCapacity: true); windowBytes = 0 }
         return window.first?.source
     }
 
@@ -85,6 +97,7 @@ public struct EventCopier {
         guard !window.isEmpty else { return }
         let items = window
         window.removeAll(keepingCapacity: true)
+        windowBytes = 0
         try CopyError.retryingRaces({ () throws(CopyError) in try copy(items, through: source) }, lostRace: {
             // What this copier knew of versions and heads may be the other writer's past.
             versions.removeAll(keepingCapacity: true)

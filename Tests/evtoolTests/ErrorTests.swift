@@ -75,6 +75,23 @@ struct ErrorTests {
         #expect(try target.run("import", "-", input: "\u{FF}\u{FE}\n").status == 65)
     }
 
+    @Test("import's batches are 10,000 events unless --batch says: a bad line 2,500 lines in keeps nothing by default, the two batches before it with --batch 1000")
+    func importBatchDefault() throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        // Plain event lines: each appended at its stream's next version.
+        let lines = (1...2_500).map { #"{"stream":"user-\#($0 % 7)","type":"Noted","data":{"n":\#($0)}}"# }.joined(separator: "\n") + "\n"
+        let help = try CLI.bare("import", "--help")
+        #expect(help.output.contains("Events per transaction (default 10,000)"), "\(help.output)")
+        let byDefault = CLI(store: "sqlite:\(directory.path)/default.sqlite", directory: directory.path)
+        var result = try byDefault.run("import", "-", input: lines + "garbage\n")
+        #expect(result.status == 65 && result.errors.contains("line 2501: not a JSON object") && result.errors.contains("(nothing from line 1 on was imported; 0 events were before it)"), "\(result)")
+        #expect(try byDefault.run("export").output.isEmpty)
+        let small = CLI(store: "sqlite:\(directory.path)/small.sqlite", directory: directory.path)
+        result = try small.run("import", "--batch", "1000", "-", input: lines + "garbage\n")
+        #expect(result.status == 65 && result.errors.contains("(nothing from line 2001 on was imported; 2,000 events were before it)"), "\(result)")
+        #expect(try small.run("export").output.split(separator: "\n").count == 2_000)
+    }
+
     @Test("a store that cannot be opened: exit 69 (or 65 for a file that is not a store), one line")
     func unavailableStores() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }

@@ -17,6 +17,7 @@ enum TransferCommands {
                                                   in: 0...Int(Int64.max), default: 0)
     static let toPosition = TypedOption.integer("to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)", in: 0...Int(Int64.max), default: Int(Int64.max))
     static let batch = TypedOption.integer("batch", help: "Events per transaction (default 1,000)", in: 1...100_000, default: 1_000)
+    static let importBatch = TypedOption.integer("batch", help: "Events per transaction (default 10,000)", in: 1...100_000, default: EventImport.defaultBatchSize)
     static let fromStore = SharedOptions.storeLocation("from", help: "The store to copy (e.g. sqlite:./evtool.sqlite)")
     static let toStore = SharedOptions.storeLocation("to", help: "The store to copy into (e.g. postgres://app@db/evtool)")
     static let export = CommandSpec(
@@ -46,7 +47,7 @@ enum TransferCommands {
         arguments: [("FILE", "evtool's export, plain event lines or CloudEvents, one per line; '-' for standard input")],
         options: [
             .init(name: "format", value: "F", help: "jsonl (evtool's export), plain or cloudevents (default: the first line's)"),
-            batch.declaration, SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
+            importBatch.declaration, SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
@@ -86,7 +87,7 @@ enum TransferCommands {
             let source = try InputSource(path, what: "import")
             let location = try StoreLocation.resolve(arguments)
             let target = try location.openForCopying()
-            let importer = EventImport(store: target, batchSize: try arguments.required(batch), format: format)
+            let importer = EventImport(store: target, batchSize: try arguments.required(importBatch), format: format)
             var reader = LineReader(source: source)
             var display = ProgressRenderer(terminalOnly: true)
             Interrupt.install()
