@@ -114,7 +114,7 @@ struct PostgresLayoutTests {
         }
     }
 
-    @Test("a schema-17 store with events (partitioned) upgrades to 18 and keeps its layout, event_ids table and functions; appends and verifies")
+    @Test("a schema-17 store with events (partitioned): 18 keeps its layout, event_ids table and functions; upgraded to the latest, it appends and verifies")
     func partitionedStoreUpgradesUnchanged() throws {
         let url = try Self.plainURL()
         let name = TestDatabase.freshSchema()
@@ -126,12 +126,14 @@ struct PostgresLayoutTests {
         try PostgresMigrationTests.appendWithOldFunction(name)
         let functions = "SELECT md5(string_agg(prosrc, '' ORDER BY proname)) FROM pg_proc WHERE pronamespace = '\(name)'::regnamespace"
         let before = try TestDatabase.execute(functions)
+        try TestDatabase.execute(schema.migrations[17] + "\nUPDATE \(schema.quoted).schema_version SET version = 18;")
+        #expect(try TestDatabase.execute(functions) == before)
+        #expect(try Self.relkind(name, "event_ids") == "r")
 
         let store = try PostgresEventStore(url: url, schema: name)
-        #expect(try TestDatabase.execute("SELECT version FROM \(name).schema_version") == "18")
+        #expect(try TestDatabase.execute("SELECT version FROM \(name).schema_version") == String(PostgresSchema.currentVersion))
         #expect(try store.layout() == .partitioned(partitions: 2, size: 1_000_000))
         #expect(try Self.relkind(name, "event_ids") == "r")
-        #expect(try TestDatabase.execute(functions) == before)
         try store.append(event(), to: "user-1", expectedVersion: .exactly(3))
         try store.append([event(), event()], to: "user-9", expectedVersion: .noStream)
         #expect(try TestDatabase.execute("SELECT count(*) FROM \(name).event_ids") == "7")

@@ -29,6 +29,7 @@ struct PostgresMigrationTests {
         "7b1b9a2acb4a55c07aeb5eb705d20050e3078a408b66861fae11e281baa8f975",
         "51544427d90d20e782aebe2f809907b92b23370b07031bc81ae0a3fa67733200",
         "d674960f52ac373f5e633d3d3d8ef368649773be6b5c364344be79d1d4f43475",
+        "67704e6e7b1b6f8be756e114274f9246b420280188ab3841154c00cc9fea8ce8",
     ]
 
     /// SHA-256 of the SQL that release schema versions 1–3 ran for the default schema

@@ -1,4 +1,4 @@
--- The schema of a new evtool PostgreSQL store (schema version 18) in the schema `evtool`,
+-- The schema of a new evtool PostgreSQL store (schema version 19) in the schema `evtool`,
 -- as pg_dump --schema-only --no-owner --no-privileges prints it (without its version and
 -- session lines). Written by scripts/schema.sh; SchemaFileTests fails when a store made now
 -- differs. The migrations that make it: Sources/StorePostgres/Migrations/ (one file a step, V14_OptimisticReservation.swift …).
@@ -160,16 +160,20 @@ BEGIN
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-        SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
-               coalesce(p_recorded_at[k], now()), xid, hashes[k]
-        FROM generate_series(1, n) AS k;
+        SELECT first_position + e.k - 1, p_streams[1], bases[1] + e.k, e.id, e.type, e.data, e.metadata,
+               coalesce(e.recorded_at, now()), xid, e.hash
+        FROM unnest(p_ids, p_types, p_data, p_metadata, p_recorded_at, hashes)
+             WITH ORDINALITY AS e(id, type, data, metadata, recorded_at, hash, k);
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-        SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
-               p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
-        FROM generate_series(1, n) AS k;
+        SELECT first_position + e.k - 1, s.stream_id, bases[s.part] + e.k - offsets[s.part],
+               e.id, e.type, e.data, e.metadata, coalesce(e.recorded_at, now()), xid, e.hash
+        FROM unnest(p_ids, p_types, p_data, p_metadata, p_recorded_at, hashes)
+             WITH ORDINALITY AS e(id, type, data, metadata, recorded_at, hash, k)
+        JOIN unnest(p_streams) WITH ORDINALITY AS s(stream_id, part) ON s.part = event_part[e.k]
+        ORDER BY e.k;
         UPDATE "evtool".streams t SET version = u.version, hash = encode(u.hash, 'hex'), position = u.position
         FROM unnest(names, head_version, head_hash, head_position) AS u(stream_id, version, hash, position)
         WHERE t.stream_id = u.stream_id;
@@ -341,16 +345,20 @@ BEGIN
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-        SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
-               coalesce(p_recorded_at[k], now()), xid, hashes[k]
-        FROM generate_series(1, n) AS k;
+        SELECT first_position + e.k - 1, p_streams[1], bases[1] + e.k, e.id, e.type, e.data, e.metadata,
+               coalesce(e.recorded_at, now()), xid, e.hash
+        FROM unnest(p_ids, p_types, p_data, p_metadata, p_recorded_at, hashes)
+             WITH ORDINALITY AS e(id, type, data, metadata, recorded_at, hash, k);
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-        SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
-               p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
-        FROM generate_series(1, n) AS k;
+        SELECT first_position + e.k - 1, s.stream_id, bases[s.part] + e.k - offsets[s.part],
+               e.id, e.type, e.data, e.metadata, coalesce(e.recorded_at, now()), xid, e.hash
+        FROM unnest(p_ids, p_types, p_data, p_metadata, p_recorded_at, hashes)
+             WITH ORDINALITY AS e(id, type, data, metadata, recorded_at, hash, k)
+        JOIN unnest(p_streams) WITH ORDINALITY AS s(stream_id, part) ON s.part = event_part[e.k]
+        ORDER BY e.k;
         UPDATE "evtool".streams t SET version = u.version, hash = encode(u.hash, 'hex'), position = u.position
         FROM unnest(names, head_version, head_hash, head_position) AS u(stream_id, version, hash, position)
         WHERE t.stream_id = u.stream_id;
@@ -656,16 +664,20 @@ BEGIN
         WHERE stream_id = names[1];
     ELSIF parts = 1 THEN
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-        SELECT first_position + k - 1, p_streams[1], bases[1] + k, p_ids[k], p_types[k], p_data[k], p_metadata[k],
-               coalesce(p_recorded_at[k], now()), xid, hashes[k]
-        FROM generate_series(1, n) AS k;
+        SELECT first_position + e.k - 1, p_streams[1], bases[1] + e.k, e.id, e.type, e.data, e.metadata,
+               coalesce(e.recorded_at, now()), xid, e.hash
+        FROM unnest(p_ids, p_types, p_data, p_metadata, p_recorded_at, hashes)
+             WITH ORDINALITY AS e(id, type, data, metadata, recorded_at, hash, k);
         UPDATE "evtool".streams SET version = head_version[1], hash = encode(head_hash[1], 'hex'), position = head_position[1]
         WHERE stream_id = names[1];
     ELSE
         INSERT INTO "evtool".events (position, stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-        SELECT first_position + k - 1, p_streams[event_part[k]], bases[event_part[k]] + k - offsets[event_part[k]],
-               p_ids[k], p_types[k], p_data[k], p_metadata[k], coalesce(p_recorded_at[k], now()), xid, hashes[k]
-        FROM generate_series(1, n) AS k;
+        SELECT first_position + e.k - 1, s.stream_id, bases[s.part] + e.k - offsets[s.part],
+               e.id, e.type, e.data, e.metadata, coalesce(e.recorded_at, now()), xid, e.hash
+        FROM unnest(p_ids, p_types, p_data, p_metadata, p_recorded_at, hashes)
+             WITH ORDINALITY AS e(id, type, data, metadata, recorded_at, hash, k)
+        JOIN unnest(p_streams) WITH ORDINALITY AS s(stream_id, part) ON s.part = event_part[e.k]
+        ORDER BY e.k;
         UPDATE "evtool".streams t SET version = u.version, hash = encode(u.hash, 'hex'), position = u.position
         FROM unnest(names, head_version, head_hash, head_position) AS u(stream_id, version, hash, position)
         WHERE t.stream_id = u.stream_id;

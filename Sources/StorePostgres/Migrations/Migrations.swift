@@ -7,5 +7,5 @@
 extension PostgresMigration {
     /// Every migration, in the order they are applied; the store's `schema_version` is how
     /// many of them it has applied.
-    static let all: [PostgresMigration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17, version18]
+    static let all: [PostgresMigration] = [version1, version2, version3, version4, version5, version6, version7, version8, version9, version10, version11, version12, version13, version14, version15, version16, version17, version18, version19]
 }
