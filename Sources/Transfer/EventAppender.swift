@@ -35,7 +35,7 @@ public struct EventAppender {
     public static let conflictRetries = 8
 
     /// An appender into `store`, committing `batchSize` events per transaction.
-    public init(store: any MultiStreamAppending, batchSize: Int = 1_000) {
+    public init(store: any MultiStreamAppending, batchSize: Int = EventCopier.defaultBatchSize) {
         self.store = store
         self.batchSize = batchSize
     }

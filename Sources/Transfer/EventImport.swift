@@ -84,16 +84,8 @@ public struct EventImport {
     /// The format given by the caller; nil to detect it from the first line.
     public let format: ImportFormat?
 
-    /// Events per transaction unless the caller says: 10,000. A batch of random event ids
-    /// rewrites most leaf pages of the id index, so smaller batches write the same pages again
-    /// and again (an import of 48,000 events into SQLite took 1.35 s with batches of 1,000,
-    /// 1.09 s with 4,000, 0.99 s with 10,000 and no less with 50,000: docs/PERFORMANCE.md
-    /// "Import"). A batch also ends at ``EventCopier/defaultMaximumBatchBytes`` of payloads, which
-    /// bounds the memory it holds; a refused line or an interruption keeps every batch before it.
-    public static let defaultBatchSize = 10_000
-
     /// An import into `store`, `batchSize` events per transaction.
-    public init(store: any MultiStreamAppending, batchSize: Int = EventImport.defaultBatchSize, format: ImportFormat? = nil) {
+    public init(store: any MultiStreamAppending, batchSize: Int = EventCopier.defaultBatchSize, format: ImportFormat? = nil) {
         self.store = store
         self.batchSize = batchSize
         self.format = format

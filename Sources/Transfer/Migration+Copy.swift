@@ -42,7 +42,7 @@ extension Migration {
     ///   differ; ``OperationError/interrupted(_:)`` when stopped, ``OperationError/invalid(_:)``
     ///   or ``OperationError/store(_:_:)`` for an event the target refused (naming its source
     ///   position), ``OperationError/unsupported(_:)`` for a target that cannot hold views.
-    public static func run(from source: any EventStore, to target: any MultiStreamAppending, batchSize: Int = 1_000,
+    public static func run(from source: any EventStore, to target: any MultiStreamAppending, batchSize: Int = EventCopier.defaultBatchSize,
                            stage: (Stage) throws -> Void = { _ in }, progress: ProgressHandler = { _ in },
                            shouldStop: () -> Bool = { false }, sourceName: String = "the source") throws -> Outcome {
         var copier = EventCopier(store: target, batchSize: batchSize, unit: "source position", verb: "copied")
@@ -123,7 +123,7 @@ extension Migration {
 
     /// Opens both stores and migrates (``run(from:to:batchSize:stage:progress:shouldStop:)``):
     /// the source must exist; the target is created when missing.
-    public static func run(from source: StoreLocation, to target: StoreLocation, batchSize: Int = 1_000,
+    public static func run(from source: StoreLocation, to target: StoreLocation, batchSize: Int = EventCopier.defaultBatchSize,
                            stage: (Stage) throws -> Void = { _ in }, progress: ProgressHandler = { _ in },
                            shouldStop: () -> Bool = { false }) throws -> Outcome {
         guard source != target else { throw OperationError.invalid("'\(source)' and '\(target)' are the same store") }

@@ -75,13 +75,15 @@ struct ErrorTests {
         #expect(try target.run("import", "-", input: "\u{FF}\u{FE}\n").status == 65)
     }
 
-    @Test("import's batches are 10,000 events unless --batch says: a bad line 2,500 lines in keeps nothing by default, the two batches before it with --batch 1000")
+    @Test("import's and migrate's batches are 10,000 events unless --batch says: a bad line 2,500 lines in keeps nothing by default, the two batches before it with --batch 1000")
     func importBatchDefault() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         // Plain event lines: each appended at its stream's next version.
         let lines = (1...2_500).map { #"{"stream":"user-\#($0 % 7)","type":"Noted","data":{"n":\#($0)}}"# }.joined(separator: "\n") + "\n"
-        let help = try CLI.bare("import", "--help")
-        #expect(help.output.contains("Events per transaction (default 10,000)"), "\(help.output)")
+        for command in ["import", "migrate"] {
+            let help = try CLI.bare(command, "--help")
+            #expect(help.output.contains("Events per transaction (default 10,000;"), "\(command): \(help.output)")
+        }
         let byDefault = CLI(store: "sqlite:\(directory.path)/default.sqlite", directory: directory.path)
         var result = try byDefault.run("import", "-", input: lines + "garbage\n")
         #expect(result.status == 65 && result.errors.contains("line 2501: not a JSON object") && result.errors.contains("(nothing from line 1 on was imported; 0 events were before it)"), "\(result)")

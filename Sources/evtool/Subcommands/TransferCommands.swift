@@ -16,8 +16,7 @@ enum TransferCommands {
     static let fromPosition = TypedOption.integer("from", value: "POSITION", help: "Start after this position, exclusive: the first event exported is the one after it (default 0: from the first)",
                                                   in: 0...Int(Int64.max), default: 0)
     static let toPosition = TypedOption.integer("to", value: "POSITION", help: "Stop at this position, inclusive (default: the head)", in: 0...Int(Int64.max), default: Int(Int64.max))
-    static let batch = TypedOption.integer("batch", help: "Events per transaction (default 1,000)", in: 1...100_000, default: 1_000)
-    static let importBatch = TypedOption.integer("batch", help: "Events per transaction (default 10,000)", in: 1...100_000, default: EventImport.defaultBatchSize)
+    static let batch = TypedOption.integer("batch", help: "Events per transaction (default 10,000; a batch also ends at 64 MiB of payloads)", in: 1...100_000, default: EventCopier.defaultBatchSize)
     static let fromStore = SharedOptions.storeLocation("from", help: "The store to copy (e.g. sqlite:./evtool.sqlite)")
     static let toStore = SharedOptions.storeLocation("to", help: "The store to copy into (e.g. postgres://app@db/evtool)")
     static let export = CommandSpec(
@@ -47,7 +46,7 @@ enum TransferCommands {
         arguments: [("FILE", "evtool's export, plain event lines or CloudEvents, one per line; '-' for standard input")],
         options: [
             .init(name: "format", value: "F", help: "jsonl (evtool's export), plain or cloudevents (default: the first line's)"),
-            importBatch.declaration, SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
+            batch.declaration, SharedOptions.quiet, CommandSpec.storeOption, CommandSpec.jsonOption,
         ],
         discussion: """
             Events keep their streams, versions, ids, payloads and recording times; the store gives
@@ -87,7 +86,7 @@ enum TransferCommands {
             let source = try InputSource(path, what: "import")
             let location = try StoreLocation.resolve(arguments)
             let target = try location.openForCopying()
-            let importer = EventImport(store: target, batchSize: try arguments.required(importBatch), format: format)
+            let importer = EventImport(store: target, batchSize: try arguments.required(batch), format: format)
             var reader = LineReader(source: source)
             var display = ProgressRenderer(terminalOnly: true)
             Interrupt.install()
@@ -143,7 +142,7 @@ enum TransferCommands {
             var display = ProgressRenderer()
             Interrupt.install()
             let outcome = try Migration.run(
-                from: source, to: target, batchSize: try arguments.integer("batch", default: 1_000, in: 1...100_000),
+                from: source, to: target, batchSize: try arguments.required(batch),
                 stage: { stage in
                     switch stage {
                     case .resuming(let cursor): console.info("resuming after source position \(cursor)")
