@@ -18,12 +18,13 @@ public struct EventAppender {
     public let store: any MultiStreamAppending
     /// The most events one transaction appends.
     public let batchSize: Int
-    private var window: [(item: ForeignEvent, source: Int)] = []
-    /// The bytes of the window's payloads and metadata.
-    private var windowBytes = 0
+    private var window: BatchWindow<ForeignEvent>
     /// A batch ends once its payloads and metadata reach this many bytes, whatever `batchSize`
     /// allows (``EventCopier/defaultMaximumBatchBytes``).
-    public var maximumBatchBytes = EventCopier.defaultMaximumBatchBytes
+    public var maximumBatchBytes: Int {
+        get { window.maximumBytes }
+        set { window.maximumBytes = newValue }
+    }
     /// Where each id given so far in this run was first given, for a line that repeats it.
     private var given: [UUID: (item: ForeignEvent, source: Int)] = [:]
     /// Events appended so far.
@@ -38,6 +39,7 @@ public struct EventAppender {
     public init(store: any MultiStreamAppending, batchSize: Int = EventCopier.defaultBatchSize) {
         self.store = store
         self.batchSize = batchSize
+        self.window = BatchWindow(batchSize: batchSize, maximumBytes: EventCopier.defaultMaximumBatchBytes)
     }
 
     /// Whether events were added that are not yet committed.
@@ -46,25 +48,20 @@ public struct EventAppender {
     /// Drops the events added since the last commit, uncommitted (a later line of their batch
     /// was refused: a batch is imported whole or not at all); the first one's source, if any.
     public mutating func discardPending() -> Int? {
-        defer { window.removeAll(keepingCapacity: true); windowBytes = 0 }
-        return window.first?.source
+        window.take().first?.source
     }
 
     /// Adds one event; `source` is its line number, for errors. Commits a batch when it is full:
     /// `batchSize` events, or ``maximumBatchBytes`` of payloads and metadata.
     public mutating func add(_ item: ForeignEvent, source: Int) throws(EventCopier.CopyError) {
-        window.append((item, source))
-        windowBytes += item.event.data.count + item.event.metadata.count
-        if window.count >= batchSize || windowBytes >= maximumBatchBytes { try flush(through: source) }
+        if window.add(item, event: item.event, source: source) { try flush(through: source) }
     }
 
     /// Compares the pending events with what the store holds, then appends the new ones in
     /// one transaction. On any error nothing of the batch is kept.
     public mutating func flush(through source: Int) throws(EventCopier.CopyError) {
         guard !window.isEmpty else { return }
-        let items = window
-        window.removeAll(keepingCapacity: true)
-        windowBytes = 0
+        let items = window.take()
         try EventCopier.CopyError.retryingRaces { () throws(EventCopier.CopyError) in try append(items) }
     }
 

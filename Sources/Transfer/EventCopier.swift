@@ -46,11 +46,12 @@ public struct EventCopier {
     public private(set) var rechained = 0
     /// A batch ends once its payloads and metadata reach this many bytes (after the event that
     /// reaches it), whatever `batchSize` allows (``defaultMaximumBatchBytes``).
-    public var maximumBatchBytes = EventCopier.defaultMaximumBatchBytes
+    public var maximumBatchBytes: Int {
+        get { window.maximumBytes }
+        set { window.maximumBytes = newValue }
+    }
     /// Events added and not yet compared or committed, with where each came from.
-    private var window: [(item: LogRecord.Imported, source: Int)] = []
-    /// The bytes of the window's payloads and metadata.
-    private var windowBytes = 0
+    private var window: BatchWindow<LogRecord.Imported>
     /// Events appended so far.
     public private(set) var appended = 0
     /// Events skipped because the store already held them, identical.
@@ -69,6 +70,7 @@ public struct EventCopier {
     public init(store: any MultiStreamAppending, batchSize: Int = EventCopier.defaultBatchSize, unit: String = "line", verb: String = "imported") {
         self.store = store
         self.batchSize = batchSize
+        self.window = BatchWindow(batchSize: batchSize, maximumBytes: Self.defaultMaximumBatchBytes)
         self.unit = unit
         self.verb = verb
     }
@@ -77,9 +79,7 @@ public struct EventCopier {
     /// Compares and commits a batch when it is full: `batchSize` events, or
     /// ``maximumBatchBytes`` of payloads and metadata, whichever comes first.
     public mutating func add(_ item: LogRecord.Imported, source: Int) throws(CopyError) {
-        window.append((item, source))
-        windowBytes += item.event.data.count + item.event.metadata.count
-        if window.count >= batchSize || windowBytes >= maximumBatchBytes { try flush(through: source) }
+        if window.add(item, event: item.event, source: source) { try flush(through: source) }
     }
 
     /// The most bytes of payloads and metadata one batch holds unless the caller says
@@ -93,8 +93,7 @@ public struct EventCopier {
     /// Drops the events added since the last commit, uncommitted (a later line of their batch
     /// was refused: a batch is imported whole or not at all); the first one's source, if any.
     public mutating func discardPending() -> Int? {
-        defer { window.removeAll(keepingCapacity: true); windowBytes = 0 }
-        return window.first?.source
+        window.take().first?.source
     }
 
     /// Compares the pending events with what the store holds, then commits the new ones in
@@ -104,9 +103,7 @@ public struct EventCopier {
     /// ``EventAppender/conflictRetries`` times.
     public mutating func flush(through source: Int) throws(CopyError) {
         guard !window.isEmpty else { return }
-        let items = window
-        window.removeAll(keepingCapacity: true)
-        windowBytes = 0
+        let items = window.take()
         try CopyError.retryingRaces({ () throws(CopyError) in try copy(items, through: source) }, lostRace: {
             // What this copier knew of versions and heads may be the other writer's past.
             versions.removeAll(keepingCapacity: true)
