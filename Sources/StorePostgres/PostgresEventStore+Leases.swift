@@ -29,7 +29,13 @@ final class PostgresProjectionLease: ProjectionLease {
     var isHeld: Bool { connection?.isHealthy ?? false }
 
     func release() {
-        // Closing the session releases its advisory locks.
+        // Unlocked before the session closes: a closed session's locks are freed only once its
+        // server process has ended, a moment after the client hung up, and a lease released
+        // must be free for the next asker at once. When the unlock cannot run (the connection
+        // broke), closing the session frees the lock all the same.
+        if let connection, connection.isHealthy {
+            _ = try? connection.execute("SELECT pg_advisory_unlock_all()")
+        }
         connection = nil
     }
 
