@@ -12,11 +12,7 @@ struct StoreUnderTest {
 }
 
 /// Every kind of store the conformance suite runs against, unchanged.
-enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    /// The cases a parameterised test runs: only PostgreSQL in the suites' pass on the
-    /// partitioned layout (``TestStores/postgresOnly``), every case otherwise.
-    static var underTest: [Self] { TestStores.postgresOnly ? [.postgres] : allCases }
-
+enum StoreKind: String, CaseIterable, StoreCases, CustomTestStringConvertible, Sendable {
     case inMemory
     case sqliteFile
     case sqliteMemory
@@ -54,11 +50,7 @@ struct ViewStoreUnderTest {
 /// Every kind of ``ProjectionStore`` the projection-store conformance suite runs against,
 /// unchanged. (There is no in-memory projection store; SQLite's in-memory database is the
 /// nearest, and its "other handle" is the same store object, shared between threads.)
-enum ViewStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    /// The cases a parameterised test runs: only PostgreSQL in the suites' pass on the
-    /// partitioned layout (``TestStores/postgresOnly``), every case otherwise.
-    static var underTest: [Self] { TestStores.postgresOnly ? [.postgres] : allCases }
-
+enum ViewStoreKind: String, CaseIterable, StoreCases, CustomTestStringConvertible, Sendable {
     case sqliteFile
     case sqliteMemory
     case postgres

@@ -6,12 +6,9 @@ import TestSupport
 import Testing
 
 /// Which store a fault test runs on.
-enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+enum StoreKind: String, CaseIterable, StoreCases, Sendable, CustomTestStringConvertible {
     case sqlite, postgres
     var testDescription: String { self == .sqlite ? "SQLite" : "PostgreSQL" }
-    /// The cases a parameterised test runs: only PostgreSQL in the suites' pass on the
-    /// partitioned layout (``TestStores/postgresOnly``), every case otherwise.
-    static var underTest: [Self] { TestStores.postgresOnly ? [.postgres] : allCases }
 }
 
 /// A fresh store for one fault test: what to pass to `evtool --store` and to the fault driver,

@@ -8,11 +8,7 @@ import Testing
 import TestSupport
 
 /// The stores that hold views: every projector test runs on each.
-enum ViewStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    /// The cases a parameterised test runs: only PostgreSQL in the suites' pass on the
-    /// partitioned layout (``TestStores/postgresOnly``), every case otherwise.
-    static var underTest: [Self] { TestStores.postgresOnly ? [.postgres] : allCases }
-
+enum ViewStoreKind: String, CaseIterable, StoreCases, CustomTestStringConvertible, Sendable {
     case sqliteFile
     case postgres
 

@@ -23,8 +23,7 @@ struct PostgresLayoutTests {
     static func withStore<T>(url: String, partitionSize: Int64? = nil, _ body: (PostgresEventStore, String) throws -> T) throws -> T {
         let schema = TestDatabase.freshSchema()
         let plain = try plainURL()
-        // Clean-up: a schema left behind is not this test's failure.
-        defer { try? PostgresEventStore.dropSchema(url: plain, schema: schema) }
+        defer { TestStores.dropPostgres(url: plain, schema: schema) }
         let store = try PostgresEventStore(url: url, schema: schema, partitionSize: partitionSize)
         return try body(store, schema)
     }
@@ -94,7 +93,7 @@ struct PostgresLayoutTests {
             #expect(try store.layout() == .singleTable)
         }
         let schema = TestDatabase.freshSchema()
-        defer { try? PostgresEventStore.dropSchema(url: url, schema: schema) }
+        defer { TestStores.dropPostgres(url: url, schema: schema) }
         #expect(throws: (any Error).self) { _ = try PostgresEventStore(url: Self.with(url, "evtool.layout=sharded"), schema: schema) }
         #expect(try TestDatabase.execute("SELECT count(*) FROM pg_namespace WHERE nspname = '\(schema)'") == "0")
     }
@@ -118,7 +117,7 @@ struct PostgresLayoutTests {
     func partitionedStoreUpgradesUnchanged() throws {
         let url = try Self.plainURL()
         let name = TestDatabase.freshSchema()
-        defer { try? PostgresEventStore.dropSchema(url: url, schema: name) }
+        defer { TestStores.dropPostgres(url: url, schema: name) }
         let schema = try PostgresSchema(name: name)
         for step in 0..<17 {
             try TestDatabase.execute(schema.migrations[step] + "\nUPDATE \(schema.quoted).schema_version SET version = \(step + 1);")

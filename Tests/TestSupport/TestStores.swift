@@ -58,7 +58,9 @@ public enum TestStores {
         return (store, { try PostgresEventStore(url: url, schema: schema) }, url, schema, { try? PostgresEventStore.dropSchema(url: url, schema: schema) })
     }
 
-    /// Drops a test schema (for tests that only handed its URL to the CLI).
+    /// Drops a test schema (for tests that only handed its URL to the CLI, or clean up after
+    /// themselves). A clean-up is not what a test checks: a schema it could not drop stays on
+    /// the throwaway server, which `scripts/test.sh` removes when the run ends.
     public static func dropPostgres(url: String, schema: String) {
         try? PostgresEventStore.dropSchema(url: url, schema: schema)
     }
@@ -88,3 +90,14 @@ public enum StoredViews {
     }
 }
 
+/// A test target's kinds of store, one of them PostgreSQL: what a parameterised test runs on.
+public protocol StoreCases: CaseIterable {
+    /// The PostgreSQL case.
+    static var postgres: Self { get }
+}
+
+extension StoreCases {
+    /// The cases a parameterised test runs: only PostgreSQL in the suites' pass on the
+    /// partitioned layout (``TestStores/postgresOnly``), every case otherwise.
+    public static var underTest: [Self] { TestStores.postgresOnly ? [.postgres] : Array(allCases) }
+}
