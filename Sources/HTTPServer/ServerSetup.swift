@@ -64,16 +64,16 @@ package final class ServerSetup: @unchecked Sendable {
         self.log = log
         let configuration = settings.configuration
         // A connection for each thread that may use the store at once: the connection
-        // threads (reads), the write threads' loads, the group commits (up to 8 at once on
+        // threads (reads), the write threads' loads, the group commits (up to 2 at once on
         // PostgreSQL), the tree follower, the view memory's follower, the views' follower.
-        let store = try settings.location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + 8 + 4)
+        let store = try settings.location.openForServing(create: true, connections: configuration.threads + configuration.writeThreads + GroupCommitStore.parallelCommits + 4)
         self.store = store
         // A long-lived server decides a cached user's command without reading the stream
         // first (its append at the cached version is the check), for up to 200,000 users.
-        // SQLite has one writer; PostgreSQL commits transactions in parallel, so up to 8
-        // group commits (each with what queued meanwhile) run at once there.
+        // SQLite has one writer; PostgreSQL commits transactions in parallel
+        // (GroupCommitStore.parallelCommits says why 2 at once there).
         let concurrentCommits: Int
-        if case .sqlite = settings.location { concurrentCommits = 1 } else { concurrentCommits = 8 }
+        if case .sqlite = settings.location { concurrentCommits = 1 } else { concurrentCommits = GroupCommitStore.parallelCommits }
         if let readLocation = settings.readLocation, let primary = store as? PostgresEventStore {
             // Checked once at the start: a read store that is another store, or cannot be
             // reached now, stops the server from starting; one that goes away later costs

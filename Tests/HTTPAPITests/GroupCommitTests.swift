@@ -78,14 +78,15 @@ struct GroupCommitTests {
         #expect(statistics.appends == 16 && statistics.commits == 2, "the 15 that queued behind the first went in one transaction: \(statistics)")
     }
 
-    /// With two commits allowed at once (PostgreSQL), the appends that queue behind a slow
-    /// commit are committed beside it, except the one to the stream it is committing: that one
-    /// waits for it and is checked against the version it leaves.
+    /// With the commits a server allows at once on PostgreSQL (``GroupCommitStore/parallelCommits``,
+    /// two), the appends that queue behind a slow commit (one waiting for another server's lock)
+    /// are committed beside it, except the one to the stream it is committing: that one waits
+    /// for it and is checked against the version it leaves.
     @Test(arguments: Kind.allCases) func concurrentCommitsKeepAStreamInOneAtATime(kind: Kind) throws {
         let file = try kind.make()
         defer { file.cleanup() }
         let slow = SlowFirstCommit(file.store)
-        let grouped = GroupCommitStore(base: slow, maximumConcurrentCommits: 2)
+        let grouped = GroupCommitStore(base: slow, maximumConcurrentCommits: GroupCommitStore.parallelCommits)
         var others = (1...14).map { StreamAppend(stream: "user-\($0)", expectedVersion: .noStream, events: [Self.event()]) }
         others.insert(StreamAppend(stream: "user-0", expectedVersion: .exactly(1), events: [Self.event()]), at: 7)
         let results = Self.race(grouped, first: StreamAppend(stream: "user-0", expectedVersion: .noStream, events: [Self.event()]), others: others)
