@@ -18,6 +18,18 @@ package enum HTTPText {
 
     /// Whether `bytes` (a header name as received) spell `lowercase` in any case.
     package static func equalsIgnoringCase<Bytes: Collection<UInt8>>(bytes: Bytes, _ lowercase: StaticString) -> Bool {
+        equalIgnoringCase(bytes, lowercase)
+    }
+
+    /// ``equalsIgnoringCase(bytes:_:)`` for the server's view of a request's bytes: the same
+    /// code, specialized here (a generic function called from another module runs
+    /// unspecialized, looking up its types' metadata on every call of every request).
+    package static func equalsIgnoringCase(bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        equalIgnoringCase(bytes, lowercase)
+    }
+
+    @inline(__always)
+    private static func equalIgnoringCase<Bytes: Collection<UInt8>>(_ bytes: Bytes, _ lowercase: StaticString) -> Bool {
         let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
         return bytes.count == expected.count && zip(bytes, expected).allSatisfy { (isUppercase($0) ? $0 | 0x20 : $0) == $1 }
     }
@@ -35,6 +47,17 @@ package enum HTTPText {
     /// different HTTP implementations (a proxy in front may see another request), so the
     /// request is refused rather than guessed at.
     package static func fieldProblem<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) -> String? {
+        problem(name: name, value: value)
+    }
+
+    /// ``fieldProblem(name:value:)`` for the server's view of a request's bytes, specialized
+    /// here, as the specialized `equalsIgnoringCase(bytes:_:)` above is.
+    package static func fieldProblem(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> String? {
+        problem(name: name, value: value)
+    }
+
+    @inline(__always)
+    private static func problem<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) -> String? {
         if name.isEmpty { return "a header has an empty name" }
         if let bad = name.firstIndex(where: { !isTokenByte($0) }) {
             return "the header name '\(shown(name))' has \(describe(name[bad])) at byte \(name.distance(from: name.startIndex, to: bad) + 1), which a header name may not hold"
