@@ -26,6 +26,7 @@ public enum CanonicalText {
     /// what ``Swift/Array/hexString`` writes.
     /// - Returns: nil for any other text (an upper-case digit, an odd length, another character).
     /// Cost: O(text).
+    @inlinable
     public static func lowercaseHex<Text: StringProtocol>(_ text: Text) -> [UInt8]? {
         let digits = text.utf8
         guard digits.count % 2 == 0 else { return nil }
