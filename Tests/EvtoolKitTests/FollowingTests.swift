@@ -57,4 +57,42 @@ struct FollowingTests {
                                          reconnecting: { _ in Issue.record("no store was lost") })
         #expect(followed == 4 && seen == [1, 2, 3, 4], "\(seen)")
     }
+
+    /// Appends `count` events to stream "s" of `store`.
+    static func note(_ count: Int, to store: any EventStore) throws {
+        for index in 1...count {
+            _ = try store.append([ProposedEvent(type: "Noted", data: Data(#"{"n":\#(index)}"#.utf8))], to: "s", expectedVersion: .any)
+        }
+    }
+
+    /// Polls `condition` every 10 ms for at most `seconds`; whether it held.
+    static func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let until = Date().addingTimeInterval(seconds)
+        while Date() < until {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return try condition()
+    }
+
+    @Test("the kept tree's follower extends the tree to the head, then not again until its interval has passed, and stops at once when asked")
+    func treeFollowerPaces() throws {
+        let sqlite = try TestStores.sqliteFile(); defer { sqlite.cleanup() }
+        try Self.note(5, to: sqlite.store)
+        let follower = KeptTreeFollower(store: sqlite.store, minimumInterval: .seconds(60)) { Issue.record("no failure expected: \($0)") }
+        #expect(try Self.eventually(within: 10) { try sqlite.store.merkleTreeState().size == 5 }, "the follower extended the tree to the head")
+        try Self.note(3, to: sqlite.store)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try sqlite.store.merkleTreeState().size == 5, "within the interval the new events wait for the next extension")
+        let asked = Date()
+        follower.stop()
+        #expect(Date().timeIntervalSince(asked) < 30, "stop ends the pause instead of waiting out its 60 s")
+
+        // Without an interval, the next extension follows the appends.
+        let eager = KeptTreeFollower(store: sqlite.store, minimumInterval: .zero) { Issue.record("no failure expected: \($0)") }
+        defer { eager.stop() }
+        #expect(try Self.eventually(within: 10) { try sqlite.store.merkleTreeState().size == 8 })
+        try Self.note(2, to: sqlite.store)
+        #expect(try Self.eventually(within: 10) { try sqlite.store.merkleTreeState().size == 10 }, "the events appended meanwhile were taken")
+    }
 }

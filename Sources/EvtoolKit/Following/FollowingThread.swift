@@ -7,7 +7,7 @@ import Foundation
 /// ``succeeded()``), and tried again a second later.
 final class FollowingThread: @unchecked Sendable {
     // @unchecked: `stopping` is behind `lock`; `lastFailure` is the thread's own.
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var stopping = false
     private var lastFailure: String?
     private let done = DispatchSemaphore(value: 0)
@@ -33,12 +33,23 @@ final class FollowingThread: @unchecked Sendable {
     /// Whether ``stop()`` was called: a long step checks it.
     var shouldStop: Bool { lock.withLock { stopping } }
 
+    /// Waits `seconds`, or less when ``stop()`` is called meanwhile.
+    func pause(seconds: Double) {
+        let until = Date(timeIntervalSinceNow: seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        while !stopping, lock.wait(until: until) {}
+    }
+
     /// Notes a step that worked: the next failure is reported even if it is the last one again.
     func succeeded() { lastFailure = nil }
 
     /// Stops the thread and waits for it (at most the time of the step in progress).
     func stop() {
-        lock.withLock { stopping = true }
+        lock.withLock {
+            stopping = true
+            lock.broadcast()
+        }
         done.wait()
     }
 }
