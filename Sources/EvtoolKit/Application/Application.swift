@@ -47,7 +47,8 @@ public final class Application: Sendable {
     ///   (``CommandRunner/decidesOnCachedState``); a long-lived server turns it on.
     /// - Parameter cachedUsers: how many users' decision states are kept between commands.
     /// - Parameter concurrentCommits: how many group commits may be in flight at once (1 for
-    ///   SQLite; PostgreSQL commits transactions in parallel).
+    ///   SQLite; PostgreSQL commits transactions in parallel: ``GroupCommitStore/parallelCommits``
+    ///   says how many pay).
     /// - Parameter writeAttempts (default ``defaultWriteAttempts``): how many times a command is decided and appended when other
     ///   writers keep changing the user's stream in between; after the last lost race it fails
     ///   with a conflict (``CommandRunner/maximumAttempts``).
