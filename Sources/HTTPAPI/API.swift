@@ -103,11 +103,13 @@ package final class API: Sendable {
     /// 401 or 403 is counted under the route that was asked for).
     func match(_ request: HTTPRequest, routeName: inout String) throws -> (Route, RouteMatch) {
         let path = try PathSegments.decode(request.path)
-        let candidates = Self.routes.compactMap { route in route.parameters(for: path).map { (route, $0) } }
-        guard !candidates.isEmpty else { throw Problem(.notFound, "no resource at this path") }
         let method = request.method == "HEAD" ? "GET" : request.method
-        guard let (route, parameters) = candidates.first(where: { $0.0.method == method }) else {
-            let allowed = candidates.map(\.0.method).joined(separator: ", ")
+        // The route of this method and path; only a request that has none looks at the others.
+        guard let route = Self.routes.first(where: { $0.method == method && $0.fits(path) }),
+              let parameters = route.parameters(for: path) else {
+            let candidates = Self.routes.filter { $0.fits(path) }
+            guard !candidates.isEmpty else { throw Problem(.notFound, "no resource at this path") }
+            let allowed = candidates.map(\.method).joined(separator: ", ")
             throw Problem(.methodNotAllowed, "\(request.method) is not allowed here; allowed: \(allowed)", headers: [("Allow", allowed)])
         }
         routeName = route.name
@@ -138,7 +140,7 @@ package final class API: Sendable {
     /// needed: a browser sends none with a preflight. A path no route serves is a 404.
     func preflight(_ request: HTTPRequest, _ crossOrigin: CrossOrigin, routeName: inout String) throws -> HTTPResponse {
         let path = try PathSegments.decode(request.path)
-        let candidates = Self.routes.filter { $0.parameters(for: path) != nil }
+        let candidates = Self.routes.filter { $0.fits(path) }
         guard let first = candidates.first else { throw Problem(.notFound, "no resource at this path") }
         routeName = first.name
         let methods = candidates.map(\.method)

@@ -15,7 +15,13 @@ package struct Route: Sendable {
     let handler: @Sendable (API, RouteMatch) throws -> HTTPResponse
 
     /// The template's segments, split once (matching runs for every route of every request).
-    private(set) var segments: [String]
+    private(set) var segments: [Segment]
+
+    /// A segment of a template: text the path must hold, or a parameter that takes any.
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
 
     /// A route: `handler` answers a request whose method and path fit.
     init(method: String, template: String, roles: Set<Role>?, name: String,
@@ -28,19 +34,25 @@ package struct Route: Sendable {
         self.segments = Self.split(template)
     }
 
-    private static func split(_ template: String) -> [String] { template.split(separator: "/").map(String.init) }
+    private static func split(_ template: String) -> [Segment] {
+        template.split(separator: "/").map { $0.hasPrefix("{") ? .parameter(String($0.dropFirst().dropLast())) : .literal(String($0)) }
+    }
+
+    /// Whether a path fits this route's template.
+    func fits(_ path: [String]) -> Bool {
+        guard segments.count == path.count else { return false }
+        for (expected, actual) in zip(segments, path) {
+            if case .literal(let text) = expected, text != actual { return false }
+        }
+        return true
+    }
 
     /// The parameters of a path when it fits this route's template, else nil.
     func parameters(for path: [String]) -> [String: String]? {
-        let pattern = segments
-        guard pattern.count == path.count else { return nil }
+        guard fits(path) else { return nil }
         var parameters: [String: String] = [:]
-        for (expected, actual) in zip(pattern, path) {
-            if expected.hasPrefix("{") {
-                parameters[String(expected.dropFirst().dropLast())] = actual
-            } else if expected != actual {
-                return nil
-            }
+        for (expected, actual) in zip(segments, path) {
+            if case .parameter(let name) = expected { parameters[name] = actual }
         }
         return parameters
     }
