@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// The OpenAPI 3.1 document served at `/openapi.json`: docs/openapi.json, the one source,
 /// compiled into the binary by SwiftPM (`resources: [.embedInCode("openapi.json")]`, through
@@ -97,6 +98,18 @@ indirect enum BodyShape: Sendable {
             return best ?? []
         case .value:
             return []
+        }
+    }
+
+    /// Whether `body` is an object whose every member this shape declares with no shape of
+    /// its own to look into: then it has no undeclared member. The common case, answered from
+    /// one scan of the bytes (JSONKit) instead of building the body's objects; false sends the
+    /// body to ``undeclaredMembers(in:at:)``.
+    func declaresEveryMemberFlat(of body: Data) -> Bool {
+        guard case let .object(members, _) = self, case let .success(found) = JSONSyntax.topLevelMembers(of: body) else { return false }
+        return found.keys.allSatisfy { key in
+            if case .value? = members[key] { return true }
+            return false
         }
     }
 

@@ -67,13 +67,14 @@ enum RequestBodies {
         guard type == "application/json" else {
             throw Problem(.unsupportedMediaType, "the \(what) must be sent as 'Content-Type: application/json'" + (type.map { ", not '\($0)'" } ?? ""))
         }
-        if let shape = OpenAPIDocument.requestBodies[operation], let json = try? JSONSerialization.jsonObject(with: Data(request.body)),
-           let unknown = shape.undeclaredMember(in: json) {
+        let body = Data(request.body)
+        if let shape = OpenAPIDocument.requestBodies[operation], !shape.declaresEveryMemberFlat(of: body),
+           let json = try? JSONSerialization.jsonObject(with: body), let unknown = shape.undeclaredMember(in: json) {
             let siblings = Self.declaredSiblings(of: unknown, in: shape)
             throw Problem(.validation, "the \(what) JSON is not usable: '\(unknown)' is not a member it takes" + (siblings.isEmpty ? "" : " (it takes \(siblings.joined(separator: ", ")))"), field: unknown)
         }
         do {
-            return try JSONDecodingFailure.decode(T.self, from: Data(request.body))
+            return try JSONDecodingFailure.decode(T.self, from: body)
         } catch {
             if error.isSyntax { throw Problem(.malformedRequest, "the \(what) is not valid JSON") }
             throw Problem(.validation, "the \(what) JSON is not usable: \(error)", field: error.field)

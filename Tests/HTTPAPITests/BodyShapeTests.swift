@@ -1,0 +1,23 @@
+import Foundation
+@testable import HTTPAPI
+import Testing
+
+/// The quick answer to "does this body have an undeclared member": taken only when the bytes
+/// alone show that every top-level member is declared and has nothing inside to check; every
+/// other body goes to the full check, which names what is wrong.
+struct BodyShapeTests {
+    @Test("a flat body of declared members is answered from its bytes; anything else goes to the full check")
+    func flatDeclaredBodiesOnly() throws {
+        let favorite = try #require(OpenAPIDocument.requestBodies["addFavorite"])
+        let view = try #require(OpenAPIDocument.requestBodies["recordView"])
+        func flat(_ shape: BodyShape, _ text: String) -> Bool { shape.declaresEveryMemberFlat(of: Data(text.utf8)) }
+
+        #expect(flat(favorite, #"{"name":"Hamilton","venue":"Pantages","localDateTime":"2026-12-05 19:30:00","category":"Music"}"#))
+        #expect(flat(favorite, #"{"name":"Hamilton"}"#), "members left out are the decoder's business")
+        #expect(!flat(favorite, #"{"name":"a","price":3}"#), "an undeclared member")
+        #expect(!flat(favorite, #"[{"name":"a"}]"#), "not an object")
+        #expect(!flat(favorite, #"{"name":"a""#), "not JSON")
+        #expect(!flat(view, #"{"listingID":"L1","info":{"name":"a"}}"#), "a member with members of its own to check")
+        #expect(view.undeclaredMember(in: try JSONSerialization.jsonObject(with: Data(#"{"listingID":"L1","info":{"name":"a","nam":"b"}}"#.utf8))) == "info.nam")
+    }
+}
