@@ -1,5 +1,6 @@
 import Commands
 import Foundation
+import JSONKit
 import Transfer
 
 /// The JSON bodies of the write operations, and how they are read.
@@ -68,8 +69,12 @@ enum RequestBodies {
             throw Problem(.unsupportedMediaType, "the \(what) must be sent as 'Content-Type: application/json'" + (type.map { ", not '\($0)'" } ?? ""))
         }
         let body = Data(request.body)
-        if let shape = OpenAPIDocument.requestBodies[operation], !shape.declaresEveryMemberFlat(of: body),
-           let json = try? JSONSerialization.jsonObject(with: body), let unknown = shape.undeclaredMember(in: json) {
+        let shape = OpenAPIDocument.requestBodies[operation]
+        let flat = shape?.declaresEveryMemberFlat(of: body) ?? false
+        if flat, let plain = T.self as? any PlainJSONBody.Type, let object = JSONObject(body), let value = plain.init(plain: object) as? T {
+            return value
+        }
+        if let shape, !flat, let json = try? JSONSerialization.jsonObject(with: body), let unknown = shape.undeclaredMember(in: json) {
             let siblings = Self.declaredSiblings(of: unknown, in: shape)
             throw Problem(.validation, "the \(what) JSON is not usable: '\(unknown)' is not a member it takes" + (siblings.isEmpty ? "" : " (it takes \(siblings.joined(separator: ", ")))"), field: unknown)
         }
@@ -79,5 +84,22 @@ enum RequestBodies {
             if error.isSyntax { throw Problem(.malformedRequest, "the \(what) is not valid JSON") }
             throw Problem(.validation, "the \(what) JSON is not usable: \(error)", field: error.field)
         }
+    }
+}
+
+/// A body that can be read straight from the bytes of a valid JSON object whose members the
+/// operation all declares (``BodyShape/declaresEveryMemberFlat(of:)``), when the object is
+/// plain: every member it takes once, of the JSON type it takes, strings without escapes.
+/// Then it is the value Foundation's decoder would make, without its cost; for anything else
+/// the initializer answers nil and the decoder reads the body, and names what is wrong.
+protocol PlainJSONBody {
+    init?(plain object: JSONObject)
+}
+
+extension ListingSummary: PlainJSONBody {
+    init?(plain object: JSONObject) {
+        guard object.count == 4, let name = object.plainString("name"), let venue = object.plainString("venue"),
+              let localDateTime = object.plainString("localDateTime"), let category = object.plainString("category") else { return nil }
+        self.init(name: name, venue: venue, localDateTime: localDateTime, category: category)
     }
 }

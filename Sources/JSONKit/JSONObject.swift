@@ -45,6 +45,19 @@ public struct JSONObject {
         range(key).flatMap { JSONScan.string(bytes, $0) }
     }
 
+    /// A string member written without escapes, as its bytes spell it; nil when missing, not a
+    /// string, or holding a `\` escape (which a caller that must answer exactly as
+    /// Foundation's decoder does leaves to it).
+    @inlinable public func plainString(_ key: StaticString) -> String? {
+        guard let range = range(key) else { return nil }
+        return bytes.withUnsafeBytes { raw -> String? in
+            guard range.count >= 2, raw[range.lowerBound] == UInt8(ascii: "\""), raw[range.upperBound - 1] == UInt8(ascii: "\"") else { return nil }
+            let inner = UnsafeRawBufferPointer(rebasing: raw[(range.lowerBound + 1)..<(range.upperBound - 1)])
+            guard inner.isEmpty || memchr(inner.baseAddress!, Int32(UInt8(ascii: "\\")), inner.count) == nil else { return nil }
+            return String(decoding: inner, as: UTF8.self)
+        }
+    }
+
     /// A number member; nil when missing or not a (finite) number.
     @inlinable public func number(_ key: StaticString) -> Double? {
         guard let range = range(key) else { return nil }

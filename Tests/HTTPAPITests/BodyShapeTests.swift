@@ -1,5 +1,7 @@
+import Commands
 import Foundation
 @testable import HTTPAPI
+import JSONKit
 import Testing
 
 /// The quick answer to "does this body have an undeclared member": taken only when the bytes
@@ -19,5 +21,30 @@ struct BodyShapeTests {
         #expect(!flat(favorite, #"{"name":"a""#), "not JSON")
         #expect(!flat(view, #"{"listingID":"L1","info":{"name":"a"}}"#), "a member with members of its own to check")
         #expect(view.undeclaredMember(in: try JSONSerialization.jsonObject(with: Data(#"{"listingID":"L1","info":{"name":"a","nam":"b"}}"#.utf8))) == "info.nam")
+    }
+
+    @Test("a plain favorite body is read from its bytes as Foundation's decoder reads it; any other is left to the decoder")
+    func plainBodiesReadAsTheDecoderReadsThem() throws {
+        let plain = [
+            #"{"name":"Hamilton","venue":"Pantages Theatre","localDateTime":"2026-12-05 19:30:00","category":"Arts & Theatre"}"#,
+            #"{ "category" : "Music" , "localDateTime":"", "venue":"Café Ünïcode ☕", "name":"x y" }"#,
+        ]
+        for text in plain {
+            let object = try #require(JSONObject(Data(text.utf8)))
+            let quick = try #require(ListingSummary(plain: object), "\(text)")
+            #expect(quick == (try JSONDecoder().decode(ListingSummary.self, from: Data(text.utf8))), "\(text)")
+        }
+        let others = [
+            #"{"name":"Ham\u0069lton","venue":"v","localDateTime":"t","category":"c"}"#,   // an escape
+            #"{"name":"\ud800","venue":"v","localDateTime":"t","category":"c"}"#,           // a lone surrogate
+            #"{"name":"a","venue":"v","localDateTime":"t"}"#,                                // one missing
+            #"{"name":"a","venue":"v","localDateTime":"t","category":null}"#,                // not a string
+            #"{"name":"a","venue":"v","localDateTime":"t","category":7}"#,
+            #"{"name":"a","name":"b","venue":"v","localDateTime":"t","category":"c"}"#,      // twice
+        ]
+        for text in others {
+            let object = try #require(JSONObject(Data(text.utf8)))
+            #expect(ListingSummary(plain: object) == nil, "\(text)")
+        }
     }
 }
