@@ -78,7 +78,9 @@ servers and PostgreSQL share the machine's 2 cores: profiled under the PUT load,
 evtool about 0.15 ms of processor time and PostgreSQL about 0.17 ms (the group's append, the
 kept Merkle tree, the views, and loading the state of a user the new server has not seen yet),
 where the plain service's PostgreSQL does one `INSERT`. Two group commits run at once, each
-carrying about 13 appends.""",
+carrying about 13 appends. The second block is the same harness again with evtool on the
+embedded default, a durable SQLite file (`scripts/evtool-on-sqlite.sh` gives its `init` and
+`serve` that store), against the same Python service on PostgreSQL.""",
     "scale": """The same measurements at two sizes of the log (100,000 users at both, so each user's stream
 grows with the log), with the large/small ratio against its target: per-user latencies should
 stay flat (≤ 1.3×) and whole-log work (rebuild, verify) grow linearly (≤ 11× for 10× the

@@ -14,7 +14,9 @@
 #   --out FILE       write FILE instead of docs/PERFORMANCE.md
 #
 # crud runs ../shared/bench/serve-vs-crud.sh (EVTOOL_PEERS=DIR elsewhere): the peers' own
-# PostgreSQL (port 55432), stopped when it ends, so --postgres must name another server.
+# PostgreSQL (port 55432), stopped when it ends, so --postgres must name another server; then
+# the same again with evtool on SQLite (scripts/evtool-on-sqlite.sh), the Python service still
+# on PostgreSQL as it is built.
 #
 # EVTOOL_BENCH=PATH runs that evtool-bench binary instead of building a release one
 # (`swift build -c release`); scripts/bench-import.sh and scripts/bench-report.sh build their own.
@@ -128,7 +130,7 @@ for name in "${chosen[@]}"; do
     case $name in
         import) command="scripts/bench-import.sh $shown" ;;
         report) command="scripts/bench-report.sh" ;;
-        crud) command="$peers/serve-vs-crud.sh $shown .build/release/evtool" ;;
+        crud) command="$peers/serve-vs-crud.sh $shown .build/release/evtool; then the same with scripts/evtool-on-sqlite.sh" ;;
         *) command="swift run -c release evtool-bench $shown" ;;
     esac
     command=${command% }
@@ -142,8 +144,13 @@ for name in "${chosen[@]}"; do
     case $name in
         import) scripts/bench-import.sh $shown > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
         report) scripts/bench-report.sh > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
-        # Its own PostgreSQL (../shared/bench/pg_cluster.sh) and the Python service's venv.
-        crud) "$peers/serve-vs-crud.sh" $shown .build/release/evtool > "$work/$name.out" 2>"$work/$name.err" || status=$? ;;
+        # Its own PostgreSQL (../shared/bench/pg_cluster.sh) and the Python service's venv;
+        # then the same rounds with evtool on a fresh SQLite file (the harness names its
+        # evtool rounds "(PG)" either way: the second run's are renamed).
+        crud) { "$peers/serve-vs-crud.sh" $shown .build/release/evtool > "$work/$name.out" 2>"$work/$name.err" \
+                && rm -f "$work/on.sqlite"* \
+                && EVTOOL_SQLITE_STORE="$work/on.sqlite" "$peers/serve-vs-crud.sh" $shown scripts/evtool-on-sqlite.sh 2>>"$work/$name.err" \
+                   | sed 's/^# serve vs crud,/# serve (on SQLite) vs crud,/; s/evtool serve (PG)/evtool serve (SQLite)/' >> "$work/$name.out"; } || status=$? ;;
         *) # The words of the command, with the server's URL put in word for word (a URL's
            # `&` or `#` must not reach sed's replacement or the shell's splitting).
            read -r -a words <<< "$shown"
