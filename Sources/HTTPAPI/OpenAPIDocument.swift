@@ -101,16 +101,17 @@ indirect enum BodyShape: Sendable {
         }
     }
 
-    /// Whether `body` is an object whose every member this shape declares with no shape of
-    /// its own to look into: then it has no undeclared member. The common case, answered from
-    /// one scan of the bytes (JSONKit) instead of building the body's objects; false sends the
-    /// body to ``undeclaredMembers(in:at:)``.
-    func declaresEveryMemberFlat(of body: Data) -> Bool {
-        guard case let .object(members, _) = self, case let .success(found) = JSONSyntax.topLevelMembers(of: body) else { return false }
-        return found.keys.allSatisfy { key in
-            if case .value? = members[key] { return true }
-            return false
+    /// `body` read as an object, when it is valid JSON and an object whose every member this
+    /// shape declares with no shape of its own to look into: then it has no undeclared member.
+    /// The common case, answered by one check of the syntax and one scan of the members
+    /// (JSONKit) instead of building the body's objects; nil sends the body to
+    /// ``undeclaredMembers(in:at:)``. A name written with an escape counts as undeclared here.
+    func flatObject(of body: Data) -> JSONObject? {
+        guard case let .object(members, _) = self, JSONSyntax.problem(in: body) == nil, let object = JSONObject(body) else { return nil }
+        for name in object.names {
+            guard case .value? = members[name] else { return nil }
         }
+        return object
     }
 
     /// How many members and items deep a path goes.

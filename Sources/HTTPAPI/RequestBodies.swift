@@ -70,11 +70,11 @@ enum RequestBodies {
         }
         let body = Data(request.body)
         let shape = OpenAPIDocument.requestBodies[operation]
-        let flat = shape?.declaresEveryMemberFlat(of: body) ?? false
-        if flat, let plain = T.self as? any PlainJSONBody.Type, let object = JSONObject(body), let value = plain.init(plain: object) as? T {
+        let flat = shape?.flatObject(of: body)
+        if let flat, let plain = T.self as? any PlainJSONBody.Type, let value = plain.init(plain: flat) as? T {
             return value
         }
-        if let shape, !flat, let json = try? JSONSerialization.jsonObject(with: body), let unknown = shape.undeclaredMember(in: json) {
+        if let shape, flat == nil, let json = try? JSONSerialization.jsonObject(with: body), let unknown = shape.undeclaredMember(in: json) {
             let siblings = Self.declaredSiblings(of: unknown, in: shape)
             throw Problem(.validation, "the \(what) JSON is not usable: '\(unknown)' is not a member it takes" + (siblings.isEmpty ? "" : " (it takes \(siblings.joined(separator: ", ")))"), field: unknown)
         }
@@ -88,7 +88,7 @@ enum RequestBodies {
 }
 
 /// A body that can be read straight from the bytes of a valid JSON object whose members the
-/// operation all declares (``BodyShape/declaresEveryMemberFlat(of:)``), when the object is
+/// operation all declares (``BodyShape/flatObject(of:)``), when the object is
 /// plain: every member it takes once, of the JSON type it takes, strings without escapes.
 /// Then it is the value Foundation's decoder would make, without its cost; for anything else
 /// the initializer answers nil and the decoder reads the body, and names what is wrong.

@@ -29,6 +29,11 @@ public struct JSONObject {
     /// How many members the object has.
     public var count: Int { entries.count }
 
+    /// The members' names as written between their quotes (an escape in a name is not decoded).
+    public var names: [String] {
+        bytes.withUnsafeBytes { raw in entries.map { String(decoding: UnsafeRawBufferPointer(rebasing: raw[$0.name]), as: UTF8.self) } }
+    }
+
     /// Where a member's value is, by name.
     @inlinable public func range(_ name: StaticString) -> Range<Int>? {
         let count = name.utf8CodeUnitCount
