@@ -103,14 +103,9 @@ extension EventStore {
             if try headPosition() > position { return true }
             let now = clock.now
             if now >= deadline { return false }
-            Thread.sleep(forTimeInterval: Self.seconds(min(pause, deadline - now)))
+            Thread.sleep(forTimeInterval: min(pause, deadline - now).timeInterval)
             pause = min(pause * 2, .milliseconds(100))
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     /// Appends one event; see ``append(_:to:expectedVersion:)``.

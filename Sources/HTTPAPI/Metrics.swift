@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import Synchronization
 
@@ -29,7 +30,7 @@ package final class Metrics: Sendable {
 
     /// Counts one answered request.
     package func observe(route: String, status: Int, duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.timeInterval
         state.withLock { state in
             state.requests[route, default: [:]][status, default: 0] += 1
             var counts = state.bucketCounts[route] ?? Array(repeating: 0, count: Self.buckets.count + 1)

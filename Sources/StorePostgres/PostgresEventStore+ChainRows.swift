@@ -29,7 +29,7 @@ extension PostgresEventStore: ChainRowReading {
             safe = 0
             while safe < result.rowCount, try result.bool(row: safe, column: 9) { safe += 1 }
             if safe == result.rowCount || clock.now >= deadline { break }
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(5))
         }
         var idText = [UInt8](repeating: 0, count: 36)

@@ -70,7 +70,7 @@ extension PostgresEventStore: MerkleTreeStore {
             }
             added += count
             if !heldBack || added >= limit || clock.now >= deadline { return (state, added) }
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(5))
         }
     }

@@ -80,7 +80,6 @@ extension PostgresEventStore {
     }
 
     static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        Thread.sleep(forTimeInterval: duration.timeInterval)
     }
 }

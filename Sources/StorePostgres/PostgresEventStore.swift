@@ -391,7 +391,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             if !heldBack || clock.now >= deadline { return events }
             // Committed events are held back because an older transaction is still running;
             // it usually finishes within milliseconds.
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(5))
         }
     }

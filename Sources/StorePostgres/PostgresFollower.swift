@@ -136,7 +136,7 @@ public final class PostgresFollower {
                     .storeError(appending: false)
             }
             let pause = min(backoff, remaining)
-            Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             backoff = min(backoff * 2, .seconds(2))
         }
     }

@@ -30,8 +30,7 @@ final class PostgresNotifier: @unchecked Sendable {
     init(conninfo: String, channel: String, interval: Duration = .milliseconds(2)) {
         self.conninfo = conninfo
         self.channel = channel
-        let (seconds, attoseconds) = interval.components
-        self.interval = Double(seconds) + Double(attoseconds) / 1e18
+        self.interval = interval.timeInterval
     }
 
     /// Records that events up to `position` have committed; returns at once.

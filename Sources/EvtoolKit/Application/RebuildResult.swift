@@ -41,7 +41,7 @@ public struct RebuildResult: Sendable, Hashable {
                               documents: try Self.documentCount(of: name, generation: active.generation, in: store)))
         }
         let elapsed = ContinuousClock.now - started
-        self.init(views: views, head: head, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        self.init(views: views, head: head, seconds: elapsed.timeInterval)
     }
 
     /// The documents a generation of a view holds.

@@ -33,9 +33,9 @@ final class FollowingThread: @unchecked Sendable {
     /// Whether ``stop()`` was called: a long step checks it.
     var shouldStop: Bool { lock.withLock { stopping } }
 
-    /// Waits `seconds`, or less when ``stop()`` is called meanwhile.
-    func pause(seconds: Double) {
-        let until = Date(timeIntervalSinceNow: seconds)
+    /// Waits `duration`, or less when ``stop()`` is called meanwhile.
+    func pause(_ duration: Duration) {
+        let until = Date(timeIntervalSinceNow: duration.timeInterval)
         lock.lock()
         defer { lock.unlock() }
         while !stopping, lock.wait(until: until) {}

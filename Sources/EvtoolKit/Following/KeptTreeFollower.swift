@@ -22,11 +22,10 @@ public final class KeptTreeFollower: Sendable {
     /// Starts following `store`; `report` receives one line per new kind of failure.
     public init(store: any EventStore, minimumInterval: Duration = KeptTreeFollower.minimumInterval,
                 report: @escaping @Sendable (String) -> Void) {
-        let pause = Double(minimumInterval.components.seconds) + Double(minimumInterval.components.attoseconds) / 1e18
         thread = FollowingThread(failure: { "the Merkle tree could not be extended (retrying every second): \($0)" }, report: report) { thread in
             guard let state = try LogTree.extendKept(store) else { return false }
             thread.succeeded()
-            thread.pause(seconds: pause)
+            thread.pause(minimumInterval)
             guard !thread.shouldStop else { return false }
             _ = try store.waitForEvents(after: max(state.position, try store.headPosition()), timeout: .milliseconds(500))
             return true

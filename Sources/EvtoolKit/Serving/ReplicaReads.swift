@@ -125,7 +125,7 @@ public final class ReplicaReads: Sendable {
         while clock.now < deadline {
             guard let replayed = try? replica.hasReplayed(through: commit) else { return false }   // unreachable: the primary answers
             if replayed { return true }
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(10))
         }
         return false
