@@ -55,9 +55,20 @@ public enum DomainEvent: Sendable, Hashable {
         }
     }
 
-    /// Reads a recorded event's payload; see ``decode(type:data:)``.
+    /// Reads a recorded event's payload; see ``decode(type:data:)``. A favorite's or
+    /// unfavorite's payload of the current version is read by one scan of its bytes, which
+    /// the store checked to be JSON when it was appended (Favorited+JSON.swift); the rest by
+    /// the decoder.
     public static func decode(_ recorded: RecordedEvent) throws -> DomainEvent {
-        try decode(type: recorded.type, data: recorded.data)
+        switch recorded.type {
+        case Favorited.typeName:
+            if let favorite = recorded.data.withUnsafeBytes(Favorited.init(scanning:)) { return .favorited(favorite) }
+        case Unfavorited.typeName:
+            if let unfavorite = recorded.data.withUnsafeBytes(Unfavorited.init(scanning:)) { return .unfavorited(unfavorite) }
+        default:
+            break
+        }
+        return try decode(type: recorded.type, data: recorded.data)
     }
 
     /// The type name and the payload as compact JSON with sorted keys, schema version included.

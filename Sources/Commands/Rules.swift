@@ -33,7 +33,7 @@ public enum Rules {
             throw CommandError.rejected(field: field, rule: "must not be only spaces")
         }
         if let first = value.unicodeScalars.first, let last = value.unicodeScalars.last,
-           first.properties.isWhitespace || last.properties.isWhitespace {
+           isWhitespace(first) || isWhitespace(last) {
             throw CommandError.rejected(field: field, rule: "must not begin or end with a space")
         }
     }
@@ -76,7 +76,14 @@ public enum Rules {
 
     /// Whether text is empty or only white space (spaces, tabs, line breaks, no-break spaces).
     public static func isBlank(_ value: String) -> Bool {
-        value.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+        value.unicodeScalars.allSatisfy(isWhitespace)
+    }
+
+    /// Unicode's White_Space property; ASCII decides by value (tab to carriage return, space)
+    /// without the Unicode tables.
+    @inline(__always)
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
     }
 
     private static func checkLength(_ value: String, field: String, maximum: Int) throws {

@@ -134,14 +134,8 @@ public struct ViewEvent: Sendable {
         let whole = 0..<raw.count
         switch type {
         case Searched.typeName: return fastSearch(raw, whole).map(Action.searched)
-        case Favorited.typeName: return fastFavorite(raw, whole)
-        case Unfavorited.typeName:
-            var listing: String?, version: Int?, seen = MemberNames(raw)
-            guard JSONScan.forEachMember(raw, whole, { name, value in
-                if seen.first(name, "listingID", 0) { listing = JSONScan.string(raw, value) }
-                else if seen.first(name, "schemaVersion", 1) { version = JSONScan.integer(raw, value) }
-            }), seen.usable, version == Unfavorited.schemaVersion, let listing else { return nil }
-            return .unfavorited(listingID: listing)
+        case Favorited.typeName: return Favorited(scanning: raw).map { .favorited(listingID: $0.listingID, summary: $0.summary) }
+        case Unfavorited.typeName: return Unfavorited(scanning: raw).map { .unfavorited(listingID: $0.listingID) }
         case DetailsViewed.typeName:
             // Only the listing's name is needed from inside the (large) details: it is
             // found without scanning the rest of them.
@@ -211,47 +205,5 @@ public struct ViewEvent: Sendable {
             }
         }), seen.usable, members == 1 else { return nil }
         return location
-    }
-
-    private static func fastFavorite(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> Action? {
-        var listing: String?, version: Int?, summary: ListingSummary?, seen = MemberNames(raw)
-        guard JSONScan.forEachMember(raw, range, { name, value in
-            if seen.first(name, "listingID", 0) { listing = JSONScan.string(raw, value) }
-            else if seen.first(name, "schemaVersion", 1) { version = JSONScan.integer(raw, value) }
-            else if seen.first(name, "summary", 2) {
-                var name: String?, venue: String?, dateTime: String?, category: String?, inner = MemberNames(raw)
-                guard JSONScan.forEachMember(raw, value, { key, value in
-                    if inner.first(key, "name", 0) { name = JSONScan.string(raw, value) }
-                    else if inner.first(key, "venue", 1) { venue = JSONScan.string(raw, value) }
-                    else if inner.first(key, "localDateTime", 2) { dateTime = JSONScan.string(raw, value) }
-                    else if inner.first(key, "category", 3) { category = JSONScan.string(raw, value) }
-                }), inner.usable, let name, let venue, let dateTime, let category else { return }
-                summary = ListingSummary(name: name, venue: venue, localDateTime: dateTime, category: category)
-            }
-        }), seen.usable, version == Favorited.schemaVersion, let listing, let summary else { return nil }
-        return .favorited(listingID: listing, summary: summary)
-    }
-}
-
-/// The member names of one object that the fast path has read. A name it reads given twice
-/// makes the object unusable: JSON decoders differ on which of two equal names wins.
-/// (`JSONScan.forEachMember` already refuses names written with escapes.)
-struct MemberNames {
-    private let raw: UnsafeRawBufferPointer
-    private var seen: UInt32 = 0
-    /// False once a read name came twice.
-    private(set) var usable = true
-
-    init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
-
-    /// Whether the name at `range` is `expected` (number `bit` of this object's names), seen
-    /// for the first time.
-    @inline(__always)
-    mutating func first(_ range: Range<Int>, _ expected: StaticString, _ bit: UInt32) -> Bool {
-        guard JSONScan.equals(raw, range, expected) else { return false }
-        let mask: UInt32 = 1 << bit
-        if seen & mask != 0 { usable = false; return false }
-        seen |= mask
-        return true
     }
 }

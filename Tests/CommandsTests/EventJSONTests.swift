@@ -78,6 +78,67 @@ struct EventJSONTests {
     }
 }
 
+@Suite("Recorded favorites: the scan of the bytes and the decoder read the same")
+struct RecordedFavoriteReadingTests {
+    static func recorded(_ type: String, _ json: String) -> RecordedEvent {
+        RecordedEvent(position: 1, streamID: "user-1", version: 1, id: UUID(), type: type, data: Data(json.utf8),
+                      metadata: Data("{}".utf8), recordedAt: Date(timeIntervalSince1970: 1_796_000_000), hash: "")
+    }
+
+    /// What a read gave: the event, or the error it threw.
+    static func outcome(_ read: () throws -> DomainEvent) -> String {
+        do { return "\(try read())" } catch { return "error: \(error)" }
+    }
+
+    @Test("the payloads this release writes are read by the scan, equal to the decoder's reading")
+    func writtenPayloadsTakeTheScan() throws {
+        for event in [Fixtures.favorited("vvG1zZ9pBk"), .unfavorited(Unfavorited(listingID: "vvG1zZ9pBk")),
+                      .favorited(Favorited(listingID: "L\"1/é", summary: ListingSummary(name: "Na\nme \\ 🎭", venue: "V", localDateTime: "", category: "Music")))] {
+            let (type, data) = try event.encode()
+            let scanned = type == Favorited.typeName ? data.withUnsafeBytes(Favorited.init(scanning:)).map(DomainEvent.favorited)
+                : data.withUnsafeBytes(Unfavorited.init(scanning:)).map(DomainEvent.unfavorited)
+            #expect(scanned == event, "\(String(decoding: data, as: UTF8.self))")
+            #expect(try DomainEvent.decode(Self.recorded(type, String(decoding: data, as: UTF8.self))) == event)
+        }
+    }
+
+    @Test("other shapes, versions and malformed payloads: the same event or the same error either way")
+    func everyShapeReadsTheSame() {
+        let summary = #"{"category":"Music","localDateTime":"2026-12-05 19:30:00","name":"N","venue":"V"}"#
+        let payloads: [(String, String)] = [
+            ("Favorited", #"{"summary":\#(summary),"schemaVersion":1,"listingID":"A","extra":[1,{"x":null}]}"#),
+            ("Favorited", #"{"listingID":"A","summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":"A","schemaVersion":2,"summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":"A","schemaVersion":0,"summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":"A","schemaVersion":1}"#),
+            ("Favorited", #"{"listingID":"A","schemaVersion":1,"summary":{"name":"N","venue":"V","category":"C"}}"#),
+            ("Favorited", #"{"listingID":7,"schemaVersion":1,"summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":null,"schemaVersion":1,"summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":"A","listingID":"B","schemaVersion":1,"summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":"\ud800","schemaVersion":1,"summary":\#(summary)}"#),
+            ("Favorited", #"{"listingID":"A","schemaVersion":1.5,"summary":\#(summary)}"#),
+            ("Favorited", "[]"),
+            ("Unfavorited", #"{"listingID":"A","schemaVersion":1}"#),
+            ("Unfavorited", #"{"schemaVersion":1,"listingID":"A\u0041"}"#),
+            ("Unfavorited", #"{"listingID":"A"}"#),
+            ("Unfavorited", #"{"schemaVersion":1}"#),
+            ("Unfavorited", #"{"listingID":"A","schemaVersion":3}"#),
+            ("Unfavorited", #"{"listingID":["A"],"schemaVersion":1}"#),
+        ]
+        for (type, json) in payloads {
+            let recorded = Self.recorded(type, json)
+            #expect(Self.outcome { try DomainEvent.decode(recorded) } == Self.outcome { try DomainEvent.decode(type: type, data: recorded.data) },
+                    "\(json)")
+        }
+        // The first and the reordered one above are the scan's; the others are declined by it.
+        #expect(Data(payloads[0].1.utf8).withUnsafeBytes(Favorited.init(scanning:)) != nil)
+        #expect(Data(payloads[13].1.utf8).withUnsafeBytes(Unfavorited.init(scanning:))?.listingID == "AA")
+        for index in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
+            #expect(Data(payloads[index].1.utf8).withUnsafeBytes(Favorited.init(scanning:)) == nil, "\(payloads[index].1)")
+        }
+    }
+}
+
 @Suite("Upcasting: a log written by the first release still replays")
 struct UpcastTests {
     /// Searches as the first release wrote them: miles only, a flat location, often no schemaVersion.

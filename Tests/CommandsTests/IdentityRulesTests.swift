@@ -10,6 +10,18 @@ struct IdentityRulesTests {
     static let nfc = "jos\u{E9}"
     static let nfd = "jose\u{301}"
 
+    @Test("blank means Unicode's White_Space for every code point (ASCII decided without the tables)")
+    func blankIsUnicodeWhiteSpace() {
+        for value in 0..<0x110000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(Rules.isBlank(String(scalar)) == scalar.properties.isWhitespace, "U+\(String(value, radix: 16))")
+            if Rules.isBlank(String(scalar)) != scalar.properties.isWhitespace { return }
+        }
+        #expect(throws: CommandError.self) { try Rules.checkNewIdentifier("ada\t", field: "user id") }
+        #expect(throws: CommandError.self) { try Rules.checkNewIdentifier("\u{A0}ada", field: "user id") }
+        #expect(throws: Never.self) { try Rules.checkNewIdentifier("a da", field: "user id") }
+    }
+
     @Test("the runner records a user typed in NFD in the user's NFC stream, with NFC in the metadata")
     func userIDsNormalized() throws {
         let store = InMemoryEventStore()
