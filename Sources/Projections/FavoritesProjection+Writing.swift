@@ -11,10 +11,18 @@ extension FavoritesProjection.Document {
         writer.beginObject()
         writer.key("items")
         writer.beginArray()
+        // Through buffer pointers: each item is borrowed where it is, not copied out (a copy
+        // retains and releases its five strings).
         if let large = list.large {
-            for chunk in large.chunks { for entry in chunk.entries { entry.item.write(to: &writer) } }
+            for chunk in large.chunks {
+                chunk.entries.withUnsafeBufferPointer { entries in
+                    for index in entries.indices { entries[index].item.write(to: &writer) }
+                }
+            }
         } else {
-            for item in list.small { item.write(to: &writer) }
+            list.small.withUnsafeBufferPointer { items in
+                for index in items.indices { items[index].write(to: &writer) }
+            }
         }
         writer.endArray()
         writer.endObject()
