@@ -3,8 +3,10 @@ import Foundation
 
 /// One open SQLite database handle, with a cache of prepared statements keyed by SQL.
 ///
-/// Not thread-safe: ``SQLiteEventStore`` owns one and serializes access to it.
-final class SQLiteConnection {
+/// Not thread-safe: one thread uses it at a time. ``SQLiteEventStore`` keeps its connection
+/// behind a `Mutex`, and a reader connection belongs to one read between leaving its pool and
+/// going back (hence `@unchecked Sendable`: it is handed between threads, never shared).
+final class SQLiteConnection: @unchecked Sendable {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     /// The connection's `PRAGMA synchronous` level, read once by ``withoutWaitingForTheDisk(_:)``

@@ -36,24 +36,28 @@ extension SQLiteEventStore: ProjectionStore {
     }
 
     public func documents(of projection: String, generation: Int, keys: [String]) throws -> [String: Data] {
-        try withConnection { connection in
+        try withReadConnection { connection in
             let statement = try connection.statement(
                 "SELECT document FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3")
             defer { statement.reset() }
             try statement.bind(projection, at: 1)
             try statement.bind(Int64(generation), at: 2)
-            var found: [String: Data] = [:]
-            for key in keys {
-                try statement.bind(key, at: 3)
-                if try statement.step() { found[key] = statement.data(0) }
-                statement.rewind()
+            // One snapshot for all the keys: a view's commit lands wholly before or after.
+            func lookUp() throws -> [String: Data] {
+                var found: [String: Data] = [:]
+                for key in keys {
+                    try statement.bind(key, at: 3)
+                    if try statement.step() { found[key] = statement.data(0) }
+                    statement.rewind()
+                }
+                return found
             }
-            return found
+            return keys.count > 1 ? try connection.transaction("DEFERRED", lookUp) : try lookUp()
         }
     }
 
     public func documents(of projection: String, generation: Int, after key: String, limit: Int) throws -> [(key: String, document: Data)] {
-        try withConnection { connection in
+        try withReadConnection { connection in
             let statement = try connection.statement("""
                 SELECT key, document FROM view_documents
                 WHERE projection = ?1 AND generation = ?2 AND key > ?3 ORDER BY key LIMIT ?4

@@ -4,7 +4,7 @@ import Foundation
 extension SQLiteEventStore: SnapshotDocuments {
     public func snapshotDocument(kind: String, slot: Int64, stream: String) throws -> Data? {
         let projection = try SnapshotDocumentNames.projection(kind: kind, slot: slot)
-        return try withConnection { connection in
+        return try withReadConnection { connection in
             let statement = try connection.statement(
                 "SELECT document FROM view_documents WHERE projection = ?1 AND generation = ?2 AND key = ?3")
             defer { statement.reset() }

@@ -6,7 +6,9 @@ import Synchronization
 /// The embedded event store: one SQLite file (or `:memory:`), shared safely by threads of
 /// one process and by several processes.
 ///
-/// - WAL mode, so readers never block the writer.
+/// - WAL mode, so readers never block the writer: a read that comes while the store's
+///   connection is busy (an append waiting for the disk) runs on a reader connection of its
+///   own (``withReadConnection(_:)``).
 /// - Durable by default: an append that returned survives a power loss (`synchronous=FULL`).
 /// - Each append is one `BEGIN IMMEDIATE` transaction: the version check and the inserts
 ///   happen under SQLite's single write lock, and unique indexes on (stream, version) and
@@ -40,8 +42,20 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     /// The file's path, or `:memory:`.
     public let path: String
-    // The one connection; Mutex serializes every use of it (a connection is single-threaded).
+    // The store's connection; Mutex serializes every use of it (a connection is single-threaded).
     private let connection: Mutex<SQLiteConnection>
+    // Connections that only read, for reads that come while the store's connection is busy:
+    // opened when first needed, kept for the next, at most `maximumReaders`.
+    private let readers = Mutex(ReaderPool())
+    private let readerSettings: (busyTimeoutMilliseconds: Int32, pageCache: PageCache)
+
+    /// How many reader connections a store opens at most (each with its own page cache).
+    static let maximumReaders = 4
+
+    private struct ReaderPool {
+        var idle: [SQLiteConnection] = []
+        var opened = 0
+    }
 
     /// Opens the store at `path`, creating or upgrading its schema.
     ///
@@ -60,8 +74,10 @@ public final class SQLiteEventStore: MultiStreamAppending {
             if path != ":memory:" { try Self.checkLocation(path, createIfMissing: options.createIfMissing) }
             connection = try SQLiteConnection(path: path, create: options.createIfMissing)
             sqlite3_busy_timeout(connection.handle, options.busyTimeoutMilliseconds)
-            try Self.applyPageCache(options.pageCache ?? .rule(forFileBytes: Self.fileBytes(path)), connection)
+            let pageCache = options.pageCache ?? .rule(forFileBytes: Self.fileBytes(path))
+            try Self.applyPageCache(pageCache, connection)
             try Self.prepare(connection, path: path, options: options)
+            readerSettings = (options.busyTimeoutMilliseconds, pageCache)
         } catch let error as SQLiteError {
             throw Self.storeError(error, path: path)
         }
@@ -377,7 +393,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
         let sql = direction == .forwards
             ? "SELECT \(Self.columns) FROM events WHERE stream_id = ?1 AND version >= ?2 ORDER BY version LIMIT ?3"
             : "SELECT \(Self.columns) FROM events WHERE stream_id = ?1 AND version <= ?2 ORDER BY version DESC LIMIT ?3"
-        return try withConnection { connection in
+        return try withReadConnection { connection in
             let statement = try connection.statement(sql)
             defer { statement.reset() }
             try statement.bind(stream, at: 1)
@@ -389,7 +405,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     public func readAll(after position: Int64, limit: Int) throws -> [RecordedEvent] {
         guard limit > 0 else { return [] }
-        return try withConnection { connection in
+        return try withReadConnection { connection in
             let statement = try connection.statement(
                 "SELECT \(Self.columns) FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
             defer { statement.reset() }
@@ -401,7 +417,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     public func scanAll(after position: Int64, limit: Int, _ body: (LentEvent) throws -> Void) throws -> Int {
         guard limit > 0 else { return 0 }
-        return try withConnection { connection in
+        return try withReadConnection { connection in
             let statement = try connection.statement(
                 "SELECT position, stream_id, type, data, recorded_at FROM events WHERE position > ?1 ORDER BY position LIMIT ?2")
             defer { statement.reset() }
@@ -425,7 +441,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
         guard !ids.isEmpty else { return [] }
         // One statement: the ids as a JSON array, each looked up through the event_id index.
         let list = Data(("[" + ids.map { "\"\($0.lowercaseString)\"" }.joined(separator: ",") + "]").utf8)
-        return try withConnection { connection in
+        return try withReadConnection { connection in
             let statement = try connection.statement(
                 "SELECT \(Self.columns) FROM events WHERE event_id IN (SELECT value FROM json_each(?1))")
             defer { statement.reset() }
@@ -435,12 +451,12 @@ public final class SQLiteEventStore: MultiStreamAppending {
     }
 
     public func headPosition() throws -> Int64 {
-        try withConnection { try $0.scalarInt("SELECT max(position) FROM events") ?? 0 }
+        try withReadConnection { try $0.scalarInt("SELECT max(position) FROM events") ?? 0 }
     }
 
     public func version(of stream: String) throws -> Int64 {
         try AppendValidation.validateStreamID(stream)
-        return try withConnection { connection in
+        return try withReadConnection { connection in
             // A stream whose events were all archived has its archived head's version.
             try connection.scalarInt("SELECT coalesce((SELECT max(version) FROM events WHERE stream_id = ?1), (SELECT version FROM archived_heads WHERE stream_id = ?1))") { try $0.bind(stream, at: 1) } ?? 0
         }
@@ -514,6 +530,56 @@ public final class SQLiteEventStore: MultiStreamAppending {
             throw Self.storeError(error, path: path)
         }
     }
+
+    /// Runs `body`, which only reads (one statement, or a `DEFERRED` transaction for one
+    /// snapshot), on the store's connection when it is free, and otherwise on a reader
+    /// connection instead of waiting: in WAL mode a reader sees every transaction committed
+    /// before its statement starts, so what an append that returned wrote is read, on any
+    /// thread. A reader is opened when first needed (at most ``maximumReaders``; when all are
+    /// busy, or one cannot be opened, the read waits for the store's connection, as every read
+    /// did before). None for `:memory:`, whose database is the one connection's.
+    func withReadConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        do {
+            if let result = connection.withLockIfAvailable({ connection in Result { try body(connection) } }) {
+                return try result.get()
+            }
+            if path != ":memory:", let reader = takeReader() {
+                defer { readers.withLock { $0.idle.append(reader) } }
+                return try body(reader)
+            }
+            return try connection.withLock { try body($0) }
+        } catch let error as SQLiteError {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    /// An idle reader, or a new one while fewer than ``maximumReaders`` are open; nil otherwise.
+    private func takeReader() -> SQLiteConnection? {
+        let taken: SQLiteConnection?? = readers.withLock { pool in
+            if let idle = pool.idle.popLast() { return .some(idle) }
+            guard pool.opened < Self.maximumReaders else { return .none }
+            pool.opened += 1
+            return .some(nil)
+        }
+        switch taken {
+        case .none: return nil
+        case .some(.some(let idle)): return idle
+        case .some(.none):
+            do {
+                let reader = try SQLiteConnection(path: path, create: false)
+                sqlite3_busy_timeout(reader.handle, readerSettings.busyTimeoutMilliseconds)
+                try Self.applyPageCache(readerSettings.pageCache, reader)
+                try reader.execute("PRAGMA query_only = 1")
+                return reader
+            } catch {
+                readers.withLock { $0.opened -= 1 }
+                return nil
+            }
+        }
+    }
+
+    /// How many reader connections are open (for the tests).
+    var openReaders: Int { readers.withLock { $0.opened } }
 
     /// The ``EventStoreError`` a caller can act on for an SQLite failure.
     static func storeError(_ error: SQLiteError, path: String) -> EventStoreError {
