@@ -119,17 +119,20 @@ final class ProjectionWorker<P: Projection>: AnyProjectionWorker {
         guard pendingPosition != status.position || !dirty.isEmpty || (activate && !status.isActive) else { return }
         // The store takes the documents part by part inside its transaction, each part
         // encoded while the store writes the one before: a commit that rewrites a whole view
-        // never holds the JSON of all of it. In key order, so that the store's index grows at
-        // one end.
+        // never holds the JSON of all of it. The first part is encoded before the transaction
+        // starts, so a commit of one part (every follower's) holds the store's writer only to
+        // write: on SQLite, appends wait for it. In key order, so that the store's index grows
+        // at one end.
         let changed = dirty.sorted { slotKeys[$0] < slotKeys[$1] }
         let parts = stride(from: 0, to: changed.count, by: Self.commitPart).map { Array(changed[$0..<min($0 + Self.commitPart, changed.count)]) }
+        let first = parts.first.map { encode($0) }
         nonisolated(unsafe) let worker = self
         let changes = ViewChanges(projection: projection.name, generation: status.generation, fromPosition: status.position,
                                   toPosition: pendingPosition, activate: activate) { body in
             var ahead: EncodingAhead?
             defer { _ = ahead?.wait() }   // nothing reads the documents once the commit returns
             for (index, slots) in parts.enumerated() {
-                let encoded = ahead?.wait() ?? worker.encode(slots)
+                let encoded = index == 0 ? first ?? [] : ahead?.wait() ?? worker.encode(slots)
                 ahead = index + 1 < parts.count ? EncodingAhead(parts[index + 1]) { slots in worker.encodeHere(slots) } : nil
                 try body(slots.indices.map { (key: worker.slotKeys[slots[$0]], document: encoded[$0]) })
             }
