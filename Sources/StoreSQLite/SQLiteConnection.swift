@@ -123,6 +123,3 @@ final class SQLiteConnection: @unchecked Sendable {
 
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 }
-
-@available(*, unavailable)
-extension SQLiteConnection: Sendable {}
