@@ -10,6 +10,8 @@ import Synchronization
 ///   connection is busy (an append waiting for the disk) runs on a reader connection of its
 ///   own (``withReadConnection(_:)``).
 /// - Durable by default: an append that returned survives a power loss (`synchronous=FULL`).
+/// - The WAL is copied back into the file on a thread of its own (``WALCheckpointer``), not
+///   inside the commit that fills it.
 /// - Each append is one `BEGIN IMMEDIATE` transaction: the version check and the inserts
 ///   happen under SQLite's single write lock, and unique indexes on (stream, version) and
 ///   event id make a duplicate impossible even if a check were bypassed.
@@ -48,6 +50,8 @@ public final class SQLiteEventStore: MultiStreamAppending {
     // opened when first needed, kept for the next, at most `maximumReaders`.
     private let readers = Mutex(ReaderPool())
     private let readerSettings: (busyTimeoutMilliseconds: Int32, pageCache: PageCache)
+    // Checkpoints the WAL beside the commits, not in them (none for `:memory:`, which has no WAL).
+    private let checkpointer: WALCheckpointer?
 
     /// How many reader connections a store opens at most (each with its own page cache).
     static let maximumReaders = 4
@@ -81,8 +85,19 @@ public final class SQLiteEventStore: MultiStreamAppending {
         } catch let error as SQLiteError {
             throw Self.storeError(error, path: path)
         }
+        checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path)
+        checkpointer?.install(on: connection)
         self.connection = LockedConnection(connection)
     }
+
+    deinit {
+        guard let checkpointer else { return }
+        connection.withLock { _ = sqlite3_wal_hook($0.handle, nil, nil) }
+        checkpointer.stop()
+    }
+
+    /// How many WAL checkpoints this store has run beside its commits (for the tests).
+    var checkpointsRun: Int { checkpointer?.completed ?? 0 }
 
     /// Refuses a path that is not a regular file (or not there, when it may not be created).
     /// Other failures (a missing folder, a path too long, no permission) are left to SQLite,

@@ -1,0 +1,61 @@
+import EventLog
+import Foundation
+@testable import StoreSQLite
+import TestSupport
+import Testing
+
+/// The WAL is copied back into the database file by the store's checkpointer thread, not in
+/// the commit that fills it (``WALCheckpointer``).
+@Suite("SQLite: the WAL is checkpointed beside the commits")
+struct SQLiteCheckpointTests {
+    static func fileBytes(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    /// Appends batches of 500 events of about 1 KiB each until `done` holds (at most `limit` batches).
+    static func append(to store: SQLiteEventStore, batches limit: Int, from start: Int = 0, until done: () -> Bool) throws -> Int {
+        let padding = String(repeating: "x", count: 1_000)
+        var batch = start
+        while batch < start + limit, !done() {
+            let events = (0..<500).map { ProposedEvent(type: "Searched", data: Data(#"{"keyword":"k\#(batch)-\#($0)","pad":"\#(padding)"}"#.utf8)) }
+            _ = try store.append(events, to: "user-\(batch)", expectedVersion: .noStream)
+            batch += 1
+        }
+        return batch
+    }
+
+    @Test("past 1,000 pages of log the checkpointer copies it into the file while the store stays open, and the log is reused", .timeLimit(.minutes(2)))
+    func checkpointsBesideTheCommits() throws {
+        let made = try TestStores.sqliteFile()
+        defer { made.cleanup() }
+        let store = made.store
+        let emptyFile = Self.fileBytes(made.path)
+        #expect(store.checkpointsRun == 0)
+        // About 4 MB of log a checkpoint: append until one has run, then 30 MB more.
+        var batches = try Self.append(to: store, batches: 400) { store.checkpointsRun >= 1 }
+        #expect(store.checkpointsRun >= 1, "\(batches) batches of 500 events and no checkpoint")
+        #expect(Self.fileBytes(made.path) > emptyFile + (2 << 20), "the checkpoint copied the log into the file")
+        batches = try Self.append(to: store, batches: 60, from: batches) { false }
+        #expect(store.checkpointsRun >= 2)
+        // Commits after a whole checkpoint write the log from its start again: its file stays
+        // far smaller than everything appended (which it holds when nothing checkpoints).
+        #expect(Self.fileBytes(made.path + "-wal") < batches * 500 * 1_000 / 2)
+        #expect(try store.readAll(after: 0, limit: 1_000_000).count == batches * 500)
+    }
+
+    @Test("a store let go stops its checkpointer; the file opens again with every event", .timeLimit(.minutes(2)))
+    func stopsWithTheStore() throws {
+        let made = try TestStores.sqliteFile()
+        defer { made.cleanup() }
+        var batches = 0
+        do {
+            let store = try made.open()
+            batches = try Self.append(to: store, batches: 400) { store.checkpointsRun >= 1 }
+            #expect(store.checkpointsRun >= 1)
+            batches = try Self.append(to: store, batches: 3, from: batches) { false }
+        }
+        let reopened = try made.open()
+        #expect(try reopened.readAll(after: 0, limit: 1_000_000).count == batches * 500)
+        #expect(try reopened.version(of: "user-\(batches - 1)") == 500)
+    }
+}
