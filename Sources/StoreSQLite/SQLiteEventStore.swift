@@ -99,6 +99,9 @@ public final class SQLiteEventStore: MultiStreamAppending {
     /// How many WAL checkpoints this store has run beside its commits (for the tests).
     var checkpointsRun: Int { checkpointer?.completed ?? 0 }
 
+    /// Stops the checkpointer's thread, as if it never kept up (for the tests).
+    func stopCheckpointerThread() { checkpointer?.stop() }
+
     /// Refuses a path that is not a regular file (or not there, when it may not be created).
     /// Other failures (a missing folder, a path too long, no permission) are left to SQLite,
     /// which names them.

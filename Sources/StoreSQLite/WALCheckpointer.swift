@@ -14,8 +14,9 @@ import Foundation
 /// The store's connection reports each commit's WAL size (`sqlite3_wal_hook`, which replaces
 /// the automatic checkpoint); from ``pages`` on, this thread runs a passive checkpoint on a
 /// connection of its own: it copies what no reader still needs and waits for no one, as the
-/// automatic one does, so the log's growth is bounded as before. Started when first needed;
-/// ``stop()`` ends it (the store's `deinit`).
+/// automatic one does. Should the log still reach ``inlinePages`` (writes that never pause
+/// outrun the thread), the committing connection checkpoints itself, as SQLite's rule does at
+/// 1,000 pages. Started when first needed; ``stop()`` ends it (the store's `deinit`).
 final class WALCheckpointer: @unchecked Sendable {
     /// The WAL size, in pages, from which a commit asks for a checkpoint (SQLite's own default).
     static let pages: Int32 = 1_000
@@ -63,11 +64,19 @@ final class WALCheckpointer: @unchecked Sendable {
         if running { finished.wait() }
     }
 
+    /// The WAL size, in pages, from which the committing connection checkpoints itself, as
+    /// SQLite's automatic checkpoint does at ``pages``. The log starts again from its
+    /// beginning only when a write finds it wholly copied: under writes that never pause,
+    /// each of this thread's checkpoints may end behind the last commit, and this bounds the log.
+    static let inlinePages: Int32 = 16_000
+
     /// Makes `connection` ask this checkpointer, instead of checkpointing in its commits.
     /// The checkpointer must outlive the hook: the store removes it before stopping it.
     func install(on connection: SQLiteConnection) {
-        sqlite3_wal_hook(connection.handle, { context, _, _, pages in
-            if pages >= WALCheckpointer.pages, let context {
+        sqlite3_wal_hook(connection.handle, { context, db, name, pages in
+            if pages >= WALCheckpointer.inlinePages {
+                _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            } else if pages >= WALCheckpointer.pages, let context {
                 Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().wake()
             }
             return SQLITE_OK

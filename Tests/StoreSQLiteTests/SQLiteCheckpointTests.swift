@@ -12,9 +12,9 @@ struct SQLiteCheckpointTests {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
-    /// Appends batches of 500 events of about 1 KiB each until `done` holds (at most `limit` batches).
-    static func append(to store: SQLiteEventStore, batches limit: Int, from start: Int = 0, until done: () -> Bool) throws -> Int {
-        let padding = String(repeating: "x", count: 1_000)
+    /// Appends batches of 500 events of about `size` bytes each until `done` holds (at most `limit` batches).
+    static func append(to store: SQLiteEventStore, batches limit: Int, from start: Int = 0, size: Int = 1_000, until done: () -> Bool) throws -> Int {
+        let padding = String(repeating: "x", count: size)
         var batch = start
         while batch < start + limit, !done() {
             let events = (0..<500).map { ProposedEvent(type: "Searched", data: Data(#"{"keyword":"k\#(batch)-\#($0)","pad":"\#(padding)"}"#.utf8)) }
@@ -57,5 +57,23 @@ struct SQLiteCheckpointTests {
         let reopened = try made.open()
         #expect(try reopened.readAll(after: 0, limit: 1_000_000).count == batches * 500)
         #expect(try reopened.version(of: "user-\(batches - 1)") == 500)
+    }
+
+    @Test("should the thread not keep up, the committing connection checkpoints at 16,000 pages: the log stays bounded", .timeLimit(.minutes(3)))
+    func boundedWithoutTheThread() throws {
+        let made = try TestStores.sqliteFile()
+        defer { made.cleanup() }
+        let store = made.store
+        store.stopCheckpointerThread()
+        // 500 events of about 4 KiB a batch: 50 batches are about 100 MB of log, over 24,000 pages.
+        let batches = try Self.append(to: store, batches: 50, size: 4_000) { false }
+        #expect(store.checkpointsRun == 0)
+        // 16,000 pages of 4 KiB, and the batch that crossed them: not the 120 MB of log that
+        // the batches write with no checkpoint at all.
+        #expect(WALCheckpointer.inlinePages == 16_000)
+        let log = Self.fileBytes(made.path + "-wal")
+        #expect(log < 80 << 20, "the log grew to \(log) bytes")
+        #expect(Self.fileBytes(made.path) > 50 << 20, "the checkpoints copied the log into the file")
+        #expect(try store.readAll(after: 0, limit: 1_000_000).count == batches * 500)
     }
 }
