@@ -51,7 +51,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
     private let readers = Mutex(ReaderPool())
     private let readerSettings: (busyTimeoutMilliseconds: Int32, pageCache: PageCache)
     // Checkpoints the WAL beside the commits, not in them (none for `:memory:`, which has no WAL).
-    private let checkpointer: WALCheckpointer?
+    let checkpointer: WALCheckpointer?
 
     /// How many reader connections a store opens at most (each with its own page cache).
     static let maximumReaders = 4
@@ -101,6 +101,9 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     /// Stops the checkpointer's thread, as if it never kept up (for the tests).
     func stopCheckpointerThread() { checkpointer?.stop() }
+
+    /// Asks the checkpointer's thread for a checkpoint now (for the tests).
+    func requestCheckpoint() { checkpointer?.wake() }
 
     /// Refuses a path that is not a regular file (or not there, when it may not be created).
     /// Other failures (a missing folder, a path too long, no permission) are left to SQLite,

@@ -28,6 +28,8 @@ final class WALCheckpointer: @unchecked Sendable {
     private var started = false
     private var completedCount = 0
     private let finished = DispatchSemaphore(value: 0)
+    // Held while a checkpoint runs, and by `withoutCheckpoints`.
+    private let running = NSLock()
 
     /// A checkpointer of the store file at `path`.
     init(path: String) { self.path = path }
@@ -52,6 +54,15 @@ final class WALCheckpointer: @unchecked Sendable {
             thread.start()
         }
         condition.signal()
+    }
+
+    /// Runs `body` while this thread runs no checkpoint (after the one it is running, if
+    /// any). A checkpoint that must finish, `compact`'s `TRUNCATE` on the store's connection,
+    /// would otherwise find the log's checkpoint lock taken by this thread and give up.
+    func withoutCheckpoints<T>(_ body: () throws -> T) rethrows -> T {
+        running.lock()
+        defer { running.unlock() }
+        return try body()
     }
 
     /// Ends the thread after the checkpoint it is running, if any.
@@ -105,7 +116,10 @@ final class WALCheckpointer: @unchecked Sendable {
             if connection == nil { connection = Self.open(path) }
             // A failed checkpoint (the file gone, no memory) leaves the log to the next one.
             var logPages: Int32 = -1
-            if let connection, sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logPages, nil) == SQLITE_OK, logPages >= 0 {
+            running.lock()
+            let code = connection.map { sqlite3_wal_checkpoint_v2($0.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logPages, nil) }
+            running.unlock()
+            if code == SQLITE_OK, logPages >= 0 {
                 condition.lock()
                 completedCount += 1
                 condition.unlock()

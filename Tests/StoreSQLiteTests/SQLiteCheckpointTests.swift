@@ -1,3 +1,4 @@
+import Dispatch
 import EventLog
 import Foundation
 @testable import StoreSQLite
@@ -75,5 +76,32 @@ struct SQLiteCheckpointTests {
         #expect(log < 80 << 20, "the log grew to \(log) bytes")
         #expect(Self.fileBytes(made.path) > 50 << 20, "the checkpoints copied the log into the file")
         #expect(try store.readAll(after: 0, limit: 1_000_000).count == batches * 500)
+    }
+
+    @Test("compact empties the log while the checkpointer is asked for checkpoints all the time", .timeLimit(.minutes(2)))
+    func compactBesideTheCheckpointer() throws {
+        let made = try TestStores.sqliteFile()
+        defer { made.cleanup() }
+        let store = made.store
+        final class Flag: @unchecked Sendable {
+            private let lock = NSLock()
+            private var raised = false
+            var isRaised: Bool { lock.withLock { raised } }
+            func raise() { lock.withLock { raised = true } }
+        }
+        let done = Flag(), stopped = DispatchSemaphore(value: 0)
+        let asking = Thread {
+            while !done.isRaised { store.requestCheckpoint() }
+            stopped.signal()
+        }
+        asking.start()
+        defer { done.raise(); stopped.wait() }
+        var batches = 0
+        for round in 0..<20 {
+            batches = try Self.append(to: store, batches: 1, from: batches) { false }
+            #expect(try store.compact(), "round \(round): the log was not emptied")
+        }
+        #expect(store.checkpointsRun > 0, "the checkpointer ran beside the compactions")
+        #expect(Self.fileBytes(made.path + "-wal") == 0)
     }
 }
