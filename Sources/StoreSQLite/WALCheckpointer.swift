@@ -69,10 +69,10 @@ final class WALCheckpointer: @unchecked Sendable {
     func stop() {
         condition.lock()
         stopped = true
-        let running = started
+        let wasStarted = started
         condition.signal()
         condition.unlock()
-        if running { finished.wait() }
+        if wasStarted { finished.wait() }
     }
 
     /// The WAL size, in pages, from which the committing connection checkpoints itself, as
