@@ -9,8 +9,10 @@ import Testing
 /// the commit that fills it (``WALCheckpointer``).
 @Suite("SQLite: the WAL is checkpointed beside the commits")
 struct SQLiteCheckpointTests {
-    static func fileBytes(_ path: String) -> Int {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    /// The size of the file at `path`; a missing file fails the test (a log that is not
+    /// there would pass every bound on its size).
+    static func fileBytes(_ path: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, "no size for \(path)")
     }
 
     /// Appends batches of 500 events of about `size` bytes each until `done` holds (at most `limit` batches).
@@ -30,17 +32,17 @@ struct SQLiteCheckpointTests {
         let made = try TestStores.sqliteFile()
         defer { made.cleanup() }
         let store = made.store
-        let emptyFile = Self.fileBytes(made.path)
+        let emptyFile = try Self.fileBytes(made.path)
         #expect(store.checkpointsRun == 0)
         // About 4 MB of log a checkpoint: append until one has run, then 30 MB more.
         var batches = try Self.append(to: store, batches: 400) { store.checkpointsRun >= 1 }
         #expect(store.checkpointsRun >= 1, "\(batches) batches of 500 events and no checkpoint")
-        #expect(Self.fileBytes(made.path) > emptyFile + (2 << 20), "the checkpoint copied the log into the file")
+        #expect(try Self.fileBytes(made.path) > emptyFile + (2 << 20), "the checkpoint copied the log into the file")
         batches = try Self.append(to: store, batches: 60, from: batches) { false }
         #expect(store.checkpointsRun >= 2)
         // Commits after a whole checkpoint write the log from its start again: its file stays
         // far smaller than everything appended (which it holds when nothing checkpoints).
-        #expect(Self.fileBytes(made.path + "-wal") < batches * 500 * 1_000 / 2)
+        #expect(try Self.fileBytes(made.path + "-wal") < batches * 500 * 1_000 / 2)
         #expect(try store.readAll(after: 0, limit: 1_000_000).count == batches * 500)
     }
 
@@ -72,9 +74,9 @@ struct SQLiteCheckpointTests {
         // 16,000 pages of 4 KiB, and the batch that crossed them: not the 120 MB of log that
         // the batches write with no checkpoint at all.
         #expect(WALCheckpointer.inlinePages == 16_000)
-        let log = Self.fileBytes(made.path + "-wal")
+        let log = try Self.fileBytes(made.path + "-wal")
         #expect(log < 80 << 20, "the log grew to \(log) bytes")
-        #expect(Self.fileBytes(made.path) > 50 << 20, "the checkpoints copied the log into the file")
+        #expect(try Self.fileBytes(made.path) > 50 << 20, "the checkpoints copied the log into the file")
         #expect(try store.readAll(after: 0, limit: 1_000_000).count == batches * 500)
     }
 
@@ -83,25 +85,19 @@ struct SQLiteCheckpointTests {
         let made = try TestStores.sqliteFile()
         defer { made.cleanup() }
         let store = made.store
-        final class Flag: @unchecked Sendable {
-            private let lock = NSLock()
-            private var raised = false
-            var isRaised: Bool { lock.withLock { raised } }
-            func raise() { lock.withLock { raised = true } }
-        }
-        let done = Flag(), stopped = DispatchSemaphore(value: 0)
+        let done = LockedValue(false), stopped = DispatchSemaphore(value: 0)
         let asking = Thread {
-            while !done.isRaised { store.requestCheckpoint() }
+            while !done.current { store.requestCheckpoint() }
             stopped.signal()
         }
         asking.start()
-        defer { done.raise(); stopped.wait() }
+        defer { done.set(true); stopped.wait() }
         var batches = 0
         for round in 0..<20 {
             batches = try Self.append(to: store, batches: 1, from: batches) { false }
             #expect(try store.compact(), "round \(round): the log was not emptied")
         }
         #expect(store.checkpointsRun > 0, "the checkpointer ran beside the compactions")
-        #expect(Self.fileBytes(made.path + "-wal") == 0)
+        #expect(try Self.fileBytes(made.path + "-wal") == 0)
     }
 }

@@ -15,15 +15,22 @@ struct SQLiteReaderTests {
     func whileConnectionIsHeld(_ store: SQLiteEventStore, _ reads: () throws -> Void) throws {
         let held = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let failure = LockedValue<String?>(nil)
         let holder = Thread {
-            _ = try? store.withConnection { _ in
+            do {
+                try store.withConnection { _ in
+                    held.signal()
+                    release.wait()
+                }
+            } catch {
+                failure.set("\(error)")
                 held.signal()
-                release.wait()
             }
         }
         holder.start()
         held.wait()
         defer { release.signal() }
+        try #require(failure.current == nil, "the connection could not be held: \(failure.current ?? "")")
         try reads()
     }
 
