@@ -35,8 +35,43 @@ extension CommandRunner {
                       completion: @escaping @Sendable (StartedOutcome) -> Void) throws -> Bool {
         guard let asynchronous = store as? any AsynchronousAppending else { return false }
         let context = try context.normalized()
+        let stream = UserStream.id(for: context.userID)
+        // The user's commands before this one in this process end first (``StreamTurns``).
+        // When one is under way, this one waits without holding the calling thread: it is
+        // decided when its turn comes, on the committing thread that ended the one before
+        // (on the state that one left, so no reading there), or handled again.
+        let isFree = turns.take(stream) { [self] in
+            let began: Bool
+            do {
+                began = try begin(command, context: context, stream: stream, requiredVersion: requiredVersion, mayRead: false,
+                                  through: asynchronous, completion: completion)
+            } catch {
+                began = false   // a broken rule: handle(_:context:requiredVersion:) words it
+            }
+            if !began { completion(.handleAgain) }
+            return began
+        }
+        guard isFree else { return true }
+        do {
+            if try begin(command, context: context, stream: stream, requiredVersion: requiredVersion, mayRead: mayRead,
+                         through: asynchronous, completion: completion) {
+                return true
+            }
+            turns.end(stream)
+            return false
+        } catch {
+            turns.end(stream)
+            throw error
+        }
+    }
+
+    /// Decides a command with the stream's turn held and, when it records events, appends
+    /// them; the turn ends when the append's outcome is known, before `completion` is called.
+    /// - Returns: whether the append was started (false: nothing was, and the turn is still held).
+    private func begin(_ command: UserCommand, context: CommandContext, stream: String, requiredVersion: Int64?, mayRead: Bool,
+                       through asynchronous: any AsynchronousAppending,
+                       completion: @escaping @Sendable (StartedOutcome) -> Void) throws -> Bool {
         let user = context.userID
-        let stream = UserStream.id(for: user)
         let loaded: LoadedUser
         if let cached = cachedForDeciding(stream: stream) {
             loaded = cached
@@ -54,6 +89,7 @@ extension CommandRunner {
         let proposed = try propose(events, context: context, commandID: Self.commandID(context))
         let hasRequestID = context.requestID != nil
         asynchronous.append(proposed, to: stream, expectedVersion: .exactly(loaded.version)) { [self] result in
+            let outcome: StartedOutcome
             switch result {
             case .success(let appended):
                 var after = loaded
@@ -64,20 +100,22 @@ extension CommandRunner {
                 after.version = appended.streamVersion
                 after.endsWithTombstone = false
                 after.lastEventHash = ""   // read with the next load, before a snapshot is saved
-                cache?.keep(after, stream: stream)
-                completion(.finished(.success(.recorded(eventIDs: proposed.map(\.id), streamVersion: appended.streamVersion,
-                                                        positions: appended.positions))))
+                cache?.keep(after, stream: stream)   // before the turn ends: the next command decides on it
+                outcome = .finished(.success(.recorded(eventIDs: proposed.map(\.id), streamVersion: appended.streamVersion,
+                                                       positions: appended.positions)))
             case .failure(EventStoreError.outcomeUnknown(let reason)) where !hasRequestID:
                 // It may have been written: deciding it again could record it twice.
-                completion(.finished(.failure(EventStoreError.outcomeUnknown(reason))))
+                outcome = .finished(.failure(EventStoreError.outcomeUnknown(reason)))
             case .failure(EventStoreError.wrongExpectedVersion(_, _, let actual)):
                 if actual < loaded.version || requiredVersion != nil { cache?.forget(stream: stream) }
-                completion(.handleAgain)
+                outcome = .handleAgain
             case .failure:
                 // Nothing was written (a duplicate id, the store unavailable, …): the
                 // synchronous path retries or answers it as it does any command.
-                completion(.handleAgain)
+                outcome = .handleAgain
             }
+            turns.end(stream)
+            completion(outcome)
         }
         return true
     }

@@ -4,9 +4,10 @@ import Foundation
 /// Handles users' commands against an event store: loads the user's state, decides,
 /// appends with the exact expected version, and retries on a conflict.
 ///
-/// Two runners (or two app servers) acting for the same user at once cannot both append
-/// at the same version, so the loser reloads, sees the winner's events and decides again:
-/// no action is lost and no favorite is recorded twice. A request id makes a retried
+/// One runner handles a user's commands one at a time, in the order they came
+/// (``StreamTurns``). Two runners (or two app servers) acting for the same user at once
+/// cannot both append at the same version, so the loser reloads, sees the winner's events
+/// and decides again: no action is lost and no favorite is recorded twice. A request id makes a retried
 /// request record nothing new. Safe to share between threads.
 public final class CommandRunner: Sendable {
     /// The store the events go to.
@@ -23,6 +24,8 @@ public final class CommandRunner: Sendable {
     public let decidesOnCachedState: Bool
     private let snapshots: (any UserSnapshotStore)?
     private let clock: @Sendable () -> Date
+    /// One command at a time per user in this process (``StreamTurns``).
+    let turns = StreamTurns()
 
     /// Makes a runner.
     /// - Parameters:
@@ -80,6 +83,10 @@ public final class CommandRunner: Sendable {
         let user = context.userID
         let stream = UserStream.id(for: user)
         let commandID = Self.commandID(context)
+        // The user's commands before this one in this process end first: this one is decided
+        // on the state they left, and races only other processes' writers.
+        turns.wait(stream)
+        defer { turns.end(stream) }
         var proposed: [ProposedEvent] = []
         var proposedFor: [DomainEvent] = []
         var trustsSnapshot = true

@@ -1,4 +1,4 @@
-import Commands
+@testable import Commands
 import EventLog
 import EvtoolKit
 import Foundation
@@ -121,5 +121,89 @@ struct GroupCommitContinuationTests {
         }
         #expect(try runner.handle(.favorite(listingID: "C", summary: Self.summary), context: Self.context(user, requestID: "r-1")).isRecorded)
         #expect(try file.store.read(stream: stream, from: 1, direction: .forwards, limit: 100).map(\.type) == ["Favorited", "Favorited", "Unfavorited", "Favorited"])
+    }
+
+    /// One user's commands handled at once by one runner never race each other: with one
+    /// try each (`maximumAttempts: 1`), any two decided on the same version would fail one
+    /// with a conflict. Started ones (no thread held) and handled ones (a waiting thread) take
+    /// turns alike, while the commits are held, and every one is recorded once.
+    @Test(arguments: GroupCommitTests.Kind.allCases)
+    func oneUsersConcurrentCommandsTakeTurnsInsteadOfRacing(kind: GroupCommitTests.Kind) throws {
+        let file = try kind.make()
+        defer { file.cleanup() }
+        let gated = GatedStore(file.store)
+        let runner = CommandRunner(store: GroupCommitStore(base: gated), maximumAttempts: 1, decidesOnCachedState: true)
+        let user = "busy", stream = UserStream.id(for: user)
+        let count = 24
+        let outcomes = (0..<count).map { _ in Handed<Result<Bool, any Error>>() }
+        for index in 0..<count {
+            let command = UserCommand.favorite(listingID: "L\(index)", summary: Self.summary)
+            Thread.detachNewThread {
+                let handed = outcomes[index]
+                if index.isMultiple(of: 2) {
+                    handed.hand(Result { try runner.handle(command, context: Self.context(user)).isRecorded })
+                    return
+                }
+                do {
+                    let started = try runner.start(command, context: Self.context(user), mayRead: true) { outcome in
+                        switch outcome {
+                        case .finished(let result): handed.hand(result.map(\.isRecorded))
+                        // Handled again on a thread that may wait, as a server does.
+                        case .handleAgain: Thread.detachNewThread { handed.hand(Result { try runner.handle(command, context: Self.context(user)).isRecorded }) }
+                        }
+                    }
+                    if !started { handed.hand(Result { try runner.handle(command, context: Self.context(user)).isRecorded }) }
+                } catch {
+                    handed.hand(.failure(error))
+                }
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.3)   // every command has come and waits behind the held commit
+        gated.open()
+        for (index, handed) in outcomes.enumerated() {
+            #expect(try handed.wait().get(), "command \(index) was recorded on its one try")
+        }
+        let events = try file.store.read(stream: stream, from: 1, direction: .forwards, limit: 100)
+        #expect(events.map(\.version) == Array(1...Int64(count)))
+        #expect(Set(events.map(\.type)) == ["Favorited"])
+        #expect(runner.turns.streamsInTurn == 0, "every turn ended")
+    }
+
+    /// Commands started one after another on one thread, none waiting for the one before,
+    /// are recorded in the order they came; one that breaks a rule, queued among them, is
+    /// handed back to be handled (and refused there), and the turn passes on.
+    @Test(arguments: GroupCommitTests.Kind.allCases)
+    func startedCommandsOfOneUserAreRecordedInTheOrderTheyCame(kind: GroupCommitTests.Kind) throws {
+        let file = try kind.make()
+        defer { file.cleanup() }
+        let gated = GatedStore(file.store)
+        let runner = CommandRunner(store: GroupCommitStore(base: gated), maximumAttempts: 1, decidesOnCachedState: true)
+        let user = "ordered", stream = UserStream.id(for: user)
+        // The first reads the (empty) stream and waits at the held commit with the turn.
+        let commands: [UserCommand] = [
+            .favorite(listingID: "first", summary: Self.summary), .favorite(listingID: "A", summary: Self.summary), .unfavorite(listingID: "first"),
+            .favorite(listingID: "", summary: Self.summary),   // breaks a rule
+            .favorite(listingID: "B", summary: Self.summary), .unfavorite(listingID: "A"), .favorite(listingID: "C", summary: Self.summary),
+        ]
+        let handed = commands.map { _ in Handed<StartedOutcome>() }
+        for (index, (command, hand)) in zip(commands, handed).enumerated() {
+            #expect(try runner.start(command, context: Self.context(user), mayRead: index == 0) { hand.hand($0) },
+                    "started: the first after reading, the others behind it, although this thread may not read")
+        }
+        gated.open()
+        for (index, hand) in handed.enumerated() {
+            let outcome = try hand.wait()
+            if index == 3 {
+                guard case .handleAgain = outcome else { Issue.record("a broken rule queued behind a turn is handed back: \(outcome)"); continue }
+                #expect(throws: CommandError.self) { try runner.handle(commands[index], context: Self.context(user)) }
+            } else {
+                guard case .finished(.success(let recorded)) = outcome, recorded.isRecorded else { Issue.record("command \(index): \(outcome)"); continue }
+            }
+        }
+        let events = try file.store.read(stream: stream, from: 1, direction: .forwards, limit: 100)
+        #expect(events.map(\.type) == ["Favorited", "Favorited", "Unfavorited", "Favorited", "Unfavorited", "Favorited"])
+        #expect(events.map(\.version) == Array(1...6))
+        #expect(try runner.load(user: user).state.favorites == ["B", "C"])
+        #expect(runner.turns.streamsInTurn == 0, "every turn ended")
     }
 }

@@ -54,4 +54,39 @@ struct ServeFavoriteScriptTests {
         let late = all.dropFirst(settled).filter { $0.split(separator: " ").dropFirst(2).first != "503" }
         #expect(late.isEmpty, "a PUT read after SIGTERM is answered 503 (shutting down): \(late.prefix(3))")
     }
+
+    /// One user's PUTs over 16 connections at once (a phone sending its outbox, a script):
+    /// the server takes them in turn, so each is decided on the state the one before left and
+    /// none loses a race to the same server, however long its commits take (answered 409
+    /// after ten lost tries, before).
+    @Test("one user's PUTs over 16 connections at once: every one is 201 Created, none 409", arguments: GroupCommitTests.Kind.allCases)
+    func oneUsersConcurrentPutsAreAllRecorded(kind: GroupCommitTests.Kind) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store: String
+        switch kind {
+        case .sqlite:
+            store = "sqlite:\(directory.path)/serve.sqlite"
+        case .postgres:
+            let url = try TestStores.postgresURL()
+            let schema = TestStores.freshSchema()
+            defer { TestStores.dropPostgres(url: url, schema: schema) }
+            return try Self.putOneUsersFavorites(store: url + (url.contains("?") ? "&" : "?") + "schema=" + schema)
+        }
+        try Self.putOneUsersFavorites(store: store)
+    }
+
+    static func putOneUsersFavorites(store: String) throws {
+        let port = try FreePort.find()
+        let server = try Processes.start("/bin/sh", ["-c", #"exec "$0" "$@" 2>/dev/null"#, Processes.evtool,
+                                                     "serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--threads", "2", "--store", store])
+        try FreePort.waitUntilListening(port, process: server)
+        let result = try Processes.run("/usr/bin/wrk", ["-t2", "-c16", "-d2s", "-s", Self.root.appendingPathComponent("scripts/serve-favorite.lua").path,
+                                                        "http://127.0.0.1:\(port)"], environment: ["EVTOOL_USERS": "1"])
+        server.send(SIGTERM)
+        _ = try server.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains(" requests in "), "\(result.output)")
+        #expect(result.output.contains("\nanswers other than 201 Created: 0\n"), "\(result.output)")
+    }
 }
