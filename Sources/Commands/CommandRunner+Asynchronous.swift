@@ -8,7 +8,10 @@ public enum StartedOutcome: Sendable {
     /// Nothing was written, and it must be handled again with
     /// ``CommandRunner/handle(_:context:requiredVersion:)`` on a thread that may wait: its
     /// append lost a race with another writer, or failed in a way that
-    /// ``CommandRunner/handle(_:context:requiredVersion:)`` retries or words.
+    /// ``CommandRunner/handle(_:context:requiredVersion:)`` retries or words; or, decided
+    /// when its turn came behind the user's command before it, it was one of those
+    /// ``CommandRunner/start(_:context:requiredVersion:mayRead:completion:)`` leaves to
+    /// ``CommandRunner/handle(_:context:requiredVersion:)``.
     case handleAgain
 }
 
@@ -24,6 +27,11 @@ extension CommandRunner {
     /// the user's latest events (its first outcome is read back), an `If-Match` version other
     /// than the state's, a user not cached when `mayRead` is false.
     ///
+    /// While another command of the user is under way in this runner, the command waits for
+    /// its turn without holding the calling thread (true is returned): it is decided when that
+    /// one's append is answered, on the state it left, and what it cannot start then comes
+    /// back as ``StartedOutcome/handleAgain``.
+    ///
     /// The guarantees are those of ``handle(_:context:requiredVersion:)``: the append's exact
     /// expected version is the check, so a lost race comes back as ``StartedOutcome/handleAgain``
     /// (nothing written) and the command is decided again on the stream; a lost outcome
@@ -36,7 +44,7 @@ extension CommandRunner {
         guard let asynchronous = store as? any AsynchronousAppending else { return false }
         let context = try context.normalized()
         let stream = UserStream.id(for: context.userID)
-        // The user's commands before this one in this process end first (``StreamTurns``).
+        // The user's commands before this one in this runner end first (``StreamTurns``).
         // When one is under way, this one waits without holding the calling thread: it is
         // decided when its turn comes, on the committing thread that ended the one before
         // (on the state that one left, so no reading there), or handled again.

@@ -5,10 +5,10 @@ import Foundation
 /// appends with the exact expected version, and retries on a conflict.
 ///
 /// One runner handles a user's commands one at a time, in the order they came
-/// (``StreamTurns``). Two runners (or two app servers) acting for the same user at once
-/// cannot both append at the same version, so the loser reloads, sees the winner's events
-/// and decides again: no action is lost and no favorite is recorded twice. A request id makes a retried
-/// request record nothing new. Safe to share between threads.
+/// (``StreamTurns``): a server has one. Two runners (or two app servers) acting for the same
+/// user at once cannot both append at the same version, so the loser reloads, sees the
+/// winner's events and decides again: no action is lost and no favorite is recorded twice.
+/// A request id makes a retried request record nothing new. Safe to share between threads.
 public final class CommandRunner: Sendable {
     /// The store the events go to.
     public let store: any EventStore
@@ -24,7 +24,7 @@ public final class CommandRunner: Sendable {
     public let decidesOnCachedState: Bool
     private let snapshots: (any UserSnapshotStore)?
     private let clock: @Sendable () -> Date
-    /// One command at a time per user in this process (``StreamTurns``).
+    /// One command at a time per user in this runner (``StreamTurns``).
     let turns = StreamTurns()
 
     /// Makes a runner.
@@ -60,6 +60,8 @@ public final class CommandRunner: Sendable {
 
     /// Handles one command for the user in `context`.
     ///
+    /// Waits for the user's commands that came before it in this runner to end first.
+    ///
     /// Cost: one read of the events appended since the cached state and of the last one it
     /// holds (the whole stream the first time a user is seen, or after the user was erased,
     /// decoding only `Favorited`/`Unfavorited` payloads), one encode, one append; more under
@@ -83,8 +85,8 @@ public final class CommandRunner: Sendable {
         let user = context.userID
         let stream = UserStream.id(for: user)
         let commandID = Self.commandID(context)
-        // The user's commands before this one in this process end first: this one is decided
-        // on the state they left, and races only other processes' writers.
+        // The user's commands before this one in this runner end first: this one is decided
+        // on the state they left, and races only other writers (other servers, processes).
         turns.wait(stream)
         defer { turns.end(stream) }
         var proposed: [ProposedEvent] = []

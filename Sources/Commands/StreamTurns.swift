@@ -2,15 +2,21 @@ import EventLog
 import Foundation
 import Synchronization
 
-/// One command at a time per user stream in this process, in the order they came.
+/// One command at a time per user stream, in the order they came: a ``CommandRunner`` has
+/// one, so a server (one runner) takes each user's commands in turn.
 ///
 /// Without it, two commands of one user handled at once are decided on the same version,
 /// and all but one lose the append's version check and are decided again: under a group
 /// commit every such retry waits a commit, and a user whose requests keep coming (a phone
 /// sending its outbox over several connections, a script) could lose every try and be told
 /// 409 although no other writer was involved. With turns a command is decided on the
-/// state the command before it left, so within one process a command loses a race only to
-/// another process (another app server, `evtool` on the same store).
+/// state the command before it left, so a command loses a race only to another runner
+/// (another app server, `evtool` on the same store).
+///
+/// Why not more tries or a longer back-off: each retry is decided again while the user's
+/// next request is already on its way, and waits a commit behind it; a fairer lottery is
+/// still a lottery, and it costs every loser a commit. Why not a lock held across the
+/// commit: a connection thread must not wait, so a command waiting here holds no thread.
 ///
 /// A turn is taken waiting (``wait(_:)``, for a thread that may wait) or handed over later
 /// (``take(_:orWhenFree:)``, for a thread that must not wait: the waiting command's body is
