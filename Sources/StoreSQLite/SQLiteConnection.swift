@@ -4,7 +4,7 @@ import Foundation
 /// One open SQLite database handle, with a cache of prepared statements keyed by SQL.
 ///
 /// Not thread-safe: one thread uses it at a time. ``SQLiteEventStore`` keeps its connection
-/// behind a lock (``LockedConnection``), and a reader connection belongs to one read between
+/// behind a lock (`Locked`), and a reader connection belongs to one read between
 /// leaving its pool and going back (hence `@unchecked Sendable`: it is handed between
 /// threads, never shared).
 final class SQLiteConnection: @unchecked Sendable {

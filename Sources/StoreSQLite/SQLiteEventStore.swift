@@ -45,7 +45,8 @@ public final class SQLiteEventStore: MultiStreamAppending {
     /// The file's path, or `:memory:`.
     public let path: String
     // The store's connection; its lock serializes every use of it (a connection is single-threaded).
-    private let connection: LockedConnection
+    /// The store's connection; a waiter sleeps (``Locked``): an append or a view commit holds it for milliseconds.
+    private let connection: Locked<SQLiteConnection>
     // Connections that only read, for reads that come while the store's connection is busy:
     // opened when first needed, kept for the next, at most `maximumReaders`.
     private let readers = Mutex(ReaderPool())
@@ -87,7 +88,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
         }
         checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path)
         checkpointer?.install(on: connection)
-        self.connection = LockedConnection(connection)
+        self.connection = Locked(connection)
     }
 
     deinit {
@@ -561,7 +562,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
     /// did before). None for `:memory:`, whose database is the one connection's.
     func withReadConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         do {
-            if let result = try connection.withLockIfAvailable(body) { return result }
+            if let result = try connection.withLockIfAvailable({ try body($0) }) { return result }
             if path != ":memory:", let reader = takeReader() {
                 defer { readers.withLock { $0.idle.append(reader) } }
                 return try body(reader)
@@ -627,32 +628,5 @@ public final class SQLiteEventStore: MultiStreamAppending {
             // The message and code, never the statement (evtool's, not the user's).
             return .unavailable("SQLite failed on '\(path)': \(error.message) (SQLite error \(error.code.rawValue))")
         }
-    }
-}
-
-/// The store's connection behind a lock whose waiters sleep. Swift's `Mutex` waits on a
-/// priority-inheriting futex, and the kernel keeps a waiter spinning on its processor while
-/// the holder runs: an append or a view commit holds the connection for milliseconds, and
-/// under `evtool serve` the commit thread spun through the views' commits and they through
-/// its (8% of the server's processor time on a 2-core machine, in `perf`). `NSLock` (a plain
-/// pthread mutex) puts the waiter to sleep at once.
-final class LockedConnection: @unchecked Sendable {
-    private let lock = NSLock()
-    private let connection: SQLiteConnection
-
-    init(_ connection: SQLiteConnection) { self.connection = connection }
-
-    /// Runs `body` with the connection, waiting for it.
-    func withLock<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
-    }
-
-    /// Runs `body` with the connection when no one holds it; nil (without running it) otherwise.
-    func withLockIfAvailable<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T? {
-        guard lock.try() else { return nil }
-        defer { lock.unlock() }
-        return try body(connection)
     }
 }
