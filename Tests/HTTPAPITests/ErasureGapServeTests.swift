@@ -126,17 +126,7 @@ struct ErasureGapServeTests {
     func forgetProcessAgainstServe(kind: Kind) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let store: String
-        var dropSchema: () -> Void = {}
-        switch kind {
-        case .sqlite:
-            store = "sqlite:\(directory.path)/serve.sqlite"
-        case .postgres:
-            let url = try TestStores.postgresURL()
-            let schema = TestStores.freshSchema()
-            dropSchema = { TestStores.dropPostgres(url: url, schema: schema) }
-            store = url + (url.contains("?") ? "&" : "?") + "schema=" + schema
-        }
+        let (store, dropSchema) = try TestStores.storeURL(postgres: kind == .postgres, in: directory.path)
         defer { dropSchema() }
         let port = try FreePort.find()
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store])

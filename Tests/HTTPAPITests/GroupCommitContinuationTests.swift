@@ -123,16 +123,22 @@ struct GroupCommitContinuationTests {
         #expect(try file.store.read(stream: stream, from: 1, direction: .forwards, limit: 100).map(\.type) == ["Favorited", "Favorited", "Unfavorited", "Favorited"])
     }
 
+    /// A store of `kind` whose commits wait for the test to open the gate, and a server's
+    /// runner on it (group commit, deciding on its cached state) that tries each command once.
+    static func oneTryRunner(_ kind: GroupCommitTests.Kind) throws -> (file: (store: any MultiStreamAppending, cleanup: () -> Void), gated: GatedStore, runner: CommandRunner) {
+        let file = try kind.make()
+        let gated = GatedStore(file.store)
+        return (file, gated, CommandRunner(store: GroupCommitStore(base: gated), maximumAttempts: 1, decidesOnCachedState: true))
+    }
+
     /// One user's commands handled at once by one runner never race each other: with one
     /// try each (`maximumAttempts: 1`), any two decided on the same version would fail one
     /// with a conflict. Started ones (no thread held) and handled ones (a waiting thread) take
     /// turns alike, while the commits are held, and every one is recorded once.
     @Test(arguments: GroupCommitTests.Kind.allCases)
     func oneUsersConcurrentCommandsTakeTurnsInsteadOfRacing(kind: GroupCommitTests.Kind) throws {
-        let file = try kind.make()
+        let (file, gated, runner) = try Self.oneTryRunner(kind)
         defer { file.cleanup() }
-        let gated = GatedStore(file.store)
-        let runner = CommandRunner(store: GroupCommitStore(base: gated), maximumAttempts: 1, decidesOnCachedState: true)
         let user = "busy", stream = UserStream.id(for: user)
         let count = 24
         let outcomes = (0..<count).map { _ in Handed<Result<Bool, any Error>>() }
@@ -174,10 +180,8 @@ struct GroupCommitContinuationTests {
     /// handed back to be handled (and refused there), and the turn passes on.
     @Test(arguments: GroupCommitTests.Kind.allCases)
     func startedCommandsOfOneUserAreRecordedInTheOrderTheyCame(kind: GroupCommitTests.Kind) throws {
-        let file = try kind.make()
+        let (file, gated, runner) = try Self.oneTryRunner(kind)
         defer { file.cleanup() }
-        let gated = GatedStore(file.store)
-        let runner = CommandRunner(store: GroupCommitStore(base: gated), maximumAttempts: 1, decidesOnCachedState: true)
         let user = "ordered", stream = UserStream.id(for: user)
         // The first reads the (empty) stream and waits at the held commit with the turn.
         let commands: [UserCommand] = [

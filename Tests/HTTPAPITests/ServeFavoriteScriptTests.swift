@@ -63,20 +63,8 @@ struct ServeFavoriteScriptTests {
     func oneUsersConcurrentPutsAreAllRecorded(kind: GroupCommitTests.Kind) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let store: String
-        switch kind {
-        case .sqlite:
-            store = "sqlite:\(directory.path)/serve.sqlite"
-        case .postgres:
-            let url = try TestStores.postgresURL()
-            let schema = TestStores.freshSchema()
-            defer { TestStores.dropPostgres(url: url, schema: schema) }
-            return try Self.putOneUsersFavorites(store: url + (url.contains("?") ? "&" : "?") + "schema=" + schema)
-        }
-        try Self.putOneUsersFavorites(store: store)
-    }
-
-    static func putOneUsersFavorites(store: String) throws {
+        let (store, dropSchema) = try TestStores.storeURL(postgres: kind == .postgres, in: directory.path)
+        defer { dropSchema() }
         let port = try FreePort.find()
         let server = try Processes.start("/bin/sh", ["-c", #"exec "$0" "$@" 2>/dev/null"#, Processes.evtool,
                                                      "serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--threads", "2", "--store", store])

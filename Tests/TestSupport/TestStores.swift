@@ -58,6 +58,20 @@ public enum TestStores {
         return (store, { try PostgresEventStore(url: url, schema: schema) }, url, schema, { try? PostgresEventStore.dropSchema(url: url, schema: schema) })
     }
 
+    /// A store URL for a fresh schema on the test server (for a process under test: the CLI,
+    /// `evtool serve`), and how to drop the schema.
+    public static func freshPostgresStore() throws -> (url: String, drop: () -> Void) {
+        let url = try postgresURL()
+        let schema = freshSchema()
+        return (url + (url.contains("?") ? "&" : "?") + "schema=" + schema, { dropPostgres(url: url, schema: schema) })
+    }
+
+    /// A store URL for a process under test: an SQLite file in `directory` (removed with it),
+    /// or with `postgres` a fresh schema on the test server; and how to drop that schema.
+    public static func storeURL(postgres: Bool, in directory: String, file: String = "serve.sqlite") throws -> (url: String, drop: () -> Void) {
+        postgres ? try freshPostgresStore() : ("sqlite:\(directory)/\(file)", {})
+    }
+
     /// Drops a test schema (for tests that only handed its URL to the CLI, or clean up after
     /// themselves). A clean-up is not what a test checks: a schema it could not drop stays on
     /// the throwaway server, which `scripts/test.sh` removes when the run ends.

@@ -95,7 +95,7 @@ struct ErasureAftermathTests {
     }
 
     static func stores(_ directory: TemporaryDirectory) throws -> [Store] {
-        let postgres = try PostgresSessionTests.freshStore()
+        let postgres = try TestStores.freshPostgresStore()
         return [
             Store(cli: CLI(store: "sqlite:\(directory.path)/main.sqlite", directory: directory.path), name: "SQLite", cleanup: {}),
             Store(cli: CLI(store: postgres.url, directory: directory.path), name: "PostgreSQL", cleanup: postgres.drop),

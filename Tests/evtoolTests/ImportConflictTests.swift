@@ -19,7 +19,7 @@ struct ImportConflictTests {
         case .sqlite:
             return (CLI(store: "sqlite:\(directory)/\(name).sqlite", directory: directory), {})
         case .postgres:
-            let postgres = try PostgresSessionTests.freshStore()
+            let postgres = try TestStores.freshPostgresStore()
             return (CLI(store: postgres.url, directory: directory), postgres.drop)
         }
     }

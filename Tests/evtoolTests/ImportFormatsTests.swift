@@ -17,7 +17,7 @@ struct ImportFormatsTests {
         switch kind {
         case .sqlite: cli = CLI(store: "sqlite:\(directory.path)/store.sqlite", directory: directory.path)
         case .postgres:
-            let postgres = try PostgresSessionTests.freshStore()
+            let postgres = try TestStores.freshPostgresStore()
             cli = CLI(store: postgres.url, directory: directory.path)
             drop = postgres.drop
         }

@@ -4,17 +4,10 @@ import Testing
 
 @Suite("evtool: PostgreSQL stores")
 struct PostgresSessionTests {
-    /// A store URL for a fresh schema on the test server, and how to drop it.
-    static func freshStore() throws -> (url: String, drop: () -> Void) {
-        let url = try TestStores.postgresURL()
-        let schema = TestStores.freshSchema()
-        return (url + (url.contains("?") ? "&" : "?") + "schema=" + schema, { TestStores.dropPostgres(url: url, schema: schema) })
-    }
-
     @Test("record, query, export and import on PostgreSQL")
     func sessionOnPostgres() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
-        let postgres = try Self.freshStore(); defer { postgres.drop() }
+        let postgres = try TestStores.freshPostgresStore(); defer { postgres.drop() }
         let cli = CLI(store: postgres.url, directory: directory.path)
         #expect(try cli.run("init").output.hasPrefix("store postgresql://"))
         var result = try cli.run("favorite", "--user", "ada", "--listing", "L7", "--name", "Hamilton", "--venue", "Pantages",
@@ -28,7 +21,7 @@ struct PostgresSessionTests {
         #expect(try cli.run("favorites", "--user", "ada").output.contains("L7       Hamilton  Pantages"))
         #expect(try cli.run("history", "--user", "ada", "--json").output.split(separator: "\n").count == 2)
         let exported = try cli.run("export").output
-        let copy = try Self.freshStore(); defer { copy.drop() }
+        let copy = try TestStores.freshPostgresStore(); defer { copy.drop() }
         let target = CLI(store: copy.url, directory: directory.path)
         #expect(try target.run("import", "-", input: exported).output.hasPrefix("imported 2 events, skipped 0"))
         #expect(try target.run("import", "-", input: exported).output.hasPrefix("imported 0 events, skipped 2"))
@@ -38,7 +31,7 @@ struct PostgresSessionTests {
         // The same through CloudEvents.
         let cloud = try cli.run("export", "--format", "cloudevents")
         #expect(cloud.status == 0 && cloud.output.contains(#""specversion":"1.0""#))
-        let fromCloud = try Self.freshStore(); defer { fromCloud.drop() }
+        let fromCloud = try TestStores.freshPostgresStore(); defer { fromCloud.drop() }
         let cloudTarget = CLI(store: fromCloud.url, directory: directory.path)
         #expect(try cloudTarget.run("import", "-", input: cloud.output).status == 0)
         #expect(withoutPositions(try cloudTarget.run("export").output) == withoutPositions(exported))
@@ -47,7 +40,7 @@ struct PostgresSessionTests {
     @Test("the remaining commands on PostgreSQL: view, unfavorite, details, viewed, rebuild, project, log, append, stats")
     func everyOtherCommand() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
-        let postgres = try Self.freshStore(); defer { postgres.drop() }
+        let postgres = try TestStores.freshPostgresStore(); defer { postgres.drop() }
         let cli = CLI(store: postgres.url, directory: directory.path)
         let details = try cli.file("details.json", Samples.details)
         #expect(try cli.run("view", "--user", "bo", "--listing", "L7", "--details", details).status == 0)
@@ -77,7 +70,7 @@ struct PostgresSessionTests {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
         let sqlite = CLI(store: "sqlite:\(directory.path)/app.sqlite", directory: directory.path)
         #expect(try sqlite.run("demo", "--users", "12", "--actions", "400", "--seed", "3").status == 0)
-        let postgres = try Self.freshStore(); defer { postgres.drop() }
+        let postgres = try TestStores.freshPostgresStore(); defer { postgres.drop() }
         let result = try CLI.bare("migrate", "--from", sqlite.store, "--to", postgres.url)
         #expect(result.status == 0, "\(result)")
         #expect(result.output.contains("both logs hold the same events in the same order (SHA-256 "))
@@ -94,7 +87,7 @@ struct PostgresSessionTests {
     @Test("log --follow prints an event recorded by another process, and stops on Ctrl-C")
     func followTheLog() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
-        let postgres = try Self.freshStore(); defer { postgres.drop() }
+        let postgres = try TestStores.freshPostgresStore(); defer { postgres.drop() }
         let cli = CLI(store: postgres.url, directory: directory.path)
         #expect(try cli.run("init").status == 0)
         let follower = try Processes.start(Processes.evtool, ["log", "--follow", "--json", "--store", postgres.url])
@@ -125,7 +118,7 @@ struct ProjectorFollowTests {
     @Test("two followers: one advances the views, the other takes over when it is killed")
     func leasesHandOver() throws {
         let directory = try TemporaryDirectory(); defer { directory.remove() }
-        let postgres = try PostgresSessionTests.freshStore(); defer { postgres.drop() }
+        let postgres = try TestStores.freshPostgresStore(); defer { postgres.drop() }
         let cli = CLI(store: postgres.url, directory: directory.path)
         #expect(try cli.run("demo", "--users", "5", "--actions", "50").status == 0)
         let first = try Processes.start(Processes.evtool, ["project", "--follow", "--store", postgres.url])

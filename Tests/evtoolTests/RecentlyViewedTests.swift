@@ -32,7 +32,7 @@ struct RecentlyViewedTests {
         switch kind {
         case .sqlite: cli = CLI(store: "sqlite:\(directory.path)/viewed.sqlite", directory: directory.path)
         case .postgres:
-            let postgres = try PostgresSessionTests.freshStore()
+            let postgres = try TestStores.freshPostgresStore()
             cli = CLI(store: postgres.url, directory: directory.path)
             drop = postgres.drop
         }
@@ -72,7 +72,7 @@ struct RecentlyViewedTests {
         switch kind {
         case .sqlite: cli = CLI(store: "sqlite:\(directory.path)/forms.sqlite", directory: directory.path)
         case .postgres:
-            let postgres = try PostgresSessionTests.freshStore()
+            let postgres = try TestStores.freshPostgresStore()
             cli = CLI(store: postgres.url, directory: directory.path)
             drop = postgres.drop
         }
