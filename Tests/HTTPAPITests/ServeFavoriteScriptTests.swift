@@ -66,15 +66,27 @@ struct ServeFavoriteScriptTests {
         let (store, dropSchema) = try TestStores.storeURL(postgres: kind == .postgres, in: directory.path)
         defer { dropSchema() }
         let port = try FreePort.find()
-        let server = try Processes.start("/bin/sh", ["-c", #"exec "$0" "$@" 2>/dev/null"#, Processes.evtool,
-                                                     "serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--threads", "2", "--store", store])
+        let log = directory.path + "/serve.log"
+        let server = try Processes.start("/bin/sh", ["-c", #"exec "$0" "$@" 2>"$EVTOOL_LOG""#, Processes.evtool,
+                                                     "serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--threads", "2", "--store", store],
+                                         environment: ["EVTOOL_LOG": log])
         try FreePort.waitUntilListening(port, process: server)
-        let result = try Processes.run("/usr/bin/wrk", ["-t2", "-c16", "-d2s", "-s", Self.root.appendingPathComponent("scripts/serve-favorite.lua").path,
-                                                        "http://127.0.0.1:\(port)"], environment: ["EVTOOL_USERS": "1"])
-        server.send(SIGTERM)
-        _ = try server.finish()
+        let wrk = ["-t2", "-c16", "-s", Self.root.appendingPathComponent("scripts/serve-favorite.lua").path, "http://127.0.0.1:\(port)"]
+        let result = try Processes.run("/usr/bin/wrk", ["-d2s"] + wrk, environment: ["EVTOOL_USERS": "1"])
         #expect(result.status == 0, "\(result)")
         #expect(result.output.contains(" requests in "), "\(result.output)")
         #expect(result.output.contains("\nanswers other than 201 Created: 0\n"), "\(result.output)")
+
+        // Stopped while the user's writes wait their turns: each is answered, recorded (201)
+        // or refused as the server shuts down (503), and the server ends cleanly.
+        let stopped = try Processes.start("/usr/bin/wrk", ["-d3s"] + wrk, environment: ["EVTOOL_USERS": "1"])
+        Thread.sleep(forTimeInterval: 1)
+        server.send(SIGTERM)
+        let ended = try server.finish()
+        _ = try stopped.finish()
+        #expect(ended.status == 0, "the server ends cleanly with writes waiting: \(ended)")
+        let puts = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("PUT /v1/users/u1/") }
+        let others = puts.filter { !["201", "503"].contains($0.split(separator: " ").dropFirst(2).first ?? "") }
+        #expect(puts.count > 0 && others.isEmpty, "every PUT answered 201, or 503 while shutting down: \(others.prefix(3))")
     }
 }
