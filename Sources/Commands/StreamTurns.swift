@@ -58,9 +58,18 @@ final class StreamTurns: Sendable {
 
     /// Takes the stream's turn, waiting for the turns before it to end.
     func wait(_ stream: String) {
-        let handed = DispatchSemaphore(value: 0)
-        if take(stream, orWhenFree: { handed.signal(); return true }) { return }
-        handed.wait()
+        let key = StreamKey(stream)
+        // A semaphore only when there is something to wait for.
+        let handed = shard(key).turns.withLock { turns -> DispatchSemaphore? in
+            guard turns[key] != nil else {
+                turns[key] = []
+                return nil
+            }
+            let handed = DispatchSemaphore(value: 0)
+            turns[key]!.append { handed.signal(); return true }
+            return handed
+        }
+        handed?.wait()
     }
 
     /// Ends the stream's turn: hands it to the next command waiting, if any, on this thread;
@@ -69,13 +78,12 @@ final class StreamTurns: Sendable {
         let key = StreamKey(stream)
         let shard = shard(key)
         while let next = shard.turns.withLock({ turns -> Waiter? in
-            guard var waiting = turns[key], !waiting.isEmpty else {
+            // In place: a copy taken out and put back would copy the queue.
+            guard turns[key]?.isEmpty == false else {
                 turns[key] = nil
                 return nil
             }
-            let next = waiting.removeFirst()
-            turns[key] = waiting
-            return next
+            return turns[key]!.removeFirst()
         }) {
             if next() { return }
         }

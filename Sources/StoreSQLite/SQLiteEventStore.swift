@@ -1,7 +1,6 @@
 import CSQLite
 import EventLog
 import Foundation
-import Synchronization
 
 /// The embedded event store: one SQLite file (or `:memory:`), shared safely by threads of
 /// one process and by several processes.
@@ -44,12 +43,11 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     /// The file's path, or `:memory:`.
     public let path: String
-    // The store's connection; its lock serializes every use of it (a connection is single-threaded).
     /// The store's connection; a waiter sleeps (``Locked``): an append or a view commit holds it for milliseconds.
     private let connection: Locked<SQLiteConnection>
     // Connections that only read, for reads that come while the store's connection is busy:
     // opened when first needed, kept for the next, at most `maximumReaders`.
-    private let readers = Mutex(ReaderPool())
+    private let readers = Locked(ReaderPool())
     private let readerSettings: (busyTimeoutMilliseconds: Int32, pageCache: PageCache)
     // Checkpoints the WAL beside the commits, not in them (none for `:memory:`, which has no WAL).
     let checkpointer: WALCheckpointer?
@@ -575,26 +573,23 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     /// An idle reader, or a new one while fewer than ``maximumReaders`` are open; nil otherwise.
     private func takeReader() -> SQLiteConnection? {
-        let taken: SQLiteConnection?? = readers.withLock { pool -> SQLiteConnection?? in
-            if let idle = pool.idle.popLast() { return .some(idle) }
-            guard pool.opened < Self.maximumReaders else { return .none }
-            pool.opened += 1
-            return .some(nil)
+        let (idle, mayOpen) = readers.withLock { pool -> (SQLiteConnection?, Bool) in
+            if let idle = pool.idle.popLast() { return (idle, false) }
+            guard pool.opened < Self.maximumReaders else { return (nil, false) }
+            pool.opened += 1   // counted before it is opened, so that no more than the most are
+            return (nil, true)
         }
-        switch taken {
-        case .none: return nil
-        case .some(.some(let idle)): return idle
-        case .some(.none):
-            do {
-                let reader = try SQLiteConnection(path: path, create: false)
-                sqlite3_busy_timeout(reader.handle, readerSettings.busyTimeoutMilliseconds)
-                try Self.applyPageCache(readerSettings.pageCache, reader)
-                try reader.execute("PRAGMA query_only = 1")
-                return reader
-            } catch {
-                readers.withLock { $0.opened -= 1 }
-                return nil
-            }
+        if let idle { return idle }
+        guard mayOpen else { return nil }
+        do {
+            let reader = try SQLiteConnection(path: path, create: false)
+            sqlite3_busy_timeout(reader.handle, readerSettings.busyTimeoutMilliseconds)
+            try Self.applyPageCache(readerSettings.pageCache, reader)
+            try reader.execute("PRAGMA query_only = 1")
+            return reader
+        } catch {
+            readers.withLock { $0.opened -= 1 }
+            return nil
         }
     }
 

@@ -85,13 +85,13 @@ struct SQLiteCheckpointTests {
         let made = try TestStores.sqliteFile()
         defer { made.cleanup() }
         let store = made.store
-        let done = LockedValue(false), stopped = DispatchSemaphore(value: 0)
+        let done = Locked(false), stopped = DispatchSemaphore(value: 0)
         let asking = Thread {
-            while !done.current { store.requestCheckpoint() }
+            while !done.withLock({ $0 }) { store.requestCheckpoint() }
             stopped.signal()
         }
         asking.start()
-        defer { done.set(true); stopped.wait() }
+        defer { done.withLock { $0 = true }; stopped.wait() }
         var batches = 0
         for round in 0..<20 {
             batches = try Self.append(to: store, batches: 1, from: batches) { false }

@@ -15,7 +15,7 @@ struct SQLiteReaderTests {
     func whileConnectionIsHeld(_ store: SQLiteEventStore, _ reads: () throws -> Void) throws {
         let held = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let failure = LockedValue<String?>(nil)
+        let failure = Locked<String?>(nil)
         let holder = Thread {
             do {
                 try store.withConnection { _ in
@@ -23,14 +23,15 @@ struct SQLiteReaderTests {
                     release.wait()
                 }
             } catch {
-                failure.set("\(error)")
+                failure.withLock { $0 = "\(error)" }
                 held.signal()
             }
         }
         holder.start()
         held.wait()
         defer { release.signal() }
-        try #require(failure.current == nil, "the connection could not be held: \(failure.current ?? "")")
+        let holdFailure = failure.withLock { $0 }
+        try #require(holdFailure == nil, "the connection could not be held: \(holdFailure ?? "")")
         try reads()
     }
 
