@@ -15,53 +15,63 @@ extension PostgresEventStore: MerkleTreeStore {
         }
     }
 
-    /// Extends the tree. The events of this handle's last batched append, when they follow the
-    /// tree's last leaf, are hashed here in Swift with libcrypto (their chain hashes came back
-    /// from the append call, ``PostgresAppendedChain``: no row is read back) and the tiles they
+    /// Extends the tree. The events of this handle's recent batched appends that follow the
+    /// tree's last leaf are hashed here in Swift with libcrypto (their chain hashes came back
+    /// from the append calls, ``PostgresAppendedBlocks``: no row is read back) and the tiles they
     /// grow or fill handed to `merkle_put`, which writes them as the owner only if the tree still
     /// has the size they were built on and they have exactly the shape its growth gives, every
-    /// kept hash unchanged, and the store still holds the block's ends as appended (schema 13,
+    /// kept hash unchanged, and the store still holds the run's ends as appended (schema 13,
     /// docs/explanation/audit.md): one round trip when this handle wrote the tree last (it builds on what it
     /// wrote, ``PostgresTreeFrontier``), two otherwise. Any other events (another
-    /// handle's, a one-event append's, those after the block) are taken by `merkle_extend`,
-    /// which computes every hash from the events in SQL as the owner, in one round trip: events
-    /// held back behind a transaction still running are waited for as ``readAll(after:limit:)``
-    /// waits (at most its hold-back wait), calling again.
+    /// handle's, a one-event append's) are taken by `merkle_extend`, which computes every hash
+    /// from the events in SQL as the owner, in one round trip: up to the next run this handle
+    /// holds, which is then taken from memory again, or to the head. Events held back behind a
+    /// transaction still running are waited for as ``readAll(after:limit:)`` waits (at most its
+    /// hold-back wait), calling again.
     public func extendMerkleTree(limit: Int) throws -> (state: MerkleTreeState, added: Int) {
+        extendsTree.store(true, ordering: .relaxed)
         let clock = ContinuousClock()
         let deadline = clock.now + holdBackWait
         var pause = Duration.microseconds(50)
         var added = 0
-        var fromBlock = true
+        var fromBlocks = true
+        // The positions before the next run held in memory, when the rows must fill a gap first;
+        // at most `Self.gapsFilledPerExtension` gaps, after which the rows give the rest.
+        var beforeNextRun: Int?
+        var gaps = 0
         while true {
-            if fromBlock {
-                let block = appendedChain.withLock { $0 }
-                guard block.count > 0 else { fromBlock = false; continue }
+            if fromBlocks {
+                let blocks = appendedChain.withLock { $0 }
+                guard !blocks.isEmpty else { fromBlocks = false; continue }
                 let known = treeFrontier.withLock { $0 }
                 let step: BlockStep
                 do {
-                    step = try withRetry { connection in try Self.extend(connection, schema: schema, limit: limit - added, from: block, known: known) }
+                    step = try withRetry { connection in try Self.extend(connection, schema: schema, limit: limit - added, from: blocks, known: known) }
                 } catch where known != nil {
                     // Built on what this handle last wrote, which the store no longer has: read it.
                     treeFrontier.withLock { $0 = nil }
                     continue
                 }
                 switch step {
-                case .notFollowing:
-                    fromBlock = false
+                case let .notFollowing(tree):
+                    fromBlocks = false
+                    if let tree { appendedChain.withLock { $0.forget(through: tree.position) } }
+                    beforeNextRun = gaps < Self.gapsFilledPerExtension ? tree.flatMap { blocks.gap(after: $0.position) } : nil
                 case .moved:
                     treeFrontier.withLock { $0 = nil }
                     continue
                 case let .written(state, count, frontier):
                     treeFrontier.withLock { $0 = frontier }
+                    appendedChain.withLock { $0.forget(through: state.position) }
                     added += count
                     if added >= limit { return (state, added) }
-                    fromBlock = false
+                    fromBlocks = false
+                    beforeNextRun = gaps < Self.gapsFilledPerExtension ? blocks.gap(after: state.position) : nil
                 }
                 continue
             }
             var binds = PostgresBinds()
-            binds.append(int4: Int32(clamping: limit - added))
+            binds.append(int4: Int32(clamping: min(limit - added, beforeNextRun ?? Int.max)))
             let (state, count, heldBack) = try withRetry { connection in
                 let result = try connection.query("SELECT tree_size, last_position, added, held_back FROM \(schema.quoted).merkle_extend($1)",
                                                   types: [PostgresType.int4], binds: binds)
@@ -69,35 +79,51 @@ extension PostgresEventStore: MerkleTreeStore {
                         Int(try result.int32(row: 0, column: 2)), try result.bool(row: 0, column: 3))
             }
             added += count
+            if beforeNextRun != nil, count > 0, added < limit {
+                // The gap is filled (or the rows ran on into the run): the run from memory again.
+                beforeNextRun = nil
+                gaps += 1
+                fromBlocks = true
+                continue
+            }
+            beforeNextRun = nil
             if !heldBack || added >= limit || clock.now >= deadline { return (state, added) }
             Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(5))
         }
     }
 
+    /// The most gaps between this handle's runs that one extension fills from the rows before
+    /// taking the next run from memory; after them the rows give everything to the head. Each
+    /// gap costs two round trips, so where other writers' appends cut the runs into many
+    /// (several servers on one store) an extension costs at most a few more than one
+    /// `merkle_extend` to the head.
+    static let gapsFilledPerExtension = 2
+
     /// What one extension from the handle's appended block did.
     enum BlockStep {
-        /// The block does not follow the tree's last leaf, or the store no longer holds its first
-        /// and last events with those hashes: nothing written.
-        case notFollowing
+        /// No run follows the tree's last leaf (`tree`: the tree as read), or the store no
+        /// longer holds the run's first and last events with those hashes (`tree` nil):
+        /// nothing written.
+        case notFollowing(tree: MerkleTreeState?)
         /// Another follower extended the tree between the read and the write: nothing written.
         case moved
         /// `added` leaves written; the tree is now `state`, its open tiles `frontier`.
         case written(state: MerkleTreeState, added: Int, frontier: PostgresTreeFrontier)
     }
 
-    /// One extension by at most `limit` of the events of `block`, this handle's last batched
-    /// append: the tree's state and open tiles (one statement, or `known`, what this handle
-    /// last wrote, when the block follows it: `merkle_put` refuses a tree that has moved since),
-    /// the block's hashes in Swift, and one `merkle_put`, which writes only if the store still
-    /// holds the block's first and last events with those hashes.
-    private static func extend(_ connection: PostgresConnection, schema: PostgresSchema, limit: Int, from block: PostgresAppendedChain,
+    /// One extension by at most `limit` events of the run of `blocks` (this handle's recent
+    /// batched appends) that follows the tree's last leaf: the tree's state and open tiles (one
+    /// statement, or `known`, what this handle last wrote, when a run follows it: `merkle_put`
+    /// refuses a tree that has moved since), the run's hashes in Swift, and one `merkle_put`,
+    /// which writes only if the store still holds the run's first and last events with those
+    /// hashes.
+    private static func extend(_ connection: PostgresConnection, schema: PostgresSchema, limit: Int, from blocks: PostgresAppendedBlocks,
                                known: PostgresTreeFrontier?) throws -> BlockStep {
         let s = schema.quoted
-        func follows(_ state: MerkleTreeState) -> Bool { state.position >= block.first - 1 && state.position < block.last }
         var state = MerkleTreeState(size: 0, position: 0)
         var open: [MerkleNodeKey: MerkleTile] = [:]
-        if let known, follows(known.state) {
+        if let known, blocks.run(following: known.state.position) != nil {
             state = known.state
             open = known.open
         } else {
@@ -114,7 +140,7 @@ extension PostgresEventStore: MerkleTreeStore {
                          LATERAL (SELECT * FROM \(s).merkle_tiles t WHERE t.level = l AND t.idx = (top.size >> l) / 16 LIMIT 1) AS t
                     WHERE (top.size >> l) % 16 <> 0) AS t ON true
                 """, types: [], binds: PostgresBinds())
-            guard top.rowCount > 0 else { return .notFollowing }
+            guard top.rowCount > 0 else { return .notFollowing(tree: nil) }
             if !top.isNull(row: 0, column: 0) {
                 state = MerkleTreeState(size: UInt64(try top.int64(row: 0, column: 0)), position: try top.int64(row: 0, column: 1))
             }
@@ -122,9 +148,9 @@ extension PostgresEventStore: MerkleTreeStore {
                 let tile = try tile(top, row: row, from: 2)
                 open[tile.key] = tile
             }
-            guard follows(state) else { return .notFollowing }
         }
-        guard limit > 0 else { return .notFollowing }
+        guard let block = blocks.run(following: state.position) else { return .notFollowing(tree: state) }
+        guard limit > 0 else { return .notFollowing(tree: nil) }
         let size = state.size
         let kept = open
         var growth: MerkleTileGrowth
@@ -169,7 +195,7 @@ extension PostgresEventStore: MerkleTreeStore {
                                           types: [PostgresType.int8, PostgresType.int8, PostgresType.int4Array, PostgresType.int8Array, PostgresType.byteaArray,
                                                   PostgresType.int8Array, PostgresType.int8Array, PostgresType.int8Array, PostgresType.textArray], binds: put)
         let after = MerkleTreeState(size: UInt64(try result.int64(row: 0, column: 0)), position: try result.int64(row: 0, column: 1))
-        guard try result.bool(row: 0, column: 2) else { return .notFollowing }
+        guard try result.bool(row: 0, column: 2) else { return .notFollowing(tree: nil) }
         guard try result.bool(row: 0, column: 3) else { return .moved }
         assert(after == MerkleTreeState(size: growth.size, position: last))
         // The open tiles now: those written that are not full, and the others kept as they were.

@@ -25,9 +25,13 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     /// Sends the NOTIFY that wakes ``PostgresFollower``s after appends; nil when appends
     /// do not notify.
     let notifier: PostgresNotifier?
-    /// The chain hashes of the last batched append this handle committed, for the kept tree's
-    /// follower (``PostgresAppendedChain``).
-    let appendedChain = Mutex(PostgresAppendedChain())
+    /// The chain hashes of the recent batched appends this handle committed, for the kept
+    /// tree's follower (``PostgresAppendedBlocks``).
+    let appendedChain = Mutex(PostgresAppendedBlocks())
+    /// Whether the kept tree has been extended through this handle: its one-event appends then
+    /// return their chain hash too (the batched function, not `append_one`), so that the
+    /// follower finds no gap between this handle's runs.
+    let extendsTree = Atomic<Bool>(false)
     /// What the kept tree's follower on this handle last wrote (``PostgresTreeFrontier``).
     let treeFrontier = Mutex<PostgresTreeFrontier?>(nil)
 
@@ -202,7 +206,8 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             }
         }
         let events = parts.flatMap(\.events)
-        let (sql, types, binds) = Self.appendStatement(parts, events: events, schema: schema)
+        let (sql, types, binds) = Self.appendStatement(parts, events: events, schema: schema,
+                                                       returningHashes: extendsTree.load(ordering: .relaxed))
 
         let lease: ConnectionPool.Lease
         do {
@@ -265,9 +270,9 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             next += count
         }
         pool.giveBack(lease)
-        // The block of this append, or none after a one-event append: the tree's follower
-        // then takes what follows the tree by merkle_extend.
-        appendedChain.withLock { $0 = block ?? PostgresAppendedChain() }
+        // The block of this append, for the tree's follower; a one-event append returns no
+        // hash, and the follower takes its event from the rows (merkle_extend).
+        if let block { appendedChain.withLock { $0.keep(block) } }
         // Followers are woken by a NOTIFY from another connection, at most one per few
         // milliseconds however many appends commit meanwhile (PostgresNotifier).
         notifier?.announce(next - 1)
@@ -275,9 +280,10 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
     }
 
     /// The statement for one append: `append_one` with plain values for one event to one
-    /// stream (the path every user action takes), `append_copied` for a batch holding events
-    /// copied erased, `append_returning_hashes` with arrays otherwise.
-    static func appendStatement(_ parts: [StreamAppend], events: [ProposedEvent], schema: PostgresSchema) -> (String, [UInt32], PostgresBinds) {
+    /// stream (the path every user action takes) unless `returningHashes`, `append_copied` for a
+    /// batch holding events copied erased, `append_returning_hashes` with arrays otherwise.
+    static func appendStatement(_ parts: [StreamAppend], events: [ProposedEvent], schema: PostgresSchema,
+                                returningHashes: Bool = false) -> (String, [UInt32], PostgresBinds) {
         if events.contains(where: { $0.erasure != nil }) {
             // A copy of a log with erased events (migrate): chained from their kept digests.
             var binds = appendBinds(parts, events: events)
@@ -286,7 +292,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
             binds.append(nullableUUIDArray: events.map { $0.erasure?.erasureEventID })
             return (schema.appendCopiedSQL, PostgresSchema.appendCopiedTypes, binds)
         }
-        if parts.count == 1, events.count == 1, let part = parts.first, let event = events.first {
+        if !returningHashes, parts.count == 1, events.count == 1, let part = parts.first, let event = events.first {
             var binds = PostgresBinds(capacity: event.data.count + event.metadata.count + event.type.utf8.count + part.stream.utf8.count + 80)
             binds.append(text: part.stream)
             binds.append(int4: expectationKind(part.expectedVersion))
