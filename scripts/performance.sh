@@ -16,7 +16,7 @@
 # crud runs ../shared/bench/serve-vs-crud.sh (EVTOOL_PEERS=DIR elsewhere): the peers' own
 # PostgreSQL (port 55432), stopped when it ends, so --postgres must name another server; then
 # the same again with evtool on SQLite (scripts/evtool-on-sqlite.sh), the Python service still
-# on PostgreSQL as it is built.
+# on PostgreSQL as it is built; then scripts/serve-vs-crud-cpu.sh, each PUT's processor time.
 #
 # EVTOOL_BENCH=PATH runs that evtool-bench binary instead of building a release one
 # (`swift build -c release`); scripts/bench-import.sh and scripts/bench-report.sh build their own.
@@ -130,7 +130,7 @@ for name in "${chosen[@]}"; do
     case $name in
         import) command="scripts/bench-import.sh $shown" ;;
         report) command="scripts/bench-report.sh" ;;
-        crud) command="$peers/serve-vs-crud.sh $shown .build/release/evtool; then the same with scripts/evtool-on-sqlite.sh" ;;
+        crud) command="$peers/serve-vs-crud.sh $shown .build/release/evtool; then the same with scripts/evtool-on-sqlite.sh; then scripts/serve-vs-crud-cpu.sh $shown" ;;
         *) command="swift run -c release evtool-bench $shown" ;;
     esac
     command=${command% }
@@ -150,7 +150,8 @@ for name in "${chosen[@]}"; do
         crud) { "$peers/serve-vs-crud.sh" $shown .build/release/evtool > "$work/$name.out" 2>"$work/$name.err" \
                 && rm -f "$work/on.sqlite"* \
                 && EVTOOL_SQLITE_STORE="$work/on.sqlite" "$peers/serve-vs-crud.sh" $shown scripts/evtool-on-sqlite.sh 2>>"$work/$name.err" \
-                   | sed 's/^# serve vs crud,/# serve (on SQLite) vs crud,/; s/evtool serve (PG)/evtool serve (SQLite)/' >> "$work/$name.out"; } || status=$? ;;
+                   | sed 's/^# serve vs crud,/# serve (on SQLite) vs crud,/; s/evtool serve (PG)/evtool serve (SQLite)/' >> "$work/$name.out" \
+                && scripts/serve-vs-crud-cpu.sh $shown .build/release/evtool >> "$work/$name.out" 2>>"$work/$name.err"; } || status=$? ;;
         *) # The words of the command, with the server's URL put in word for word (a URL's
            # `&` or `#` must not reach sed's replacement or the shell's splitting).
            read -r -a words <<< "$shown"
