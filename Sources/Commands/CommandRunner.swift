@@ -26,6 +26,8 @@ public final class CommandRunner: Sendable {
     private let clock: @Sendable () -> Date
     /// One command at a time per user in this runner (``StreamTurns``).
     let turns = StreamTurns()
+    /// The reads of users not held yet, made together when threads need them at once.
+    let loads = LoadGroup()
 
     /// Makes a runner.
     /// - Parameters:
@@ -215,9 +217,11 @@ public final class CommandRunner: Sendable {
         if let cached = cache?.loaded(stream: stream) {
             loaded = cached
         } else if trustsSnapshot, let reading = snapshots as? any UserSnapshotStreamReading,
-                  let read = try reading.latestSnapshotAndEvents(stream: stream, limit: 1_000) {
-            // One round trip for the snapshot and the events from its version (PostgreSQL);
-            // they are checked below exactly as if read apart.
+                  let read = try reading.readsUsersTogether ? loads.read(stream, limit: 1_000, from: reading)
+                                                            : reading.latestSnapshotAndEvents(stream: stream, limit: 1_000) {
+            // One round trip for the snapshot and the events from its version (PostgreSQL),
+            // shared with the other users read at the same time (``LoadGroup``); they are
+            // checked below exactly as if read apart.
             if let snapshot = read.snapshot, snapshot.version == read.from {
                 loaded = snapshot.loaded
                 prefetched = read.events

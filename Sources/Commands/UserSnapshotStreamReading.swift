@@ -15,6 +15,23 @@ public protocol UserSnapshotStreamReading: UserSnapshotStore {
     /// read both at once (the runner then reads them apart).
     /// - Throws: the store's errors of reading (an unreadable snapshot is not one: it is nil).
     func latestSnapshotAndEvents(stream: String, limit: Int) throws -> UserSnapshotAndEvents?
+
+    /// Whether ``latestSnapshotsAndEvents(streams:limit:)`` reads several users in one round
+    /// trip: the runner then reads the users its threads need at the same time together
+    /// (``LoadGroup``). The default: false.
+    var readsUsersTogether: Bool { get }
+
+    /// ``latestSnapshotAndEvents(stream:limit:)`` for each of `streams` (a stream may come more
+    /// than once), in their order. The default reads them one by one.
+    func latestSnapshotsAndEvents(streams: [String], limit: Int) throws -> [UserSnapshotAndEvents?]
+}
+
+extension UserSnapshotStreamReading {
+    public var readsUsersTogether: Bool { false }
+
+    public func latestSnapshotsAndEvents(streams: [String], limit: Int) throws -> [UserSnapshotAndEvents?] {
+        try streams.map { try latestSnapshotAndEvents(stream: $0, limit: limit) }
+    }
 }
 
 /// A user's latest snapshot and the events of the stream from the version it was taken at.

@@ -17,6 +17,18 @@ public protocol SnapshotStreamReading: SnapshotDocuments, EventStore {
     /// - Throws: ``EventStoreError/invalidInput(_:)`` for a bad stream id, slot or kind; the
     ///   store's errors of reading.
     func snapshotAndEvents(kind: String, slot: Int64, stream: String, limit: Int) throws -> SnapshotAndEvents
+
+    /// ``snapshotAndEvents(kind:slot:stream:limit:)`` for each of `streams` (a stream may come
+    /// more than once), in their order, in one round trip on a store that can (the default
+    /// reads them one by one).
+    /// - Throws: what ``snapshotAndEvents(kind:slot:stream:limit:)`` throws, for any of them.
+    func snapshotsAndEvents(kind: String, slot: Int64, streams: [String], limit: Int) throws -> [SnapshotAndEvents]
+}
+
+extension SnapshotStreamReading {
+    public func snapshotsAndEvents(kind: String, slot: Int64, streams: [String], limit: Int) throws -> [SnapshotAndEvents] {
+        try streams.map { try snapshotAndEvents(kind: kind, slot: slot, stream: $0, limit: limit) }
+    }
 }
 
 /// What ``SnapshotStreamReading/snapshotAndEvents(kind:slot:stream:limit:)`` read.

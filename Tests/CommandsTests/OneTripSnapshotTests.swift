@@ -19,6 +19,11 @@ struct SameLogSnapshots: UserSnapshotStreamReading {
         let read = try log.snapshotAndEvents(kind: DocumentSnapshots.kind, slot: 0, stream: stream, limit: limit)
         return UserSnapshotAndEvents(document: read.document, from: read.from, events: read.events)
     }
+    var readsUsersTogether: Bool { true }
+    func latestSnapshotsAndEvents(streams: [String], limit: Int) throws -> [UserSnapshotAndEvents?] {
+        try log.snapshotsAndEvents(kind: DocumentSnapshots.kind, slot: 0, streams: streams, limit: limit)
+            .map { UserSnapshotAndEvents(document: $0.document, from: $0.from, events: $0.events) }
+    }
 }
 
 /// A PostgreSQL log that counts the calls (round trips) made through it.
@@ -49,6 +54,12 @@ final class RoundTripCountingLog: SnapshotStreamReading {
     func saveSnapshotDocuments(_ documents: [SnapshotDocument]) throws { count("saveSnapshots"); try base.saveSnapshotDocuments(documents) }
     func snapshotAndEvents(kind: String, slot: Int64, stream: String, limit: Int) throws -> SnapshotAndEvents {
         count("snapshotAndEvents"); return try base.snapshotAndEvents(kind: kind, slot: slot, stream: stream, limit: limit)
+    }
+    /// Called before each read of several streams (a test holds one there).
+    let beforeReadingMany = Mutex<@Sendable ([String]) -> Void>({ _ in })
+    func snapshotsAndEvents(kind: String, slot: Int64, streams: [String], limit: Int) throws -> [SnapshotAndEvents] {
+        beforeReadingMany.withLock { $0 }(streams)
+        count("snapshotsAndEvents \(streams.count)"); return try base.snapshotsAndEvents(kind: kind, slot: slot, streams: streams, limit: limit)
     }
 }
 
@@ -118,6 +129,79 @@ struct OneTripSnapshotTests {
         }
     }
 
+    @Test("several streams in one statement read what each stream's own statement reads, in the order asked, a stream asked twice twice")
+    func manyAsOne() throws {
+        try withPostgres { store in
+            let runner = CommandRunner(store: store, cache: nil)
+            for index in 0..<12 { _ = try runner.handle(.search(Fixtures.search("k\(index)")), context: Fixtures.context()) }
+            for index in 0..<3 { _ = try runner.handle(.search(Fixtures.search("b\(index)")), context: Fixtures.context(user: "bob")) }
+            func check(_ streams: [String], limit: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                let many = try store.snapshotsAndEvents(kind: DocumentSnapshots.kind, slot: 0, streams: streams, limit: limit)
+                #expect(many.count == streams.count, sourceLocation: sourceLocation)
+                for (read, stream) in zip(many, streams) {
+                    let one = try store.snapshotAndEvents(kind: DocumentSnapshots.kind, slot: 0, stream: stream, limit: limit)
+                    #expect(read.document == one.document && read.from == one.from && read.events == one.events, "\(stream)", sourceLocation: sourceLocation)
+                }
+            }
+            let streams = ["user-1", "nobody", "bob", "user-1"]
+            try check(streams, limit: 1_000)
+            try check(streams, limit: 2)
+            try check(streams, limit: 0)
+            for document in [#"{"version":7,"x":1}"#, #"{"version":40}"#, #"{"version":"5"}"#, #"[1,2,3]"#] {
+                try plant(document, store)
+                try check(streams, limit: 1_000)
+                try check(["bob", "user-1"], limit: 3)
+            }
+            #expect(try store.snapshotsAndEvents(kind: DocumentSnapshots.kind, slot: 0, streams: [], limit: 10).isEmpty)
+            #expect(throws: EventStoreError.self) { try store.snapshotsAndEvents(kind: DocumentSnapshots.kind, slot: 0, streams: ["user-1", ""], limit: 10) }
+            #expect(throws: EventStoreError.self) { try store.snapshotsAndEvents(kind: "", slot: 0, streams: ["user-1"], limit: 10) }
+        }
+    }
+
+    @Test("users that threads load at the same time are read together: while one read is under way the others wait, and the next read takes them all; each load decides as a full replay does")
+    func concurrentLoadsReadTogether() throws {
+        try withPostgres { store in
+            let users = (0..<16).map { "u\($0)" }
+            let writer = CommandRunner(store: store, cache: nil, snapshots: SameLogSnapshots(log: store), snapshotInterval: 5)
+            for (index, user) in users.enumerated() {
+                for step in 0..<(index % 9) { _ = try writer.handle(.search(Fixtures.search("k\(step)")), context: Fixtures.context(user: user)) }
+                _ = try writer.handle(Fixtures.favorite("L\(index)"), context: Fixtures.context(user: user))
+            }
+            let log = RoundTripCountingLog(store)
+            let fresh = CommandRunner(store: log, cache: nil, snapshots: SameLogSnapshots(log: log), snapshotInterval: 100)
+            // The first read waits until every other thread is waiting for the next.
+            let first = Atomic<Bool>(true)
+            log.beforeReadingMany.withLock { hook in
+                hook = { streams in
+                    guard first.exchange(false, ordering: .relaxed) else { return }
+                    let deadline = Date().addingTimeInterval(20)
+                    while fresh.loads.waitingCount < users.count - streams.count, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+                }
+            }
+            let loaded = Mutex<[String: LoadedUser]>([:])
+            let group = DispatchGroup()
+            for user in users {
+                group.enter()
+                Thread.detachNewThread {
+                    #expect(throws: Never.self) {
+                        let state = try fresh.load(user: user)
+                        loaded.withLock { $0[user] = state }
+                    }
+                    group.leave()
+                }
+            }
+            group.wait()
+            let reads = log.taken().filter { $0.hasPrefix("snapshots") }
+            #expect(reads.count == 2, "one read, then one for everyone who waited: \(reads)")
+            #expect(reads.compactMap { Int($0.split(separator: " ").last ?? "") }.reduce(0, +) == users.count)
+            for user in users {
+                let truth = try replayed(user, store)
+                let state = try #require(loaded.withLock { $0[user] })
+                #expect(state.state == truth.state && state.version == truth.version && state.recentEventIDs == truth.recentEventIDs, "\(user)")
+            }
+        }
+    }
+
     @Test("a user the runner does not hold is loaded in one round trip, with a snapshot or without")
     func oneRoundTrip() throws {
         try withPostgres { store in
@@ -133,7 +217,7 @@ struct OneTripSnapshotTests {
             for user in ["user-1", "bob"] {   // with a snapshot, and without one
                 let fresh = CommandRunner(store: log, cache: nil, snapshots: SameLogSnapshots(log: log), snapshotInterval: 100)
                 let loaded = try fresh.load(user: user)
-                #expect(log.taken() == ["snapshotAndEvents"], "one statement for \(user)")
+                #expect(log.taken() == ["snapshotsAndEvents 1"], "one statement for \(user)")
                 let truth = try replayed(user, store)
                 #expect(loaded.state == truth.state && loaded.version == truth.version && loaded.recentEventIDs == truth.recentEventIDs)
                 #expect(loaded.lastEventHash == truth.lastEventHash && !loaded.lastEventHash.isEmpty)
@@ -141,7 +225,7 @@ struct OneTripSnapshotTests {
             // The same through the runner's command path: the decision's read is the one statement, then the append.
             let fresh = CommandRunner(store: log, cache: UserStateCache(), snapshots: SameLogSnapshots(log: log), snapshotInterval: 100)
             #expect(try fresh.handle(Fixtures.favorite("A"), context: Fixtures.context()) == .unchanged(.alreadyFavorite(listingID: "A")))
-            #expect(log.taken() == ["snapshotAndEvents"])
+            #expect(log.taken() == ["snapshotsAndEvents 1"])
             #expect(try fresh.handle(Fixtures.favorite("C"), context: Fixtures.context()).isRecorded)
             #expect(log.taken() == ["read", "append"], "a cached user: the events since, then the append")
         }

@@ -45,4 +45,15 @@ extension StoreSnapshots: UserSnapshotStreamReading {
         let read = try reading.snapshotAndEvents(kind: DocumentSnapshots.kind, slot: 0, stream: stream, limit: limit)
         return UserSnapshotAndEvents(document: read.document, from: read.from, events: read.events)
     }
+
+    /// On PostgreSQL (``SnapshotStreamReading``): several users in one statement.
+    public var readsUsersTogether: Bool { store is any SnapshotStreamReading }
+
+    /// The same for several users, in one statement on PostgreSQL, for the runner's
+    /// ``Commands/LoadGroup``; nil for each on a store that does not read them together.
+    public func latestSnapshotsAndEvents(streams: [String], limit: Int) throws -> [UserSnapshotAndEvents?] {
+        guard let reading = store as? any SnapshotStreamReading else { return streams.map { _ in nil } }
+        return try reading.snapshotsAndEvents(kind: DocumentSnapshots.kind, slot: 0, streams: streams, limit: limit)
+            .map { UserSnapshotAndEvents(document: $0.document, from: $0.from, events: $0.events) }
+    }
 }
