@@ -1,33 +1,15 @@
 import EventLog
 import Foundation
 
-// A user's snapshot and the stream's tail after it in one statement (docs/reference/http.md, "Read"): the command runner's load of a user it does not hold yet, one round
-// trip instead of two.
+// Users' snapshots and their streams' tails after them in one statement (docs/reference/http.md,
+// "Read" and "Group commit"): the command runner's load of the users it does not hold yet, one
+// round trip for all its threads wait for instead of two each.
 
 extension PostgresEventStore: SnapshotStreamReading {
+    /// One stream's snapshot and tail: the statement of ``snapshotsAndEvents(kind:slot:streams:limit:)``
+    /// for it alone.
     public func snapshotAndEvents(kind: String, slot: Int64, stream: String, limit: Int) throws -> SnapshotAndEvents {
-        try AppendValidation.validateStreamID(stream)
-        let projection = try SnapshotDocumentNames.projection(kind: kind, slot: slot)
-        var binds = PostgresBinds()
-        binds.append(text: projection)
-        binds.append(int4: Int32(slot))
-        binds.append(text: stream)
-        binds.append(int8: Int64(max(0, limit)))
-        return try withRetry { connection in
-            let result = try connection.query(snapshotAndEventsSQL,
-                                              types: [PostgresType.text, PostgresType.int4, PostgresType.text, PostgresType.int8], binds: binds)
-            // Row 0 is the snapshot's (the version the events start at, the document or NULL);
-            // the events follow in version order.
-            guard result.rowCount >= 1, try result.int32(row: 0, column: 9) == 0 else {
-                throw EventStoreError.corrupt("the snapshot and stream read of '\(stream)' returned no snapshot row")
-            }
-            let from = try result.int64(row: 0, column: 2)
-            let document = result.isNull(row: 0, column: 5) ? nil : result.data(row: 0, column: 5)
-            var events: [RecordedEvent] = []
-            events.reserveCapacity(result.rowCount - 1)
-            for row in 1..<result.rowCount { events.append(try Self.event(result, row: row)) }
-            return SnapshotAndEvents(document: document, from: from, events: events)
-        }
+        try snapshotsAndEvents(kind: kind, slot: slot, streams: [stream], limit: limit)[0]
     }
 
     /// Several streams' snapshots and tails in one statement (the command runner's load group:
@@ -65,9 +47,12 @@ extension PostgresEventStore: SnapshotStreamReading {
         }
     }
 
-    /// ``snapshotAndEventsSQL`` for the streams of the array `$3`, each by primary-key lookups:
-    /// the same rows for each stream, in the order of the array, with an eleventh column `n`,
-    /// the stream's place in it (from 1).
+    /// For each stream of the array `$3`, in its order: the snapshot of projection `$1`,
+    /// generation `$2`, key the stream (by primary-key lookups) as one row (its `version` member
+    /// in the `version` column, else 1; the document in `data`), then up to `$4` events of the
+    /// stream from that version, with the columns of ``PostgresSchema/readForwardsSQL``, a tenth,
+    /// `part` (0 for the snapshot's row, 1 for events), and an eleventh, `n`, the stream's
+    /// place in the array (from 1).
     var snapshotsAndEventsSQL: String {
         let quoted = schema.quoted
         return """
@@ -89,30 +74,6 @@ extension PostgresEventStore: SnapshotStreamReading {
                     SELECT \(schema.columns) FROM \(quoted).events
                     WHERE stream_id = s.stream_id AND version >= s.v ORDER BY version LIMIT $4) AS e
             ) AS tail ORDER BY n, part, version
-            """
-    }
-
-    /// The snapshot of projection `$1`, generation `$2`, key `$3` as row 0 (its `version` member
-    /// in the `version` column, else 1; the document in `data`), then up to `$4` events of
-    /// stream `$3` from that version, with the columns of ``PostgresSchema/readForwardsSQL`` and
-    /// a tenth, `part` (0 for the snapshot's row, 1 for events).
-    var snapshotAndEventsSQL: String {
-        let quoted = schema.quoted
-        return """
-            WITH snapshot AS (
-                SELECT document FROM \(quoted).view_documents WHERE projection = $1 AND generation = $2 AND key = $3
-            ), start AS (
-                SELECT coalesce((SELECT CASE WHEN document->>'version' ~ '^[1-9][0-9]{0,17}$' \
-            THEN (document->>'version')::bigint END FROM snapshot), 1)::bigint AS v
-            )
-            SELECT * FROM (
-                SELECT NULL::bigint AS position, NULL::text AS stream_id, (SELECT v FROM start) AS version, NULL::uuid AS event_id,
-                       NULL::text AS type, (SELECT document FROM snapshot) AS data, NULL::json AS metadata,
-                       NULL::timestamptz AS recorded_at, NULL::text AS hash, 0 AS part
-                UNION ALL
-                (SELECT \(schema.columns), 1 FROM \(quoted).events
-                 WHERE stream_id = $3 AND version >= (SELECT v FROM start) ORDER BY version LIMIT $4)
-            ) AS tail ORDER BY part, version
             """
     }
 }
