@@ -27,8 +27,10 @@ public protocol UserSnapshotStreamReading: UserSnapshotStore {
 }
 
 extension UserSnapshotStreamReading {
+    /// False: a store reads its users one by one unless it says otherwise.
     public var readsUsersTogether: Bool { false }
 
+    /// Each user's ``latestSnapshotAndEvents(stream:limit:)``, one after another.
     public func latestSnapshotsAndEvents(streams: [String], limit: Int) throws -> [UserSnapshotAndEvents?] {
         try streams.map { try latestSnapshotAndEvents(stream: $0, limit: limit) }
     }

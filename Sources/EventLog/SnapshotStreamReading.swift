@@ -26,6 +26,7 @@ public protocol SnapshotStreamReading: SnapshotDocuments, EventStore {
 }
 
 extension SnapshotStreamReading {
+    /// Each stream's ``snapshotAndEvents(kind:slot:stream:limit:)``, one round trip after another.
     public func snapshotsAndEvents(kind: String, slot: Int64, streams: [String], limit: Int) throws -> [SnapshotAndEvents] {
         try streams.map { try snapshotAndEvents(kind: kind, slot: slot, stream: $0, limit: limit) }
     }
