@@ -18,7 +18,7 @@ public protocol UserSnapshotStreamReading: UserSnapshotStore {
 
     /// Whether ``latestSnapshotsAndEvents(streams:limit:)`` reads several users in one round
     /// trip: the runner then reads the users its threads need at the same time together
-    /// (``LoadGroup``). The default: false.
+    /// (its load group). The default: false.
     var readsUsersTogether: Bool { get }
 
     /// ``latestSnapshotAndEvents(stream:limit:)`` for each of `streams` (a stream may come more

@@ -50,7 +50,7 @@ extension StoreSnapshots: UserSnapshotStreamReading {
     public var readsUsersTogether: Bool { store is any SnapshotStreamReading }
 
     /// The same for several users, in one statement on PostgreSQL, for the runner's
-    /// ``Commands/LoadGroup``; nil for each on a store that does not read them together.
+    /// load group; nil for each on a store that does not read them together.
     public func latestSnapshotsAndEvents(streams: [String], limit: Int) throws -> [UserSnapshotAndEvents?] {
         guard let reading = store as? any SnapshotStreamReading else { return streams.map { _ in nil } }
         return try reading.snapshotsAndEvents(kind: DocumentSnapshots.kind, slot: 0, streams: streams, limit: limit)
