@@ -95,9 +95,9 @@ extension PostgresEventStore: MerkleTreeStore {
 
     /// The most gaps between this handle's runs that one extension fills from the rows before
     /// taking the next run from memory; after them the rows give everything to the head. Each
-    /// gap costs two round trips, so where other writers' appends cut the runs into many
-    /// (several servers on one store) an extension costs at most a few more than one
-    /// `merkle_extend` to the head.
+    /// gap costs a round trip and the run after it one or two, so where other writers' appends
+    /// cut the runs into many (several servers on one store) an extension costs only a few more
+    /// than one `merkle_extend` to the head.
     static let gapsFilledPerExtension = 2
 
     /// What one extension from the handle's appended block did.
