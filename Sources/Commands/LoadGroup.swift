@@ -10,8 +10,10 @@ import Foundation
 /// database a statement each. Here, as a group commit does for appends, the first thread to
 /// ask reads at once, for itself and whoever is waiting; those who ask while a read is under
 /// way wait for it to end, and the next read, made by one of them, takes them all (at most
-/// ``batchLimit``). One read is under way at a time. A failed read fails each of its users'
-/// loads with its error; nothing is kept here but what is waiting.
+/// ``batchLimit``). One read is under way at a time. When a read of several users fails, each
+/// of them is read again alone, on its own thread, so that one user's failure (or a lost
+/// connection) is that user's error only; a read of one user fails with its error. Nothing is
+/// kept here but what is waiting.
 ///
 /// Why not a read per thread, as before: under a burst of new users each waited for its own
 /// round trip behind the others on the server's threads. Why not a short wait to gather more:
@@ -20,7 +22,8 @@ final class LoadGroup: @unchecked Sendable {
     // @unchecked: everything below is used only under `condition`.
     private let condition = NSCondition()
     private var waiting: [(ticket: Int, stream: String)] = []
-    private var results: [Int: Result<UserSnapshotAndEvents?, any Error>] = [:]
+    /// Each finished ticket's read; nil: read it alone (the read it was in failed).
+    private var results: [Int: Result<UserSnapshotAndEvents?, any Error>?] = [:]
     private var reading = false
     private var nextTicket = 0
 
@@ -32,7 +35,7 @@ final class LoadGroup: @unchecked Sendable {
 
     /// The user's snapshot and events from `reader`, read with the users other threads wait
     /// for (each one's ``UserSnapshotStreamReading/latestSnapshotAndEvents(stream:limit:)``).
-    /// - Throws: the read's error (it fails every user it was for).
+    /// - Throws: the read's error for this user.
     func read(_ stream: String, limit: Int, from reader: any UserSnapshotStreamReading) throws -> UserSnapshotAndEvents? {
         condition.lock()
         let ticket = nextTicket
@@ -41,6 +44,7 @@ final class LoadGroup: @unchecked Sendable {
         while true {
             if let result = results.removeValue(forKey: ticket) {
                 condition.unlock()
+                guard let result else { return try reader.latestSnapshotAndEvents(stream: stream, limit: limit) }
                 return try result.get()
             }
             if reading {
@@ -61,8 +65,10 @@ final class LoadGroup: @unchecked Sendable {
             case .success(let reads):
                 let error = LoadGroupError.readCount(asked: batch.count, read: reads.count)
                 for asked in batch { results[asked.ticket] = .failure(error) }
-            case .failure(let error):
-                for asked in batch { results[asked.ticket] = .failure(error) }
+            case .failure(let error) where batch.count == 1:
+                results[batch[0].ticket] = .failure(error)
+            case .failure:
+                for asked in batch { results[asked.ticket] = .some(nil) }
             }
             condition.broadcast()
         }
