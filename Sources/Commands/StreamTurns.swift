@@ -1,6 +1,5 @@
 import EventLog
 import Foundation
-import Synchronization
 
 /// One command at a time per user stream, in the order they came: a ``CommandRunner`` has
 /// one, so a server (one runner) takes each user's commands in turn.
@@ -26,8 +25,10 @@ final class StreamTurns: Sendable {
     /// Streams with a turn under way, by their key, and what waits for each, in order.
     private let shards: [Shard]
 
+    /// Every request thread and committing thread takes and ends turns: behind ``Locked``, whose
+    /// waiters sleep (a `Mutex`'s spin on a busy 2-core server).
     private final class Shard: Sendable {
-        let turns = Mutex<[StreamKey: [Waiter]]>([:])
+        let turns = Locked<[StreamKey: [Waiter]]>([:])
     }
 
     /// A command waiting for its turn: called with the turn; returns whether it kept it (it
