@@ -6,7 +6,8 @@ import StoreSQLite
 import Transfer
 
 /// What `evtool --version` and `evtool version` report: this release, the commit it was built
-/// from, the C libraries it runs on, and the schema versions it writes.
+/// from, the C libraries it runs on, the schema versions it writes, and the layouts a new
+/// PostgreSQL store can have (`evtool stats` says which one a store has).
 enum EvtoolVersion {
     static let number = Release.number
 
@@ -29,6 +30,7 @@ enum EvtoolVersion {
         libpq             \(PostgresEventStore.libraryVersion)
         SQLite store      schema version \(SQLiteEventStore.schemaVersion)
         PostgreSQL store  schema version \(PostgresEventStore.supportedSchemaVersion)
+        layouts           \(PostgresLayout.singleTable) (a new PostgreSQL store's default), partitioned by position (init --partition-size N)
         events            \(eventSchemas.map { "\($0.type) \($0.version)" }.joined(separator: ", "))
         """
     }
@@ -48,6 +50,13 @@ enum EvtoolVersion {
             writer.key("events"); writer.beginObject()
             for schema in eventSchemas { writer.key(escaping: schema.type); writer.number(schema.version) }
             writer.endObject()
+            writer.endObject()
+            writer.key("postgresLayouts"); writer.beginObject()
+            writer.key("default"); writer.string(PostgresLayout.singleTable.name)
+            writer.key("available"); writer.beginArray()
+            writer.string(PostgresLayout.singleTable.name)
+            writer.string(PostgresLayout.partitioned(partitions: 0, size: 0).name)
+            writer.endArray()
             writer.endObject()
         }
     }
