@@ -160,6 +160,36 @@ struct PostgresBenchmark {
         }
     }
 
+    /// The same benchmark on connections that do not wait for the disk's flush at commit
+    /// (`synchronous_commit = off` through libpq's `options`, on every connection it and its
+    /// stores open): what each append costs in processor time alone.
+    func withoutFlushWait() throws -> PostgresBenchmark {
+        var failure: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &failure) else {
+            let message = failure.map { String(cString: $0) } ?? "unreadable"
+            if let failure { PQfreemem(failure) }
+            throw CLIError(message: "--postgres: \(message)", code: .usage)
+        }
+        defer { PQconninfoFree(options) }
+        var settings: [String] = []
+        var given = ""
+        var index = 0
+        while let keyword = options[index].keyword {
+            defer { index += 1 }
+            guard let value = options[index].val else { continue }
+            let key = String(cString: keyword)
+            if key == "options" { given = String(cString: value) + " "; continue }
+            settings.append(Self.setting(key, String(cString: value)))
+        }
+        settings.append(Self.setting("options", given + "-c synchronous_commit=off"))
+        return PostgresBenchmark(url: settings.joined(separator: " "))
+    }
+
+    /// One `key='value'` of a libpq connection string, the value quoted as libpq reads it.
+    private static func setting(_ key: String, _ value: String) -> String {
+        "\(key)='" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
     /// The same server's `message_store` database, when message-db is installed in it
     /// (../shared/bench/README: message-db's `database/install.sh` with that server's
     /// PGHOST/PGPORT): the URL for it, or nil.
@@ -178,8 +208,7 @@ struct PostgresBenchmark {
             defer { index += 1 }
             let key = String(cString: keyword)
             guard key != "dbname", let value = options[index].val else { continue }
-            let quoted = String(cString: value).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-            settings.append("\(key)='\(quoted)'")
+            settings.append(Self.setting(key, String(cString: value)))
         }
         let candidate = (settings + ["dbname=message_store"]).joined(separator: " ")
         guard let connection = PQconnectdb(candidate) else { return nil }
@@ -371,6 +400,47 @@ extension BenchCommand {
             console.output(figures.last!.line)
             console.output("  " + againstMessageDB.line)
         }
+
+        // The same one-connection appends without waiting for the flush: processor time alone,
+        // which the durable ratios above are not on a disk whose flush is slower the longer it
+        // idled (docs/explanation/ordering.md, "Why the durable ratio is lower").
+        var unflushed = try bench.withoutFlushWait()
+        let unflushedMessageDB = unflushed.messageDBURL()
+        var processor = RoundPairs(), processorMessageDB = RoundPairs()
+        for round in 0..<runs {
+            var ours = 0.0, raw = 0.0, messageDB = 0.0
+            var steps: [() throws -> Void] = [
+                {
+                    let rawSchema = try unflushed.freshSchema("insert_nowait")
+                    raw = rate(unflushed.rawSingleInserts(singleRows, schema: rawSchema))
+                    unflushed.drop(rawSchema)
+                },
+                {
+                    let ourSchema = try unflushed.freshSchema("single_nowait")
+                    ours = rate(try unflushed.ourAppend(singleRows, batchSize: 1, schema: ourSchema))
+                    unflushed.drop(ourSchema)
+                },
+            ]
+            if let unflushedMessageDB {
+                steps.append { messageDB = rate(try unflushed.messageDBWrites(singleRows, url: unflushedMessageDB)) }
+            }
+            for step in round % 2 == 0 ? steps : steps.reversed() { try step() }
+            processor.add(ours: ours, baseline: raw)
+            if unflushedMessageDB != nil { processorMessageDB.add(ours: ours, baseline: messageDB) }
+        }
+        figures.append(BenchFigure(operation: "append, one event per call, no flush wait", ours: processor.oursMedian,
+                                   baseline: processor.baselineMedian,
+                                   baselineName: "the same raw INSERTs, synchronous_commit=off on both: processor time", target: nil))
+        console.output(figures.last!.line)
+        console.output("  " + processor.line)
+        if !processorMessageDB.rounds.isEmpty {
+            figures.append(BenchFigure(operation: "append, one event per call, no flush wait", ours: processor.oursMedian,
+                                       baseline: processorMessageDB.baselineMedian,
+                                       baselineName: "message-db write_message, synchronous_commit=off on both", target: nil))
+            console.output(figures.last!.line)
+            console.output("  " + processorMessageDB.line)
+        }
+        console.flush()
 
         // The peers' figures for the same operations, when ../shared/bench ran just before.
         for line in PeerFigures.lines(prefixes: ["mdb.write", "es.pg.per_call", "pg.py.insert_per_tx"],

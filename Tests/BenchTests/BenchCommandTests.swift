@@ -216,6 +216,7 @@ struct BenchCommandTests {
         #expect(lines.contains { Self.isFigure($0, operation: "append, batches of 1000", baseline: "COPY of the same rows") }, "\(result)")
         #expect(lines.contains { Self.isFigure($0, operation: "read whole log (batches of 1,000)", baseline: "one SELECT of every column") }, "\(result)")
         #expect(lines.contains { Self.isFigure($0, operation: "append, one event per call, 8 writers", baseline: "the same with 1 writer: the ratio is the speed-up") }, "\(result)")
+        #expect(lines.contains { Self.isFigure($0, operation: "append, one event per call, no flush wait", baseline: "the same raw INSERTs, synchronous_commit=off on both: processor time") }, "\(result)")
     }
 
     @Test("a short serve run starts evtool serve on SQLite and PostgreSQL, loads it with wrk, and prints every figure, baseline and ratio")
