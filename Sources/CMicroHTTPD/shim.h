@@ -27,6 +27,9 @@ struct evtool_mhd_settings {
     /// libmicrohttpd splits the query or unescapes anything; returns the request's context.
     void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection);
     void *uri_log_cls;
+    /// Called when a connection is accepted and when it is closed (before its socket is).
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_cls;
     /// PEM text of the certificate and key; both NULL for plain HTTP.
     const char *tls_certificate;
     const char *tls_key;
@@ -46,6 +49,7 @@ static inline struct MHD_Daemon *evtool_mhd_start(const struct evtool_mhd_settin
             MHD_OPTION_NOTIFY_COMPLETED, s->completed, s->completed_cls,
             MHD_OPTION_UNESCAPE_CALLBACK, s->unescape, NULL,
             MHD_OPTION_URI_LOG_CALLBACK, s->uri_log, s->uri_log_cls,
+            MHD_OPTION_NOTIFY_CONNECTION, s->notify_connection, s->notify_connection_cls,
             MHD_OPTION_HTTPS_MEM_CERT, s->tls_certificate,
             MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,
             MHD_OPTION_END);
@@ -60,6 +64,7 @@ static inline struct MHD_Daemon *evtool_mhd_start(const struct evtool_mhd_settin
         MHD_OPTION_NOTIFY_COMPLETED, s->completed, s->completed_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, s->unescape, NULL,
         MHD_OPTION_URI_LOG_CALLBACK, s->uri_log, s->uri_log_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, s->notify_connection, s->notify_connection_cls,
         MHD_OPTION_END);
 }
 
@@ -73,6 +78,18 @@ static inline uint16_t evtool_mhd_port(struct MHD_Daemon *daemon) {
 static inline unsigned int evtool_mhd_connections(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info == NULL ? 0 : info->num_connections;
+}
+
+/// A connection's socket, or -1.
+static inline int evtool_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// What the connection-notify callback set as the connection's context, or NULL.
+static inline void *evtool_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 static inline ssize_t evtool_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }

@@ -30,12 +30,15 @@ package final class HTTPServer: @unchecked Sendable {
     private let writePool: WorkerPool?
     /// Writes whose connections are suspended until they are answered.
     private let writesInFlight = Atomic<Int>(0)
+    /// Each open connection's deadline for its request (`--timeout` for each part of it).
+    let clocks: ConnectionClocks
 
     /// Makes a server; ``start()`` binds it.
     package init(api: API, configuration: ServerConfiguration) {
         self.api = api
         self.configuration = configuration
         self.writePool = configuration.writeThreads > 0 ? WorkerPool(threads: configuration.writeThreads, name: "evtool-write") : nil
+        self.clocks = ConnectionClocks(timeoutSeconds: configuration.connectionTimeoutSeconds, report: { RequestLog.write($0) })
     }
 
     /// The port it listens on (after ``start()``).
@@ -79,7 +82,9 @@ package final class HTTPServer: @unchecked Sendable {
                     connection_memory_limit: max(4_096, configuration.headerMemoryBytes), listen_backlog: 1_024,
                     handler: accessHandler, handler_cls: Unmanaged.passUnretained(self).toOpaque(),
                     completed: completedHandler, completed_cls: Unmanaged.passUnretained(self).toOpaque(),
-                    unescape: keepEscapes, uri_log: uriLogHandler, uri_log_cls: Unmanaged.passUnretained(self).toOpaque(), tls_certificate: certificate, tls_key: key)
+                    unescape: keepEscapes, uri_log: uriLogHandler, uri_log_cls: Unmanaged.passUnretained(self).toOpaque(),
+                    notify_connection: connectionNotified, notify_connection_cls: Unmanaged.passUnretained(self).toOpaque(),
+                    tls_certificate: certificate, tls_key: key)
                 return evtool_mhd_start(&settings)
             }
         }
@@ -88,6 +93,7 @@ package final class HTTPServer: @unchecked Sendable {
         }
         daemon = started
         port = evtool_mhd_port(started)
+        clocks.start()
         Thread.detachNewThread { [self] in wake() }
     }
 
@@ -149,6 +155,7 @@ package final class HTTPServer: @unchecked Sendable {
         wakerStopped.store(true, ordering: .releasing)
         wakerDone.wait()
         MHD_stop_daemon(daemon)
+        clocks.stop()
         if listenSocket >= 0 { close(listenSocket) }
         self.daemon = nil
         return left
@@ -156,18 +163,26 @@ package final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Callbacks
 
-    /// A request line was read: its state begins here, with the target's length as sent (its
-    /// length as a C string before libmicrohttpd splits the query: see ``RequestHead``).
-    fileprivate func begin(target: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
+    /// The clock of `connection` (set when it was accepted).
+    fileprivate static func clock(of connection: OpaquePointer) -> ConnectionClock? {
+        evtool_mhd_socket_context(connection).map { Unmanaged<ConnectionClock>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The access handler's first call for a request (its head is whole): its state begins
+    /// here, with the target's length as the request line had it (its length as a C string
+    /// before libmicrohttpd splits the query: see ``RequestHead``). Counted in flight from here:
+    /// libmicrohttpd calls the completion callback for every request the handler has seen,
+    /// and for no other (a request it refuses itself never reaches either).
+    private func begin(_ connection: OpaquePointer) -> UnsafeMutableRawPointer {
         let state = RequestState()
-        state.targetLength = target.map { strlen($0) }
+        if let length = Self.clock(of: connection)?.targetLength.load(ordering: .relaxed), length >= 0 { state.targetLength = length }
         inFlight.add(1, ordering: .acquiringAndReleasing)
         return Unmanaged.passRetained(state).toOpaque()
     }
 
     fileprivate func handle(_ connection: OpaquePointer, urlPointer: UnsafePointer<CChar>?, methodPointer: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
                             upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        if context.pointee == nil { context.pointee = begin(target: nil) }
+        if context.pointee == nil { context.pointee = begin(connection) }
         let state = Unmanaged<RequestState>.fromOpaque(context.pointee!).takeUnretainedValue()
         let method = methodPointer.map { String(cString: $0) } ?? "GET"
         let url = urlPointer.map { String(cString: $0) } ?? "/"
@@ -240,6 +255,7 @@ package final class HTTPServer: @unchecked Sendable {
         }
         let write = PendingWrite(connection: connection, requestID: requestID)
         state.write = write
+        if let clock = Self.clock(of: connection) { clocks.answering(clock) }
         MHD_suspend_connection(connection)
         writesInFlight.add(1, ordering: .acquiringAndReleasing)
         let finish: @Sendable (HTTPResponse) -> Void = { [self] response in
@@ -273,7 +289,8 @@ package final class HTTPServer: @unchecked Sendable {
         return .YES
     }
 
-    fileprivate func completed(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    fileprivate func completed(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        if let connection, let clock = Self.clock(of: connection) { clocks.answered(clock) }
         guard let context, let raw = context.pointee else { return }
         Unmanaged<RequestState>.fromOpaque(raw).release()
         context.pointee = nil
@@ -287,6 +304,7 @@ package final class HTTPServer: @unchecked Sendable {
 
     private func answer(_ connection: OpaquePointer, state: RequestState, method: String, url: String, _ response: HTTPResponse, requestID: String? = nil) -> MHD_Result {
         state.answered = true
+        if let clock = Self.clock(of: connection) { clocks.answering(clock) }
         // With --cors-origin every answer (problems, event streams and the edge's own refusals
         // included) carries the CORS headers its Origin gets.
         let response = api.crossOrigin.map { $0.applied(to: response, origin: value(connection, .HEADER_KIND, "Origin")) } ?? response
@@ -410,14 +428,31 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                          upload: upload, uploadSize: uploadSize, context: context)
 }
 
-private let uriLogHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
-    guard let cls else { return nil }
-    return Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().begin(target: uri)
+/// The request line was read (before libmicrohttpd splits the query): its headers and body are
+/// due from now, and its target's length is kept. Returns no request context: the access
+/// handler makes it (a request libmicrohttpd refuses before the handler would leave it behind).
+private let uriLogHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, connection in
+    guard let cls, let connection, let clock = HTTPServer.clock(of: connection) else { return nil }
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().clocks.requestLineRead(clock, targetLength: uri.map { strlen($0) } ?? -1)
+    return nil
 }
 
-private let completedHandler: MHD_RequestCompletedCallback = { cls, _, context, _ in
+private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, context, _ in
     guard let cls else { return }
-    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(context)
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(connection, context)
+}
+
+/// A connection accepted (its clock starts) or closing (its clock goes, before its socket does).
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let socketContext else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if code.rawValue == 0 { // MHD_CONNECTION_NOTIFY_STARTED
+        guard let connection else { return }
+        socketContext.pointee = Unmanaged.passRetained(server.clocks.opened(socket: evtool_mhd_connection_fd(connection))).toOpaque()
+    } else if let raw = socketContext.pointee {
+        server.clocks.closed(Unmanaged<ConnectionClock>.fromOpaque(raw).takeRetainedValue())
+        socketContext.pointee = nil
+    }
 }
 
 /// Leaves `%HH` escapes as they are: paths and queries are decoded by ``PathSegments``.

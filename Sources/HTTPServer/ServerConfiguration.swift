@@ -16,7 +16,9 @@ package struct ServerConfiguration: Sendable {
     package var writeThreads = 64
     /// The most connections open at once (default 1,000; more are refused at accept).
     package var connectionLimit = 1_000
-    /// Seconds a connection may stay idle or trickle before it is closed (default 30).
+    /// Seconds a connection may stay idle, and that a request's line, then its headers and
+    /// body, may take to arrive (default 30); past either, the connection is closed
+    /// (``ConnectionClocks``).
     package var connectionTimeoutSeconds = 30
     /// Bytes of memory per connection for the request line and headers (default 32 KiB):
     /// larger headers get 431 from libmicrohttpd.

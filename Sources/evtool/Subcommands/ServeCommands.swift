@@ -15,7 +15,7 @@ enum ServeCommands {
     static let maxHeaderBytes = TypedOption.integer("max-header-bytes", value: "BYTES", help: "Memory per connection for the request line and headers (default 32768; larger gets 431)",
                                                     in: 4_096...(1 << 24), default: defaults.headerMemoryBytes)
     static let maxConnections = TypedOption.integer("max-connections", help: "Connections open at once (default 1000)", in: 1...1_000_000, default: defaults.connectionLimit)
-    static let timeout = TypedOption.integer("timeout", value: "SECONDS", help: "Close a connection idle or trickling this long (default 30)",
+    static let timeout = TypedOption.integer("timeout", value: "SECONDS", help: "Close a connection idle this long, or whose request line, or headers and body, take longer (default 30)",
                                              in: 1...86_400, default: defaults.connectionTimeoutSeconds)
     static let shutdownGrace = TypedOption.integer("shutdown-grace", value: "SECONDS", help: "How long SIGTERM waits for requests in flight (default 10)", in: 0...3_600, default: 10)
     static let groupCommit = TypedOption.choice("group-commit", ["on", "off"], help: "Commit concurrent writes of different users in one transaction (default on)", default: "on")

@@ -3,7 +3,8 @@
   EVTOOL_BASE   the server's base URL
   EVTOOL_FLOOD  how many idle connections the flood opens (more than N)
   EVTOOL_MAX_CONNECTIONS  the server's --max-connections (N)
-Checks that a client sending one byte every half second does not hold up others, that idle
+Checks that a client sending one byte every half second does not hold up others and is closed
+after the timeout (its request line is not whole within it), that idle
 connections are closed after the timeout, and that a flood of idle connections (more than the
 connection limit) leaves the server serving again once they time out.
 Prints 'N passed, 0 failed' at the end; exits 1 at the first failed check.
@@ -43,7 +44,9 @@ def quick_health():
         return False, time.monotonic() - started
 
 
-# A slow client: one byte every half second for 6 s; meanwhile others are served at once.
+# A slow client: one byte every half second for 6 s; meanwhile others are served at once, and
+# the slow one is closed once its request line is not whole within the server's --timeout (2 s),
+# however often it sends a byte.
 slow = socket.create_connection((HOST, PORT), timeout=30)
 request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 answers = []
@@ -70,7 +73,8 @@ for _ in range(5):
     time.sleep(0.3)
 thread.join()
 slow.close()
-check(answers and answers[0].startswith(b"HTTP/1.1 200"), f"the slow client is answered too: {answers[:1]!r}")
+check(answers and (answers[0] == b"" or answers[0].startswith((b"BrokenPipeError", b"ConnectionResetError"))),
+      f"the slow client is closed, not answered: {answers[:1]!r}")
 print("slow client ok", flush=True)
 
 # An idle connection is closed after --timeout (2 s).
