@@ -98,18 +98,35 @@ package final class API: Sendable {
         return response
     }
 
+    /// The answer to a request whose head alone is refused (no route at its path or for its
+    /// method, no token or one whose role may not call the route, a query the route does not
+    /// take), or nil when its head passes: for a client that waits (`Expect: 100-continue`)
+    /// before it sends its body, which it need not send then.
+    package func refusal(ofHead request: HTTPRequest) -> HTTPResponse? {
+        guard request.method != "OPTIONS" else { return nil }
+        let started = ContinuousClock.now
+        var routeName = "unmatched"
+        do {
+            _ = try match(request, routeName: &routeName)
+            return nil
+        } catch {
+            let response = Self.problem(for: error).response
+            metrics.observe(route: routeName, status: response.status, duration: ContinuousClock.now - started)
+            return response
+        }
+    }
+
     /// The route and match for a request, after the path, method, token and role checks;
     /// `routeName` is the route's name as soon as the path and method found it (so that a
     /// 401 or 403 is counted under the route that was asked for).
     func match(_ request: HTTPRequest, routeName: inout String) throws -> (Route, RouteMatch) {
         let path = try PathSegments.decode(request.path)
-        let method = request.method == "HEAD" ? "GET" : request.method
         // The route of this method and path; only a request that has none looks at the others.
-        guard let route = Self.routes.first(where: { $0.method == method && $0.fits(path) }),
+        guard let route = Self.routes.first(where: { $0.takes(request.method) && $0.fits(path) }),
               let parameters = route.parameters(for: path) else {
             let candidates = Self.routes.filter { $0.fits(path) }
             guard !candidates.isEmpty else { throw Problem(.notFound, "no resource at this path") }
-            let allowed = candidates.map(\.method).joined(separator: ", ")
+            let allowed = candidates.flatMap(\.methods).joined(separator: ", ")
             throw Problem(.methodNotAllowed, "\(request.method) is not allowed here; allowed: \(allowed)", headers: [("Allow", allowed)])
         }
         routeName = route.name
@@ -143,8 +160,9 @@ package final class API: Sendable {
         let candidates = Self.routes.filter { $0.fits(path) }
         guard let first = candidates.first else { throw Problem(.notFound, "no resource at this path") }
         routeName = first.name
+        // HEAD is a CORS-safelisted method: the Allow header names it, the CORS one need not.
         let methods = candidates.map(\.method)
-        var headers: [(name: String, value: String)] = [("Allow", (methods + ["OPTIONS"]).joined(separator: ", ")), ("Vary", "Origin")]
+        var headers: [(name: String, value: String)] = [("Allow", (candidates.flatMap(\.methods) + ["OPTIONS"]).joined(separator: ", ")), ("Vary", "Origin")]
         if let allowed = crossOrigin.allowedOrigin(request.header("origin")) {
             headers += [("Access-Control-Allow-Origin", allowed),
                         ("Access-Control-Allow-Methods", methods.joined(separator: ", ")),

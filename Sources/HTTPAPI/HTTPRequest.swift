@@ -40,6 +40,14 @@ package struct HTTPRequest: Sendable {
         }
     }
 
+    /// The headers the API reads that take one value (RFC 9110 §5.3: only a list may be sent as
+    /// several fields): sent more than once, they are refused, never joined into one value (two
+    /// `Idempotency-Key` fields would make a key no retry sends).
+    package static let singleValued: Set<String> = [
+        "authorization", "content-type", "idempotency-key", "last-event-id", "origin",
+        "x-correlation-id", "x-occurred-at", "x-request-id", "x-source",
+    ]
+
     /// A header's value by name (any case).
     package func header(_ name: String) -> String? { headers[HTTPText.lowercased(name)] }
 }

@@ -39,6 +39,18 @@ package struct Route: Sendable {
     }
 
     /// Whether a path fits this route's template.
+    /// The routes that answer with an event stream. A stream has no head without its body, so
+    /// they take GET only (libmicrohttpd would send a chunked body's end after a HEAD's head).
+    static let streamingNames: Set<String> = ["streamUserEvents", "streamLog"]
+
+    /// The methods a request may use here: a GET route that does not stream also takes HEAD.
+    var methods: [String] { takesHead ? ["GET", "HEAD"] : [method] }
+
+    /// Whether a request with `requestMethod` is for this route (its path aside).
+    func takes(_ requestMethod: String) -> Bool { requestMethod == method || (requestMethod == "HEAD" && takesHead) }
+
+    private var takesHead: Bool { method == "GET" && !Self.streamingNames.contains(name) }
+
     func fits(_ path: [String]) -> Bool {
         guard segments.count == path.count else { return false }
         for (expected, actual) in zip(segments, path) {

@@ -198,9 +198,18 @@ package final class HTTPServer: @unchecked Sendable {
                 return answer(connection, state: state, method: method, url: url,
                               Problem(refusal.lengthRequired ? .lengthRequired : .malformedRequest, refusal.detail, headers: [("Connection", "close")]).response)
             }
-            if let length = value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int($0) }), length > configuration.maximumBodyBytes {
+            // The head's checks left one Content-Length of digits only; one beyond Int (2^63 and
+            // more, which libmicrohttpd still reads) is as much too large as any other.
+            if let length = value(connection, .HEADER_KIND, "Content-Length"),
+               Int(length).map({ $0 > configuration.maximumBodyBytes }) ?? !length.isEmpty {
                 state.tooLarge = true
                 return answer(connection, state: state, method: method, url: url, tooLarge(length))
+            }
+            // A client that waits for "100 Continue" before its body gets the refusal of its
+            // head instead (libmicrohttpd sends the 100 when this call queues no answer).
+            if let expect = value(connection, .HEADER_KIND, "Expect"), HTTPText.equalsIgnoringCase(expect, "100-continue"),
+               let refusal = api.refusal(ofHead: HTTPRequest(method: method, path: RequestHead.path(ofTarget: url), query: queryPairs(connection), headers: headerValues(connection).headers)) {
+                return answer(connection, state: state, method: method, url: url, refusal)
             }
             return .YES
         }
@@ -225,12 +234,12 @@ package final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if state.tooLarge { return answer(connection, state: state, method: method, url: url, tooLarge(nil)) }
-        var headers: [String: String] = [:]
-        forEachValue(connection, .HEADER_KIND) { name, value in
-            let key = HTTPText.lowercased(name)
-            headers[key] = headers[key].map { $0 + ", " + value } ?? value
+        let (headers, repeated) = headerValues(connection)
+        if let repeated {
+            return answer(connection, state: state, method: method, url: url,
+                          Problem(.malformedRequest, "the header '\(RequestLog.printable(repeated))' is sent more than once; it takes one value").response)
         }
-        let request = HTTPRequest(method: method, path: url, query: queryPairs(connection), headers: headers, body: state.body)
+        let request = HTTPRequest(method: method, path: RequestHead.path(ofTarget: url), query: queryPairs(connection), headers: headers, body: state.body)
         state.body = []
         if let writePool, Self.writeMethods.contains(method) {
             return startWrite(connection, state: state, method: method, url: url, request: request, requestID: headers["x-request-id"], pool: writePool)
@@ -297,7 +306,7 @@ package final class HTTPServer: @unchecked Sendable {
         inFlight.subtract(1, ordering: .acquiringAndReleasing)
     }
 
-    private func tooLarge(_ length: Int?) -> HTTPResponse {
+    private func tooLarge(_ length: String?) -> HTTPResponse {
         let size = length.map { "has \($0) bytes" } ?? "is larger than that"
         return Problem(.bodyTooLarge, "the body \(size); at most \(configuration.maximumBodyBytes) bytes are accepted (--max-body)", headers: [("Connection", "close")]).response
     }
@@ -397,6 +406,24 @@ package final class HTTPServer: @unchecked Sendable {
                 }, pointer)
             }
         }
+    }
+
+    /// The headers of the request on `connection` by lowercased name (a list sent as several
+    /// fields joined with `, `), and the first single-valued header (``HTTPRequest/singleValued``)
+    /// that was sent more than once.
+    func headerValues(_ connection: OpaquePointer) -> (headers: [String: String], repeated: String?) {
+        var headers: [String: String] = [:]
+        var repeated: String?
+        forEachValue(connection, .HEADER_KIND) { name, value in
+            let key = HTTPText.lowercased(name)
+            if let earlier = headers[key] {
+                if repeated == nil, HTTPRequest.singleValued.contains(key) { repeated = name }
+                headers[key] = earlier + ", " + value
+            } else {
+                headers[key] = value
+            }
+        }
+        return (headers, repeated)
     }
 
     /// The query parameters of the request on `connection`, still percent-encoded, in order.

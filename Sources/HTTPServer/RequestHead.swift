@@ -172,6 +172,21 @@ struct RequestHead {
     }
 
     /// A field name for a message: printable ASCII kept, other bytes as `\xNN`, at most 64.
+    /// The path a request target names: a target in absolute form (`http://host/path`, which
+    /// RFC 9112 §3.2.2 says a server must accept, as a proxy sends it) names the path after its
+    /// authority, `/` when it has none; any other target is its own path. One with an empty host
+    /// or user information (`http://a@host/`) is left as it is, and refused as a path.
+    static func path(ofTarget target: String) -> String {
+        guard let schemeEnd = target.range(of: "://"),
+              HTTPText.equalsIgnoringCase(target[..<schemeEnd.lowerBound], "http") || HTTPText.equalsIgnoringCase(target[..<schemeEnd.lowerBound], "https")
+        else { return target }
+        let rest = target[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" }
+        guard !authority.isEmpty, !authority.contains("@") else { return target }
+        let path = rest[authority.endIndex...]
+        return path.isEmpty ? "/" : String(path)
+    }
+
     static func shown(_ name: UnsafeRawBufferPointer) -> String {
         name.prefix(64).map { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "'") ? String(Character(Unicode.Scalar($0))) : String(format: "\\x%02X", $0) }.joined()
             + (name.count > 64 ? "…" : "")
