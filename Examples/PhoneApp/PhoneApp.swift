@@ -9,8 +9,8 @@ import Foundation
 ///     EVTOOL_SERVER=http://127.0.0.1:8080 EVTOOL_TOKEN=evt_… swift run PhoneApp walk
 ///     swift run PhoneApp sync          # later: send what waits, show the favorites
 ///
-/// Settings: `EVTOOL_SERVER` (default http://127.0.0.1:8080), `EVTOOL_TOKEN` (an app token),
-/// `EVTOOL_USER` (default ada), `EVTOOL_CLIENT_FILE` (default phoneapp.sqlite).
+/// Settings: `EVTOOL_SERVER` (default http://127.0.0.1:8080), `EVTOOL_TOKEN` (a user token
+/// made for `EVTOOL_USER`), `EVTOOL_USER` (default ada), `EVTOOL_CLIENT_FILE` (default phoneapp.sqlite).
 @main
 enum PhoneApp {
     /// What the search screen finds (the app's own search back end, here a fixed catalog).

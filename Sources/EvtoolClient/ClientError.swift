@@ -51,7 +51,8 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible, Loc
     case storage(String)
     /// The server could not be reached (the device is offline, or the server is down).
     case unreachable(String)
-    /// The token was refused (401) or may not do this (403): sign in again.
+    /// The token was refused (401) or may not do this (403: another role's token, or a user
+    /// token made for another user than the client's): sign in again.
     case unauthorized(Problem)
     /// The server answered with an error the client does not retry.
     case server(Problem)

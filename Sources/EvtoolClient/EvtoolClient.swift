@@ -26,7 +26,8 @@ public final class EvtoolClient: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The server's base URL, e.g. `https://events.example`.
         public var server: URL
-        /// A bearer token with the `app` role (`evtool token create --role app`).
+        /// A bearer token with the `user` role made for ``user`` (`evtool token create --role
+        /// user --user ID`, by the app's back end at sign-in): it acts for that user only.
         public var token: String
         /// The signed-in user's id.
         public var user: String

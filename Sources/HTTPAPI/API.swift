@@ -58,17 +58,17 @@ package final class API: Sendable {
 
     /// Every route, in the order the OpenAPI document lists them.
     package static let routes: [Route] = [
-        Route(method: "POST", template: "/v1/users/{user}/searches", roles: [.app, .admin], name: "recordSearch", handler: { try $0.recordSearch($1) }),
-        Route(method: "PUT", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .admin], name: "addFavorite", handler: { try $0.addFavorite($1) }),
-        Route(method: "DELETE", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .admin], name: "removeFavorite", handler: { try $0.removeFavorite($1) }),
-        Route(method: "POST", template: "/v1/users/{user}/views", roles: [.app, .admin], name: "recordView", handler: { try $0.recordView($1) }),
-        Route(method: "GET", template: "/v1/users/{user}/favorites", roles: [.app, .auditor, .admin], name: "getFavorites", handler: { try $0.favorites($1) }),
-        Route(method: "GET", template: "/v1/users/{user}/recent-searches", roles: [.app, .auditor, .admin], name: "getRecentSearches", handler: { try $0.recentSearches($1) }),
-        Route(method: "GET", template: "/v1/users/{user}/recently-viewed", roles: [.app, .auditor, .admin], name: "getRecentlyViewed", handler: { try $0.recentlyViewed($1) }),
-        Route(method: "GET", template: "/v1/users/{user}/listings/{listing}", roles: [.app, .auditor, .admin], name: "getUserListing", handler: { try $0.userListing($1) }),
-        Route(method: "GET", template: "/v1/users/{user}/events", roles: [.app, .auditor, .admin], name: "streamUserEvents", handler: { try $0.userEvents($1) }),
+        Route(method: "POST", template: "/v1/users/{user}/searches", roles: [.app, .user, .admin], name: "recordSearch", handler: { try $0.recordSearch($1) }),
+        Route(method: "PUT", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .user, .admin], name: "addFavorite", handler: { try $0.addFavorite($1) }),
+        Route(method: "DELETE", template: "/v1/users/{user}/favorites/{listing}", roles: [.app, .user, .admin], name: "removeFavorite", handler: { try $0.removeFavorite($1) }),
+        Route(method: "POST", template: "/v1/users/{user}/views", roles: [.app, .user, .admin], name: "recordView", handler: { try $0.recordView($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/favorites", roles: [.app, .user, .auditor, .admin], name: "getFavorites", handler: { try $0.favorites($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/recent-searches", roles: [.app, .user, .auditor, .admin], name: "getRecentSearches", handler: { try $0.recentSearches($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/recently-viewed", roles: [.app, .user, .auditor, .admin], name: "getRecentlyViewed", handler: { try $0.recentlyViewed($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/listings/{listing}", roles: [.app, .user, .auditor, .admin], name: "getUserListing", handler: { try $0.userListing($1) }),
+        Route(method: "GET", template: "/v1/users/{user}/events", roles: [.app, .user, .auditor, .admin], name: "streamUserEvents", handler: { try $0.userEvents($1) }),
         Route(method: "GET", template: "/v1/users/{user}/history", roles: [.auditor, .admin], name: "getHistory", handler: { try $0.history($1) }),
-        Route(method: "GET", template: "/v1/listings/{listing}/details", roles: [.app, .auditor, .admin], name: "getListingDetails", handler: { try $0.listingDetails($1) }),
+        Route(method: "GET", template: "/v1/listings/{listing}/details", roles: [.app, .user, .auditor, .admin], name: "getListingDetails", handler: { try $0.listingDetails($1) }),
         Route(method: "GET", template: "/v1/log", roles: [.auditor, .admin], name: "getLog", handler: { try $0.log($1) }),
         Route(method: "GET", template: "/v1/log/stream", roles: [.auditor, .admin], name: "streamLog", handler: { try $0.logStream($1) }),
         Route(method: "GET", template: "/v1/stats", roles: [.auditor, .admin], name: "getStats", handler: { try $0.stats($1) }),
@@ -132,10 +132,12 @@ package final class API: Sendable {
         routeName = route.name
         var role = Role.admin
         if let roles = route.roles {
-            role = try authenticate(request)
+            let caller = try authenticate(request)
+            role = caller.role
             guard roles.contains(role) else {
                 throw Problem(.forbidden, "the role '\(role.rawValue)' may not \(route.method) \(route.template); roles that may: \(Role.allCases.filter { roles.contains($0) }.map(\.rawValue).joined(separator: ", "))")
             }
+            try Self.checkBoundUser(caller.user, of: role, route: route, parameters: parameters)
         }
         let accepted = OpenAPIDocument.queryParameters[route.name] ?? []
         for pair in request.query {
@@ -189,9 +191,23 @@ package final class API: Sendable {
         return HTTPResponse(status: 304, headers: response.headers.filter { ["etag", "cache-control", "vary"].contains(HTTPText.lowercased($0.name)) }, body: [])
     }
 
-    /// The caller's role from `Authorization: Bearer TOKEN`.
-    func authenticate(_ request: HTTPRequest) throws(Problem) -> Role {
-        guard let tokens else { return .admin }
+    /// A `user` token acts for its one user: on a route whose path names a user, that user
+    /// (decoded, then checked and in NFC as the routes name a user's stream,
+    /// ``TokenFile/userID(_:)``) must be the token's, else 403 (the detail names the token's
+    /// own user, never the path's). A route without `{user}` (a listing's cached details) and
+    /// the other roles pass.
+    static func checkBoundUser(_ bound: String?, of role: Role, route: Route, parameters: [String: String]) throws(Problem) {
+        guard role == .user, let typed = parameters["user"] else { return }
+        guard let bound, let user = try? TokenFile.userID(typed), user == bound else {
+            let own = bound.map { " ('\($0)')" } ?? ""
+            throw Problem(.forbidden, "a user token acts for one user only\(own): it may \(route.method) \(route.template) for that user, not for the user this path names")
+        }
+    }
+
+    /// The caller's role from `Authorization: Bearer TOKEN`, and the user a `user` token is
+    /// bound to (nil for the other roles).
+    func authenticate(_ request: HTTPRequest) throws(Problem) -> (role: Role, user: String?) {
+        guard let tokens else { return (.admin, nil) }
         let challenge = [(name: "WWW-Authenticate", value: "Bearer realm=\"evtool\"")]
         guard let header = request.header("authorization") else {
             throw Problem(.unauthorized, "send 'Authorization: Bearer TOKEN' (make a token with 'evtool token create')", headers: challenge)
@@ -200,10 +216,10 @@ package final class API: Sendable {
         guard parts.count == 2, HTTPText.equalsIgnoringCase(parts[0], "bearer") else {
             throw Problem(.unauthorized, "the Authorization header must be 'Bearer TOKEN'", headers: challenge)
         }
-        guard let role = tokens.role(of: String(HTTPText.trimmed(parts[1]))) else {
+        guard let entry = tokens.entry(of: String(HTTPText.trimmed(parts[1]))) else {
             throw Problem(.unauthorized, "the bearer token is not one this server accepts", headers: challenge)
         }
-        return role
+        return (entry.role, entry.user)
     }
 
     /// The rules' names of what a write's headers carry (the command line's words: `request

@@ -74,7 +74,7 @@ package struct Problem: Error, Sendable, Hashable {
             case .malformedRequest: return "The request could not be read: its body is not JSON, a query parameter is malformed or not one the route takes, or its framing could be read two ways (then the connection is closed). Fix the request; sending it again unchanged fails the same way."
             case .invalidPath: return "The path names no resource safely: an id holds an encoded slash or NUL, a '.' or '..' segment, a bad %-escape or invalid UTF-8."
             case .unauthorized: return "Send 'Authorization: Bearer TOKEN' with a token the server accepts (an operator makes one with 'evtool token create')."
-            case .forbidden: return "The token's role may not call this route: apps record and read their users' views; auditors read histories, the log and proofs; admins do both and administer."
+            case .forbidden: return "The token's role may not call this route, or not for this user: app back ends record and read their users' views; a user token (a phone app's) does so for its one user only; auditors read histories, the log and proofs; admins do both and administer."
             case .notFound: return "Nothing is at this path, or what it names is not in the log (no cached details for a listing, a user with no events for a history or an audit page)."
             case .methodNotAllowed: return "The route exists with other methods; the Allow header names them."
             case .conflict: return "Other writers kept changing the user's events between the decision and the append, as often as the server tries; nothing was recorded. Send the request again."

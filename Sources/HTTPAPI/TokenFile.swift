@@ -1,8 +1,11 @@
+import Commands
 import EventLog
 import Foundation
 
 /// The bearer tokens a server accepts: one line per token, `ROLE SHA256-HEX [NAME]`, `#` for
-/// comments. Only the SHA-256 of each token is stored; a token is shown once, when created.
+/// comments; a `user` token's ROLE is `user:` and the user id it is bound to, percent-encoded
+/// (`user:jos%C3%A9%20m SHA256-HEX [NAME]`), so that any id (spaces, `:`, non-ASCII) fits in
+/// one field. Only the SHA-256 of each token is stored; a token is shown once, when created.
 package struct TokenFile: Sendable {
     /// One accepted token.
     package struct Entry: Sendable, Hashable {
@@ -12,6 +15,17 @@ package struct TokenFile: Sendable {
         package var digest: [UInt8]
         /// A name for people (which app or person holds it); may be empty.
         package var name: String
+        /// The user a `user` token acts for, as recorded (``TokenFile/userID(_:)``: in NFC);
+        /// nil for the other roles.
+        package var user: String?
+
+        /// Makes an entry; `user` is the bound user of a `user` token (nil for the others).
+        package init(role: Role, digest: [UInt8], name: String, user: String? = nil) {
+            self.role = role
+            self.digest = digest
+            self.name = name
+            self.user = user
+        }
     }
 
     /// Why a token file cannot be used.
@@ -36,22 +50,68 @@ package struct TokenFile: Sendable {
     package init(entries: [Entry]) { self.entries = entries }
 
     /// Parses a token file's text.
-    /// - Throws: ``FileError`` naming the line that is not `ROLE SHA256-HEX [NAME]`.
+    /// - Throws: ``FileError`` naming the line that is not `ROLE SHA256-HEX [NAME]` (or
+    ///   `user:USER-ID SHA256-HEX [NAME]`).
     package init(parsing text: String, path: String) throws(FileError) {
         var entries: [Entry] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let fields = trimmed.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            guard fields.count >= 2, let role = Role(rawValue: String(fields[0])) else {
-                throw FileError(description: "\(path) line \(number + 1): expected 'ROLE SHA256-HEX [NAME]' with ROLE one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))")
+            let place = "\(path) line \(number + 1)"
+            let (roleText, userText) = Self.roleField(fields[0])
+            guard fields.count >= 2, let role = Role(rawValue: roleText), (role == .user) == (userText != nil) else {
+                if Role(rawValue: roleText) == .user {
+                    throw FileError(description: "\(place): a user token's line is 'user:USER-ID SHA256-HEX [NAME]', the user id percent-encoded")
+                }
+                throw FileError(description: "\(place): expected 'ROLE SHA256-HEX [NAME]' with ROLE one of \(Self.roleNames)")
             }
             guard let digest = Self.bytes(hexadecimal: String(fields[1])), digest.count == 32 else {
-                throw FileError(description: "\(path) line \(number + 1): the token's SHA-256 must be 64 hex digits")
+                throw FileError(description: "\(place): the token's SHA-256 must be 64 hex digits")
             }
-            entries.append(Entry(role: role, digest: digest, name: fields.count > 2 ? String(fields[2]) : ""))
+            var user: String?
+            if let userText {
+                guard let bytes = try? PathSegments.percentDecoded(Array(userText.utf8), what: "user id"),
+                      let decoded = String(validating: bytes, as: UTF8.self) else {
+                    throw FileError(description: "\(place): the user id after 'user:' must be percent-encoded UTF-8 ('%' and two hex digits for each byte but letters, digits and '-._~')")
+                }
+                do throws(FileError) {
+                    user = try Self.userID(decoded)
+                } catch {
+                    throw FileError(description: "\(place): \(error.description)")
+                }
+            }
+            entries.append(Entry(role: role, digest: digest, name: fields.count > 2 ? String(fields[2]) : "", user: user))
         }
         self.entries = entries
+    }
+
+    /// The roles' names, for the messages that list them.
+    static var roleNames: String {
+        Role.allCases.filter { $0 != .user }.map(\.rawValue).joined(separator: ", ") + " or user:USER-ID (the user id percent-encoded)"
+    }
+
+    /// A line's first field split at its first `:`: the role's name and, when there is a
+    /// `:`, the (still percent-encoded) user id after it.
+    static func roleField(_ field: Substring) -> (role: String, user: String?) {
+        guard let colon = field.firstIndex(of: ":") else { return (String(field), nil) }
+        return (String(field[..<colon]), String(field[field.index(after: colon)...]))
+    }
+
+    /// The user id a `user` token is bound to, for a user id as typed (a `--user` argument, a
+    /// tokens file's line): checked and in NFC by the rule that names a user's stream for the
+    /// API's routes (``Commands/Rules/identifier(_:field:)``), so the token's user and a
+    /// path's `{user}` compare equal however either was typed.
+    /// - Throws: ``FileError`` naming the rule the id breaks (empty, too long, an invisible
+    ///   or control character).
+    package static func userID(_ typed: String) throws(FileError) -> String {
+        do {
+            return try Rules.identifier(typed, field: "user id")
+        } catch let error as CommandError {
+            throw FileError(description: "\(error)")
+        } catch {
+            throw FileError(description: "the user id is refused: \(error)")
+        }
     }
 
     /// Reads a token file.
@@ -84,9 +144,12 @@ package struct TokenFile: Sendable {
         return "evt_" + hex(bytes)
     }
 
-    /// The line that stores `token` with `role`.
-    package static func line(for token: String, role: Role, name: String) -> String {
-        let line = "\(role.rawValue) \(hex(SHA256Hasher.digest(Data(token.utf8))))"
+    /// The line that stores `token` with `role`; a `user` token's line names `user` (as
+    /// recorded: ``userID(_:)``), percent-encoded, which only a `user` token has.
+    package static func line(for token: String, role: Role, user: String? = nil, name: String) -> String {
+        precondition((role == .user) == (user != nil), "a user token's line names its user, and only a user token's")
+        let field = user.map { role.rawValue + ":" + PathSegments.encoded($0) } ?? role.rawValue
+        let line = "\(field) \(hex(SHA256Hasher.digest(Data(token.utf8))))"
         return name.isEmpty ? line : line + " " + name
     }
 
@@ -95,10 +158,15 @@ package struct TokenFile: Sendable {
 
     /// Appends a new token's line to the file at `path` (created with mode 0600). A file that
     /// exists must be a tokens file already (read and parsed first): a token line appended to a
-    /// store or a key would damage it, and the server would refuse the file anyway.
-    /// - Throws: ``FileError`` when the file is not a tokens file or cannot be written; then
-    ///   nothing was added.
-    package static func append(token: String, role: Role, name: String, to path: String) throws(FileError) {
+    /// store or a key would damage it, and the server would refuse the file anyway. A `user`
+    /// token (`user` given, and only for it) is bound to that user, as recorded (``userID(_:)``).
+    /// - Throws: ``FileError`` when the file is not a tokens file or cannot be written, or the
+    ///   user id is refused; then nothing was added.
+    package static func append(token: String, role: Role, user: String? = nil, name: String, to path: String) throws(FileError) {
+        guard (role == .user) == (user != nil) else {
+            throw FileError(description: role == .user ? "a user token needs the user it acts for" : "only a user token is bound to a user")
+        }
+        let user = try user.map { (typed) throws(FileError) in try userID(typed) }
         let descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let number = errno
@@ -131,7 +199,7 @@ package struct TokenFile: Sendable {
             throw FileError(description: "'\(path)' is not a tokens file (\(error.description)); nothing was added")
         }
         let separator = existing.isEmpty || existing.last == 0x0A ? "" : "\n"
-        let bytes = Array((separator + line(for: token, role: role, name: name) + "\n").utf8)
+        let bytes = Array((separator + line(for: token, role: role, user: user, name: name) + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(descriptor) == 0 else {
             throw FileError(description: "cannot write the tokens file '\(path)': \(String(cString: strerror(errno)))", errorNumber: errno)

@@ -152,6 +152,29 @@ struct ClientServeTests {
         #expect(try server.history().map(\.type) == ["Favorited", "Favorited", "Unfavorited"])
     }
 
+    @Test("a user token made for the client's user syncs; a client of another user with it stops with 403 and keeps its outbox")
+    func userToken() async throws {
+        let server = try Server(.sqlite)
+        let made = try Processes.run(Processes.evtool, ["token", "create", "--role", "user", "--user", "ada", "--tokens", server.tokens, "--name", "ada-phone"])
+        #expect(made.status == 0, "\(made)")
+        let ada = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try server.start()
+        let phone = try server.client("ada", token: ada)
+        try phone.record(.favorite(listingID: "L1", summary: summary("Hamilton")))
+        let sent = await phone.sync()
+        #expect(sent.stopped == nil && sent.sent.count == 1, "\(sent)")
+        #expect(try phone.favorites().map(\.listingID) == ["L1"])
+        // The same token in a client signed in as bob: the server refuses every one of bob's routes.
+        let other = try server.client("bob", token: ada)
+        try other.record(.favorite(listingID: "L2", summary: summary("Wicked")))
+        let refused = await other.sync()
+        guard case let .unauthorized(problem)? = refused.stopped else { Issue.record("\(refused)"); return }
+        #expect(problem.status == 403 && problem.type == "/problems/forbidden" && problem.detail.contains("acts for one user only"), "\(problem)")
+        #expect(refused.remaining == 1 && refused.sent.isEmpty && refused.refused.isEmpty)
+        #expect(try server.history("ada").map(\.subject) == ["L1"])
+        #expect(try server.history("bob").isEmpty, "nothing of bob's was recorded")
+    }
+
     @Test("two devices of one user converge on the server's favorites, in its order; a stale device's write is a 412 it re-decides", arguments: StoreKind.allCases)
     func twoDevicesConverge(kind: StoreKind) async throws {
         let server = try Server(kind)

@@ -25,7 +25,7 @@ struct AdminRoutesTests {
         for role in Role.allCases {
             let token = TokenFile.newToken()
             tokens[role] = token
-            text += TokenFile.line(for: token, role: role, name: "ops-\(role.rawValue)") + "\n"
+            text += TokenFile.line(for: token, role: role, user: role == .user ? "ada" : nil, name: "ops-\(role.rawValue)") + "\n"
         }
         let file = try TokenFile(parsing: text, path: "tokens.txt")
         let lines = Mutex<[String]>([])

@@ -35,7 +35,7 @@ struct ProofRoutesTests {
         for role in Role.allCases {
             let token = TokenFile.newToken()
             tokens[role] = token
-            text += TokenFile.line(for: token, role: role, name: "proof-\(role.rawValue)") + "\n"
+            text += TokenFile.line(for: token, role: role, user: role == .user ? "ada" : nil, name: "proof-\(role.rawValue)") + "\n"
         }
         let file = try TokenFile(parsing: text, path: "tokens.txt")
         switch kind {

@@ -29,13 +29,14 @@ enum ServeCommands {
                                                 in: 0...(1 << 40), default: ViewMemory.defaultCapacityBytes)
     static let logFormat = TypedOption.choice("log-format", ["text", "json"], help: "One line per request on standard error, as text (default) or JSON", default: "text")
     static let role = TypedOption<Role>(
-        name: "role", value: "ROLE", help: "app (record, read views), auditor (read everything, write nothing) or admin (everything)",
+        name: "role", value: "ROLE", help: "app (a back end: record, read any user's views), user (one user's phone app: that user's actions and views only; with --user), auditor (read everything, write nothing) or admin (everything)",
         completion: .values(Role.allCases.map(\.rawValue)), parse: { text in
             guard let role = Role(rawValue: text) else {
                 throw OptionValueError(message: "'--role' must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
             }
             return role
         })
+    static let tokenUser = SharedOptions.user(help: "The user a 'user' token acts for (required with --role user, refused with the other roles)")
 
     static let serve = CommandSpec(
         name: "serve",
@@ -178,20 +179,43 @@ enum ServeCommands {
     static let token = CommandSpec(
         name: "token",
         summary: "Make a bearer token for 'evtool serve': prints it once, stores only its SHA-256",
-        usage: "create --role app|auditor|admin --tokens FILE [--name NAME]",
+        usage: "create --role app|user|auditor|admin [--user ID] --tokens FILE [--name NAME]",
         arguments: [("create", "Make a new token")],
         options: [
             role.declaration,
+            tokenUser.declaration,
             .init(name: "tokens", value: "FILE", help: "The tokens file to add it to (created with mode 0600)"),
             .init(name: "name", value: "NAME", help: "Who holds it (kept beside the hash, for people)"),
         ],
-        examples: ["evtool token create --role app --tokens tokens.txt --name ios-app"],
+        discussion: """
+            A phone app holds a 'user' token, made for the signed-in user (by the app's back end \
+            at sign-in): it records and reads that user's actions and views only, and any other \
+            user's path answers 403. An 'app' token acts for every user and stays on trusted back \
+            ends.
+            """,
+        examples: ["evtool token create --role user --user ada --tokens tokens.txt --name ada-iphone",
+                   "evtool token create --role app --tokens tokens.txt --name app-backend"],
         run: { arguments, console in
             try arguments.expectPositional(atMost: 1)
             guard arguments.positional.first == "create" else {
                 throw CLIError.usage("the only token action is 'create'", arguments.command)
             }
             let role = try arguments.required(Self.role)
+            let typedUser = try arguments.value(Self.tokenUser)
+            if role == .user, typedUser == nil {
+                throw CLIError.usage("'--role user' needs '--user ID': the user the token acts for", arguments.command)
+            }
+            if role != .user, typedUser != nil {
+                throw CLIError.usage("'--user' is only for '--role user': an \(role.rawValue) token is not bound to a user", arguments.command)
+            }
+            var user: String?
+            if let typedUser {
+                do throws(TokenFile.FileError) {
+                    user = try TokenFile.userID(typedUser)
+                } catch {
+                    throw CLIError.usage("'--user': \(error.description)", arguments.command)
+                }
+            }
             let path = try arguments.required("tokens")
             let name = arguments.value("name") ?? ""
             guard !name.contains("\n"), !name.contains("\r") else {
@@ -199,12 +223,13 @@ enum ServeCommands {
             }
             let token = TokenFile.newToken()
             do throws(TokenFile.FileError) {
-                try TokenFile.append(token: token, role: role, name: name, to: path)
+                try TokenFile.append(token: token, role: role, user: user, name: name, to: path)
             } catch {
                 throw CLIError(message: "\(error)", code: ExitCode(fileError: error.errorNumber))
             }
             try console.output(token)
-            console.message("token: added a token with role \(role.rawValue) to \(path); it is shown only now")
+            let bound = user.map { " for user '\($0)'" } ?? ""
+            console.message("token: added a token with role \(role.rawValue)\(bound) to \(path); it is shown only now")
         })
 
     /// Writes a line to standard error in one call (audit lines of concurrent requests do not
