@@ -22,7 +22,9 @@ package final class API: Sendable {
     /// The application every handler calls.
     package let application: Application
     /// The accepted tokens; nil when authentication is off (`--no-auth`: every caller is admin).
-    package let tokens: TokenFile?
+    package var tokens: TokenFile? { tokenStore?.withLock { $0 } }
+    /// The tokens behind a lock, replaced whole by ``replaceTokens(_:)``.
+    private let tokenStore: Locked<TokenFile>?
     /// The limits.
     package let limits: Limits
     /// The counters `/metrics` shows.
@@ -46,7 +48,7 @@ package final class API: Sendable {
                 storeDescription: String = "the server's store", crossOrigin: CrossOrigin? = nil,
                 storeSize: @escaping @Sendable () -> Int? = { nil }) {
         self.application = application
-        self.tokens = tokens
+        self.tokenStore = tokens.map { Locked($0) }
         self.limits = limits
         self.metrics = metrics
         self.sealKey = sealKey
@@ -204,10 +206,19 @@ package final class API: Sendable {
         }
     }
 
+    /// Replaces the accepted tokens with `file` (`evtool serve` on SIGHUP: its tokens file read
+    /// again), for the requests after this; false, and nothing changed, when authentication is off.
+    @discardableResult
+    package func replaceTokens(_ file: TokenFile) -> Bool {
+        guard let tokenStore else { return false }
+        tokenStore.withLock { $0 = file }
+        return true
+    }
+
     /// The caller's role from `Authorization: Bearer TOKEN`, and the user a `user` token is
     /// bound to (nil for the other roles).
     func authenticate(_ request: HTTPRequest) throws(Problem) -> (role: Role, user: String?) {
-        guard let tokens else { return (.admin, nil) }
+        guard let tokenStore else { return (.admin, nil) }
         let challenge = [(name: "WWW-Authenticate", value: "Bearer realm=\"evtool\"")]
         guard let header = request.header("authorization") else {
             throw Problem(.unauthorized, "send 'Authorization: Bearer TOKEN' (make a token with 'evtool token create')", headers: challenge)
@@ -216,7 +227,9 @@ package final class API: Sendable {
         guard parts.count == 2, HTTPText.equalsIgnoringCase(parts[0], "bearer") else {
             throw Problem(.unauthorized, "the Authorization header must be 'Bearer TOKEN'", headers: challenge)
         }
-        guard let entry = tokens.entry(of: String(HTTPText.trimmed(parts[1]))) else {
+        var token = String(HTTPText.trimmed(parts[1]))
+        let digest = token.withUTF8 { SHA256Hasher.digest(UnsafeRawBufferPointer($0)) }
+        guard let entry = tokenStore.withLock({ $0.entry(digest: digest) }) else {
             throw Problem(.unauthorized, "the bearer token is not one this server accepts", headers: challenge)
         }
         return (entry.role, entry.user)

@@ -44,10 +44,29 @@ package struct TokenFile: Sendable {
     }
 
     /// The tokens, in file order.
-    package private(set) var entries: [Entry]
+    package private(set) var entries: [Entry] {
+        didSet { index = Self.index(entries) }
+    }
+    /// Each entry's position in ``entries`` by its digest (the first of equal ones), so that a
+    /// request finds its token in constant time however many tokens there are (one per user).
+    private var index: [[UInt8]: Int]
 
     /// Makes a token set from entries.
-    package init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) {
+        self.entries = entries
+        self.index = Self.index(entries)
+    }
+
+    private static func index(_ entries: [Entry]) -> [[UInt8]: Int] {
+        var index: [[UInt8]: Int] = [:]
+        for (position, entry) in entries.enumerated() where index[entry.digest] == nil { index[entry.digest] = position }
+        return index
+    }
+
+    /// The entry whose digest is `digest`, or nil. Found by the SHA-256 of the token a client
+    /// sent, so how long the lookup takes depends on that digest, never on how many of the
+    /// token's bytes are right: it tells an attacker nothing that helps find a token.
+    package func entry(digest: [UInt8]) -> Entry? { index[digest].map { entries[$0] } }
 
     /// Parses a token file's text.
     /// - Throws: ``FileError`` naming the line that is not `ROLE SHA256-HEX [NAME]` (or
@@ -84,6 +103,7 @@ package struct TokenFile: Sendable {
             entries.append(Entry(role: role, digest: digest, name: fields.count > 2 ? String(fields[2]) : "", user: user))
         }
         self.entries = entries
+        self.index = Self.index(entries)
     }
 
     /// The roles' names, for the messages that list them.
@@ -123,19 +143,8 @@ package struct TokenFile: Sendable {
         return try TokenFile(parsing: String(decoding: data, as: UTF8.self), path: path)
     }
 
-    /// The role of `token`, or nil when it is not one of the file's. Every stored digest is
-    /// compared in full whatever matches, so the time taken does not tell which bytes matched.
-    package func role(of token: String) -> Role? {
-        var token = token
-        let digest = token.withUTF8 { SHA256Hasher.digest(UnsafeRawBufferPointer($0)) }
-        var found: Role?
-        for entry in entries {
-            var difference: UInt8 = 0
-            for index in 0..<32 { difference |= entry.digest[index] ^ digest[index] }
-            if difference == 0, found == nil { found = entry.role }
-        }
-        return found
-    }
+    /// The role of `token`, or nil when it is not one of the file's (``entry(of:)``).
+    package func role(of token: String) -> Role? { entry(of: token)?.role }
 
     /// A new random token: `evt_` and 64 hex digits (256 bits from the system's generator).
     package static func newToken() -> String {

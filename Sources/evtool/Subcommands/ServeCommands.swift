@@ -57,7 +57,8 @@ enum ServeCommands {
         discussion: """
             Prints 'listening on http://HOST:PORT' when ready. SIGTERM and Ctrl-C stop accepting \
             connections, let the requests in flight finish (up to --shutdown-grace), end event \
-            streams and exit 0. With --read-store, views, history, as-of, the log and stats are \
+            streams and exit 0. SIGHUP reads the --tokens file again (a malformed one is refused \
+            and the tokens kept). With --read-store, views, history, as-of, the log and stats are \
             read from that PostgreSQL hot standby of the store, read-your-writes (docs/how-to/replicas.md); \
             it must be reachable at start (else exit 69) and a copy of the store (else exit 64).
 
@@ -150,11 +151,12 @@ enum ServeCommands {
             let setup = try ServerSetup(settings) { line in writeStandardError(line + "\n") }
             let server = setup.server
 
-            // The pool's threads inherit this mask, so SIGTERM and SIGINT reach sigwait below only.
+            // The pool's threads inherit this mask, so SIGTERM, SIGINT and SIGHUP reach sigwait below only.
             var signals = sigset_t()
             sigemptyset(&signals)
             sigaddset(&signals, SIGINT)
             sigaddset(&signals, SIGTERM)
+            sigaddset(&signals, SIGHUP)
             pthread_sigmask(SIG_BLOCK, &signals, nil)
             do {
                 try setup.start()
@@ -171,6 +173,21 @@ enum ServeCommands {
             try console.flush()
             var received: Int32 = 0
             sigwait(&signals, &received)
+            while received == SIGHUP {
+                // The tokens file again (a token made or removed since): all of it, or none.
+                if let path = arguments.value("tokens") {
+                    do {
+                        let file = try TokenFile.load(path: path)
+                        setup.server.api.replaceTokens(file)
+                        console.message("serve: SIGHUP: \(file.entries.count.counted("token")) from \(path)")
+                    } catch {
+                        console.message("serve: SIGHUP: kept the tokens read before: \(error)")
+                    }
+                } else {
+                    console.message("serve: SIGHUP: authentication is off (--no-auth): no tokens to read")
+                }
+                sigwait(&signals, &received)
+            }
             console.message("serve: \(received == SIGTERM ? "SIGTERM" : "interrupt"): finishing \(server.requestsInFlight.counted("request")) in flight")
             let left = setup.stop()
             console.message(left == 0 ? "serve: stopped" : "serve: stopped with \(left.counted("request")) unfinished after \(Int(configuration.shutdownGraceSeconds)) s")
