@@ -32,10 +32,15 @@ public enum Rules {
         if isBlank(value) {
             throw CommandError.rejected(field: field, rule: "must not be only spaces")
         }
-        if let first = value.unicodeScalars.first, let last = value.unicodeScalars.last,
-           isWhitespace(first) || isWhitespace(last) {
+        if hasEdgeWhitespace(value) {
             throw CommandError.rejected(field: field, rule: "must not begin or end with a space")
         }
+    }
+
+    /// Whether text begins or ends with white space.
+    public static func hasEdgeWhitespace(_ value: String) -> Bool {
+        guard let first = value.unicodeScalars.first, let last = value.unicodeScalars.last else { return false }
+        return isWhitespace(first) || isWhitespace(last)
     }
 
     /// A user or listing id as evtool records it: checked as ``checkIdentifier(_:field:)``

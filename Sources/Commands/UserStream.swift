@@ -24,7 +24,10 @@ extension UserStream {
     /// ``Rules/identifier(_:field:)``). Streams recorded before that rule stay reachable: when
     /// no stream has the NFC id but one has the id exactly as typed (not NFC), that one; an id
     /// the rules now refuse for an invisible format character names the stream of exactly
-    /// those bytes when there is one.
+    /// those bytes when there is one. An id that no write may record (only spaces, or a space
+    /// at either end: ``Rules/checkNewIdentifier(_:field:)``) names a stream only when one has
+    /// it: a user nobody recorded under such an id is refused as a write refuses it, so every
+    /// face and route holds ids to one rule.
     ///
     /// Cost: nothing for an id typed in NFC; otherwise one or two version lookups.
     /// - Throws: ``CommandError/rejected(field:rule:)`` for an id that breaks the rules and
@@ -40,6 +43,9 @@ extension UserStream {
                   !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
                   try store.version(of: user) > 0 else { throw refused }
             return user
+        }
+        if Rules.isBlank(id) || Rules.hasEdgeWhitespace(id), try store.version(of: id) == 0, try store.version(of: user) == 0 {
+            try Rules.checkNewIdentifier(id, field: "user id")
         }
         if id.utf8.elementsEqual(user.utf8) { return id }
         if try store.version(of: id) == 0, try store.version(of: user) > 0 { return user }

@@ -102,6 +102,18 @@ struct ServeEdgeTests {
         }
     }
 
+    @Test("a read names users by the rule a write holds new ids to: only spaces, or a space at either end, is 422 on every user route")
+    func paddedUserIDsOnReads() throws {
+        try withServer { port, app, _, _ in
+            for (user, rule) in [("%20", "be only spaces"), ("%C2%A0", "be only spaces"), ("%E3%80%80", "be only spaces"), ("a%20", "begin or end with a space")] {
+                for path in ["favorites", "recent-searches", "recently-viewed", "listings/L1", "events"] {
+                    let answer = try RawHTTP.exchange(port: port, Self.bytes("GET /v1/users/\(user)/\(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(app)\r\nConnection: close\r\n\r\n"))
+                    #expect(answer.statuses == [422] && answer.text.contains("user id must not \(rule)"), "\(user) \(path): \(answer)")
+                }
+            }
+        }
+    }
+
     @Test("a request target in absolute form (RFC 9112 §3.2.2) is served as its path; one with user information or no host is refused")
     func absoluteForm() throws {
         try withServer { port, app, _, _ in

@@ -53,6 +53,13 @@ struct NothingHalfDoneTests {
         }
         let inner = try Processes.run(Processes.evtool, ["search", "--user", "ada lovelace", "--keyword", "jazz", "--location", "LA", "--store", store])
         #expect(inner.status == 0, "a space inside an id is fine: \(inner)")
+        // Reads hold a user nobody recorded to the same rule as writes.
+        for (user, rule) in [("   ", "user id must not be only spaces"), ("\u{3000}", "user id must not be only spaces"), ("ada ", "user id must not begin or end with a space")] {
+            for read in [["favorites", "--user", user], ["recent", "--user", user], ["viewed", "--user", user], ["history", "--user", user]] {
+                let result = try Processes.run(Processes.evtool, read + ["--store", store])
+                #expect(result.status == 65 && result.errors.contains(rule), "\(read): \(result)")
+            }
+        }
         // A stream recorded under such an id before the rule (here by a raw append) can still be
         // read, reported on and erased under the id as typed: only new records meet the rule.
         let data = #"{"category":"All","distance":10,"keyword":"jazz","location":{"custom":{"text":"LA"}},"schemaVersion":2,"units":"miles"}"#
