@@ -149,6 +149,9 @@ package final class API: Sendable {
                 throw Problem(.malformedRequest, "query parameter '\(name)' is not one \(route.method) \(route.template) takes; \(takes)", field: name)
             }
         }
+        if !request.body.isEmpty, OpenAPIDocument.requestBodies[route.name] == nil {
+            throw Problem(.malformedRequest, "\(route.method) \(route.template) takes no body; send none (this one has \(request.body.count) bytes)")
+        }
         if request.body.count > limits.maximumBodyBytes {
             throw Problem(.bodyTooLarge, "the body has \(request.body.count) bytes; at most \(limits.maximumBodyBytes) are accepted")
         }

@@ -114,6 +114,20 @@ struct ServeEdgeTests {
         }
     }
 
+    @Test("a route that takes no body refuses one (400) and does nothing; the routes with bodies take theirs")
+    func bodyWhereNoneIsTaken() throws {
+        try withServer { port, app, _, store in
+            let put = try RawHTTP.exchange(port: port, Self.bytes("PUT /v1/users/ada/favorites/L1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(app)\r\nContent-Type: application/json\r\nContent-Length: \(Self.favorite.utf8.count)\r\nConnection: close\r\n\r\n" + Self.favorite))
+            #expect(put.statuses == [201], "\(put)")
+            for (method, path) in [("DELETE", "/v1/users/ada/favorites/L1"), ("GET", "/v1/users/ada/favorites")] {
+                let answer = try RawHTTP.exchange(port: port, Self.bytes("\(method) \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(app)\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{\"x\":1}"))
+                #expect(answer.statuses == [400] && answer.text.contains("takes no body; send none (this one has 7 bytes)"), "\(method) \(path): \(answer)")
+            }
+            let stats = try Processes.run(Processes.evtool, ["stats", "--json", "--store", store])
+            #expect(stats.output.contains(#""events":1"#), "only the favorite was recorded: \(stats)")
+        }
+    }
+
     @Test("a request target in absolute form (RFC 9112 §3.2.2) is served as its path; one with user information or no host is refused")
     func absoluteForm() throws {
         try withServer { port, app, _, _ in
