@@ -113,7 +113,9 @@ struct RequestHead {
         return Self.unknown
     }
 
-    private static let unknown = "a header line ends in a bare LF or holds a NUL byte (only CRLF ends a line)"
+    /// What libmicrohttpd's parse leaves no trace to tell apart: each of these is a line that is
+    /// not `name: value` CRLF.
+    private static let unknown = "a header line is not 'name: value' ending in CRLF (it ends in a bare LF, holds a NUL byte, has an empty name, or an empty field is folded onto the next line)"
     private static let folded = "a header line is folded onto the next (obsolete line folding is refused)"
     private static let bareLF = "a header line ends in a bare LF (only CRLF ends a line)"
 
