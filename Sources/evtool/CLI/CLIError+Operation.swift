@@ -12,7 +12,7 @@ extension CLIError {
         case .newerSchema: code = .newerSchema
         case .interrupted: code = .interrupted
         case .store(_, let storeError): code = ExitCode(storeError)
-        case .cannotWrite: code = .failure
+        case .cannotWrite: code = .ioError
         case .incompleteCopy: code = .incompleteCopy
         }
         self.init(message: error.description, code: code)
