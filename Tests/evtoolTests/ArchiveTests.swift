@@ -219,4 +219,32 @@ struct ArchiveTests {
             #expect(try cli.run("verify", "--archive", directory.path + "/b.jsonl").status == 0)
         }
     }
+
+    @Test("Ctrl-C while the archive file is written: one Error line, exit 130, no file left and nothing archived; the same command again archives")
+    func interruptedLeavesNoFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cli = CLI(store: directory.path + "/store.sqlite", directory: directory.path)
+        try #require(try cli.run("demo", "--users", "50", "--actions", "12000", "--seed", "3", "--quiet").status == 0)
+        try #require(try cli.run("project").status == 0)
+        let file = directory.path + "/archive-1.jsonl"
+        let running = try Processes.start(Processes.evtool, ["archive", "--before", "10000", "--to", file, "--store", cli.store])
+        // Interrupted as soon as the file is being written (or, on a fast machine, after).
+        let deadline = Date().addingTimeInterval(60)
+        while running.isRunning, Date() < deadline, !FileManager.default.fileExists(atPath: file + ".partial") { Thread.sleep(forTimeInterval: 0.002) }
+        running.send(SIGINT)
+        let stopped = try running.finish()
+        if stopped.status == 130 {
+            #expect(stopped.errors == "Error: interrupted; nothing was archived and no file was left; run the same command again\n", "\(stopped)")
+            #expect(!FileManager.default.fileExists(atPath: file + ".partial") && !FileManager.default.fileExists(atPath: file), "\(stopped)")
+            let again = try cli.run("archive", "--before", "10000", "--to", file)
+            #expect(again.status == 0 && again.output.hasPrefix("archived 9,999 events below position 10000"), "\(again)")
+        } else {
+            // It finished before the signal: nothing to check but that it did.
+            #expect(stopped.status == 0, "\(stopped)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: file + ".partial"))
+        #expect(try cli.run("verify", "--archive", file).status == 0)
+    }
+
 }

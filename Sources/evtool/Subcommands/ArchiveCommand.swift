@@ -40,8 +40,13 @@ enum ArchiveCommand {
             let location = try StoreLocation.resolve(arguments)
             let store = try location.openForViews()
             var display = ProgressRenderer(minimumTotal: 100_000)
-            let archived = try LogArchive.archive(store, location: location, before: position, to: path,
-                                                  progress: { display.render($0, console: &console) })
+            // Ctrl-C while the file is written or checked stops there: the partial file is
+            // removed and nothing is archived (a second Ctrl-C ends the process at once).
+            Interrupt.install()
+            let archived = try LogArchive.archive(store, location: location, before: position, to: path, progress: { step in
+                try Interrupt.check("nothing was archived and no file was left; run the same command again")
+                display.render(step, console: &console)
+            })
             let boundary = archived.boundary
             if arguments.flag("json") {
                 return try console.output(JSONOutput.object { writer in
