@@ -32,6 +32,20 @@ public enum JSONSyntax {
         members(of: bytes, in: 0..<bytes.count)
     }
 
+    /// What kind of JSON value valid `bytes` hold, for a message: "an array", "a string",
+    /// "a number", "true", "false" or "null" (or "an object").
+    static func kind(of bytes: UnsafeRawBufferPointer) -> String {
+        switch bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+        case UInt8(ascii: "{"): "an object"
+        case UInt8(ascii: "["): "an array, not an object"
+        case UInt8(ascii: "\""): "a string, not an object"
+        case UInt8(ascii: "t"): "true, not an object"
+        case UInt8(ascii: "f"): "false, not an object"
+        case UInt8(ascii: "n"): "null, not an object"
+        default: "a number, not an object"
+        }
+    }
+
     /// The members of the JSON object at byte offsets `range` of `bytes` (which must hold only
     /// that object, with optional white space); the value ranges are offsets into `bytes`.
     /// The bytes are validated first (``problem(in:)``), then read with the one scanner (``JSONScan``).
@@ -41,7 +55,7 @@ public enum JSONSyntax {
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
             if let problem = parser.validateDocument() { return .failure(JSONSyntaxError(reason: problem)) }
             guard let entries = JSONScan.members(raw, offset: range.lowerBound) else {
-                return .failure(JSONSyntaxError(reason: "it is not a JSON object"))
+                return .failure(JSONSyntaxError(reason: "it is \(Self.kind(of: raw))"))
             }
             var members: [String: Range<Int>] = [:]
             for entry in entries {

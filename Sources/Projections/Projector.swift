@@ -67,6 +67,13 @@ public final class Projector: @unchecked Sendable {
         }
     }
 
+    /// `names` with each view once, in the order first named (a view named twice is rebuilt once).
+    public static func distinct(_ names: [String]?) -> [String]? {
+        guard let names else { return nil }
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
     /// Rebuilds views from position 0 in new generations while readers keep the old ones, then
     /// swaps each in at once. A rebuild that was interrupted (its generation is still
     /// building) is resumed from its last commit rather than started again.
@@ -76,7 +83,7 @@ public final class Projector: @unchecked Sendable {
     public func rebuild(_ names: [String]? = nil, progress: (Int64, Int64) throws -> Void = { _, _ in }) throws -> Int64 {
         try lock.withLock {
             defer { publish() }
-            let wanted = names ?? self.names
+            let wanted = Self.distinct(names) ?? self.names
             for name in wanted {
                 guard let maker = makers.first(where: { $0.name == name }) else {
                     throw EventStoreError.invalidInput("no view named '\(name)'; views: \(self.names.joined(separator: ", "))")

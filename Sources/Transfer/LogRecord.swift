@@ -80,7 +80,7 @@ public enum LogRecord {
         let line = line.startIndex == 0 ? line : Data(line)
         switch JSONSyntax.topLevelMembers(of: line) {
         case .success(let found): return found
-        case .failure(let error): throw LineError("not a JSON object: \(error.reason)")
+        case .failure(let error): throw LineError(error.reason.hasSuffix(", not an object") ? error.reason : "not a JSON object: \(error.reason)")
         }
     }
 

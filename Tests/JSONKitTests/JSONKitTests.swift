@@ -51,7 +51,7 @@ import Testing
         #expect(members["a"].map { good.subdata(in: $0) } == Data("1".utf8))
         let refused: [(String, String)] = [
             (#"{"a":1,"a":2}"#, "member 'a' appears twice"),
-            ("[1,2]", "it is not a JSON object"),
+            ("[1,2]", "it is an array, not an object"),
             (#"{"a":tru}"#, "invalid literal at offset 5"),
             (#"{"a":1} x"#, "unexpected bytes after the value at offset 8"),
             (#"{"\ud800":1}"#, "a member name at offset 1 is not text"),

@@ -47,7 +47,7 @@ struct ErrorTests {
         let target = CLI(store: "sqlite:\(directory.path)/t.sqlite", directory: directory.path)
         let cases: [(String, String)] = [
             ("{\"position\":1,", "Error: line 1: not a JSON object: expected a member name at offset 14 (nothing from this line on was imported; 0 events were before it)"),
-            ("[1,2]", "Error: line 1: not a JSON object: it is not a JSON object"),
+            ("[1,2]", "Error: line 1: it is an array, not an object"),
             (#"{"stream":"ada","version":1,"id":"not-a-uuid","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","data":{},"metadata":{}}"#,
              "Error: line 1: 'id' must be a UUID, not 'not-a-uuid'"),
             (#"{"stream":"ada","version":"one","id":"01a22c3c-afdf-7b39-bf76-8f32d6761f37","type":"T","recordedAt":"2026-01-01T00:00:00.000000Z","data":{},"metadata":{}}"#,

@@ -112,6 +112,10 @@ struct SessionTests {
         #expect(result.status == 0 && result.output.hasPrefix("views are up to date at position "))
         result = try cli.run("stats")
         #expect(result.output.contains("favorites        2           2        "), "\(result)")
+        result = try cli.run("rebuild", "favorites", "favorites")
+        #expect(result.status == 0 && result.output.hasPrefix("rebuilt favorites through position "), "a view named twice is rebuilt once: \(result)")
+        result = try cli.run("stats")
+        #expect(result.output.contains("favorites        3           2        "), "one new generation: \(result)")
         result = try cli.run("rebuild", "nonsense")
         #expect(result.status == 64 && result.errors.hasPrefix("Error: no view named 'nonsense'; views: favorites, recent-searches, recently-viewed, cached-details\n"))
     }

@@ -17,6 +17,7 @@ extension Application {
     ///   no view; the store's failures.
     public func rebuildViews(_ names: [String]? = nil) throws(ApplicationError) -> RebuildResult {
         let started = ContinuousClock.now
+        let names = Projector.distinct(names)
         do {
             for name in names ?? [] where !projector.names.contains(name) {
                 throw ApplicationError.invalid(field: "views", message: "no view named '\(name)'; views: \(projector.names.joined(separator: ", "))")

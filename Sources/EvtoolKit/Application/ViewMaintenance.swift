@@ -21,6 +21,7 @@ public enum ViewMaintenance {
     public static func rebuild(_ store: any EventStore & ProjectionStore, names: [String]? = nil, archives: [String] = [],
                                progress: ProgressHandler = { _ in }, shouldStop: () -> Bool = { false }) throws -> RebuildResult {
         let started = ContinuousClock.now
+        let names = Projector.distinct(names)
         let source: any EventStore & ProjectionStore
         if archives.isEmpty {
             try LogArchive.refuseRebuild(store, what: "rebuild")
