@@ -47,15 +47,14 @@ public struct LineReader {
             if let newline = newlineIndex() {
                 var end = newline
                 if end > buffer.startIndex + start, buffer[end - 1] == 0x0D { end -= 1 }
+                try checkLength(end - (buffer.startIndex + start))
                 let line = buffer.subdata(in: (buffer.startIndex + start)..<end)
                 bytesRead += Int64(newline + 1 - (buffer.startIndex + start))
                 start = newline + 1 - buffer.startIndex
                 lineNumber += 1
                 return line
             }
-            if buffer.count - start > Self.maximumLineLength {
-                throw OperationError.invalid("line \(lineNumber + 1) is longer than \(Self.maximumLineLength / 1_048_576) MiB")
-            }
+            try checkLength(buffer.count - start)
             if finished {
                 guard buffer.count > start else { return nil }
                 let line = buffer.subdata(in: (buffer.startIndex + start)..<buffer.endIndex)
@@ -72,6 +71,13 @@ public struct LineReader {
                 if start > 0 { buffer.removeSubrange(buffer.startIndex..<(buffer.startIndex + start)); start = 0 }
                 buffer.append(chunk)
             }
+        }
+    }
+
+    /// Throws for a line of `length` bytes (or bytes so far) over ``maximumLineLength``.
+    private func checkLength(_ length: Int) throws {
+        if length > Self.maximumLineLength {
+            throw OperationError.invalid("line \(lineNumber + 1) is longer than \(Self.maximumLineLength / 1_048_576) MiB")
         }
     }
 
