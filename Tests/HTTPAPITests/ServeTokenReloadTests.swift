@@ -72,4 +72,24 @@ struct ServeTokenReloadTests {
         #expect(ended.errors.contains("serve: SIGHUP: kept the tokens read before: \(tokens) line 1:"), "\(ended.errors.suffix(1_000))")
         #expect(ended.errors.contains("serve: SIGHUP: 1 token from \(tokens)"), "\(ended.errors.suffix(1_000))")
     }
+
+    @Test("a server started on an empty tokens file says so, and accepts a token added after SIGHUP")
+    func emptyFileWarned() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tokens = directory.path + "/tokens.txt"
+        try Data().write(to: URL(fileURLWithPath: tokens))
+        let port = try LocalPort.free()
+        let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", "sqlite:\(directory.path)/s.sqlite"])
+        try LocalPort.waitUntilListening(port, process: server)
+        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        let app = try Self.token(["--role", "app"], tokens: tokens)
+        #expect(try Self.status(port: port, token: app) == 401)
+        server.send(SIGHUP)
+        #expect(try Self.waitFor(200, port: port, token: app) == 200)
+        server.send(SIGTERM)
+        let ended = try server.finish()
+        #expect(ended.status == 0)
+        #expect(ended.errors.contains("serve: the tokens file '\(tokens)' holds no token: every route but /healthz, /readyz and the documents answers 401"), "\(ended.errors.suffix(1_000))")
+    }
 }

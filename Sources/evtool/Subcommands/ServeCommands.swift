@@ -165,6 +165,8 @@ enum ServeCommands {
             }
             if tokens == nil {
                 console.message("serve: authentication is OFF (--no-auth): every caller is admin; for local development only")
+            } else if let tokens, tokens.entries.isEmpty, let path = arguments.value("tokens") {
+                console.message("serve: the tokens file '\(path)' holds no token: every route but /healthz, /readyz and the documents answers 401 until one is added (evtool token create) and the server is sent SIGHUP")
             }
             let scheme = configuration.tls == nil ? "http" : "https"
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
