@@ -6,6 +6,9 @@ public struct Searched: Sendable, Hashable, Codable {
     public static let typeName = "Searched"
     /// The schema version this release writes.
     public static let schemaVersion = 2
+    /// The largest distance a new search may use, in its units: beyond about half the Earth's
+    /// circumference a radius finds nothing more.
+    public static let maximumDistance = 20_000.0
     /// The distance a search uses when the user does not pick one.
     public static let defaultDistance = 10.0
 

@@ -118,6 +118,11 @@ public enum UserDecider {
         guard search.distance.isFinite, search.distance > 0 else {
             throw CommandError.rejected(field: "distance", rule: "must be a positive number")
         }
+        // Half the Earth's circumference is about 20,000 km (12,400 miles): a larger radius
+        // finds nothing more, and is most likely a mistyped number.
+        guard search.distance <= Searched.maximumDistance else {
+            throw CommandError.rejected(field: "distance", rule: "must be at most \(Int(Searched.maximumDistance)) (half the Earth's circumference is about 20,000 km)")
+        }
         switch search.location {
         case let .current(latitude, longitude):
             try Rules.checkCoordinates(latitude: latitude, longitude: longitude, field: "current location")

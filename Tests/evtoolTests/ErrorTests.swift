@@ -13,6 +13,7 @@ struct ErrorTests {
             (["search", "--user", "ada", "--keyword", "jazz", "--location", "  "], "Error: custom location must not be empty or only spaces\n"),
             (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--distance", "-5"], "Error: distance must be a positive number\n"),
             (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--distance", "nan"], "Error: distance must be a positive number\n"),
+            (["search", "--user", "ada", "--keyword", "jazz", "--here", "1,2", "--distance", "1e308"], "Error: distance must be at most 20000 (half the Earth's circumference is about 20,000 km)\n"),
             (["unfavorite", "--user", "", "--listing", "L1"], nil ?? ""),
         ]
         for (arguments, expected) in cases {
