@@ -186,7 +186,9 @@ enum AuditCommands {
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
             let by = try Operator.named(arguments.value("by"), environment: ProcessInfo.processInfo.environment, command: arguments.command)
             let location = try StoreLocation.resolve(arguments)
-            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location, archives: arguments.all("archive"))
+            Interrupt.install()
+            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location, archives: arguments.all("archive"),
+                                                shouldStop: { Interrupt.isRequested })
             if arguments.flag("json") {
                 var writer = JSONWriter()
                 forgotten.write(to: &writer)
@@ -194,6 +196,9 @@ enum AuditCommands {
             }
             let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
             let views = arguments.all("archive").isEmpty ? "views rebuilt" : "views rebuilt from the archive files and the kept log"
+            guard forgotten.outcome.recorded else {
+                return try console.output("user '\(TerminalText.escaped(forgotten.user))' has no events to erase (erased by the UserErased at position \(forgotten.position)); nothing recorded; \(views)\(compacted)")
+            }
             try console.output("erased \(forgotten.erasedEvents.counted("event")) of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); \(views)\(compacted)")
             if !forgotten.archived.isEmpty {
                 let files = forgotten.archived.map { "'\(TerminalText.escaped($0.file))' (archive \($0.archive): \($0.events.counted("event")))" }.joined(separator: ", ")
