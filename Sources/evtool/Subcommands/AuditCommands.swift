@@ -168,10 +168,16 @@ enum AuditCommands {
         discussion: """
             In one transaction, keeps the SHA-256 of each of the user's payloads (so the chain still
             verifies), replaces data and metadata with {"erased":true}, and appends a UserErased
-            event (stream, count, who, why; never the erased data) to the stream '$erasures'. Then
-            rebuilds every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so
-            that the erased bytes are gone from the file. Backups taken before keep the data:
-            see docs/explanation/audit.md.
+            event (stream, count, who, why; never the erased data) to the stream '$erasures'; the
+            same transaction deletes the view documents that hold the user's data. Then rebuilds
+            every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so that the
+            erased bytes are gone from the file. Backups taken before keep the data: see
+            docs/explanation/audit.md.
+            A user with nothing left to erase gets nothing recorded (exit 0, naming the erasure
+            that covers them); the views are rebuilt and the file rewritten all the same.
+            Ctrl-C after the erasure stops the rebuild at a batch boundary (exit 130): the views
+            are not rebuilt and the file not rewritten (erased bytes may remain in its free
+            pages) until the same forget is run again.
             On a store with archives ('evtool archive') forget needs every archive's file
             (--archive FILE, oldest first): it erases the kept events and the decision state kept
             at the boundary, and rebuilds the views from the files and the kept log without the
