@@ -206,8 +206,9 @@ public enum LogAudit {
     }
 
     /// Erases a user (docs/explanation/audit.md): in one transaction keeps the SHA-256 of each of their
-    /// payloads, replaces the payloads with tombstones and records a `UserErased` event (who
-    /// and why); then rebuilds every view and, on SQLite, rewrites the file and empties the WAL.
+    /// payloads, replaces the payloads with tombstones, deletes the view documents that hold
+    /// their data (``Views/erasedDocuments``) and records a `UserErased` event (who and why);
+    /// then rebuilds every view and, on SQLite, rewrites the file and empties the WAL.
     /// - Parameters:
     ///   - user: the user id as typed (``UserStream/existing(typed:in:)`` finds the stream).
     ///   - reason: why (a ticket, the legal basis); kept in the log.
@@ -219,12 +220,20 @@ public enum LogAudit {
     ///     views are rebuilt from the files and the kept log with the user's archived events
     ///     folded as tombstones. The files themselves are not changed: ``ErasureResult/archived``
     ///     names those that still hold the user's events.
-    /// - Throws: ``OperationError/unsupported(_:)`` for a store that cannot erase, and for an
+    ///   - shouldStop: checked before the erasure, then between the rebuild's batches and before
+    ///     the rewrite; when true, forget stops there. The user's view documents go in the
+    ///     erasure's own transaction, so a forget stopped after it leaves none of them; running
+    ///     the same forget again rebuilds the views and rewrites the file (it records nothing more).
+    /// - Returns: the result; ``Erasure/Outcome/recorded`` is false when the user had nothing
+    ///   left to erase (nothing was recorded; the views are rebuilt and the file rewritten all
+    ///   the same, which finishes an interrupted forget).
+    /// - Throws: ``OperationError/interrupted(_:)`` when stopped;
+    ///   ``OperationError/unsupported(_:)`` for a store that cannot erase, and for an
     ///   archived store without `archives`; ``OperationError/invalid(_:)`` for a reason or
     ///   operator ``checkErasure(reason:operatorName:)`` refuses, and for archive files that
     ///   are not the store's or fail verification; ``CommandError`` for an unknown user.
     public static func forget(user: String, reason: String, by operatorName: String, in location: StoreLocation,
-                              archives: [String] = []) throws -> ErasureResult {
+                              archives: [String] = [], shouldStop: () -> Bool = { false }) throws -> ErasureResult {
         do {
             try checkErasure(reason: reason, operatorName: operatorName)
         } catch let refused as CommandError {
@@ -237,7 +246,7 @@ public enum LogAudit {
         if archives.isEmpty { try LogArchive.refuseRebuild(store, what: "forget") }
         let recorded = try UserStream.existing(typed: user, in: store)
         let stream = UserStream.id(for: recorded)
-        var request = Erasure.Request(stream: stream, reason: reason, operatorName: operatorName)
+        var request = Erasure.Request(stream: stream, reason: reason, operatorName: operatorName, views: Views.erasedDocuments)
         var source: any EventStore & ProjectionStore = store
         var archived: [ArchivedEvents] = []
         if !archives.isEmpty {
@@ -257,10 +266,21 @@ public enum LogAudit {
                 try LoadedUser(version: kept.version, recentEventIDs: kept.recentEventIDs, lastEventHash: kept.lastEventHash).archivedStateDocument()
             }
         }
+        if shouldStop() { throw OperationError.interrupted("interrupted before the erasure: nothing was erased or recorded") }
         let outcome = try auditable.erase(request)
-        let head = try Projector(store: source).rebuild()
+        let file = store as? SQLiteEventStore
+        func stop() throws {
+            guard shouldStop() else { return }
+            let done = outcome.recorded ? "the erasure is recorded (UserErased at position \(outcome.position))" : "the user had nothing left to erase"
+            let rewrite = file == nil ? "" : " and the file is not rewritten, so erased bytes may remain in its free pages"
+            throw OperationError.interrupted(
+                "interrupted after erasing: \(done) and the user's view documents are deleted, but the views are not rebuilt\(rewrite); run the same forget again to finish (it records nothing more)")
+        }
+        try stop()
+        let head = try Projector(store: source).rebuild { _, _ in try stop() }
+        try stop()
         var walEmptied: Bool?
-        if let file = store as? SQLiteEventStore { walEmptied = try file.compact() }
+        if let file { walEmptied = try file.compact() }
         return ErasureResult(user: recorded, operatorName: operatorName, outcome: outcome, rebuiltThrough: head, walEmptied: walEmptied,
                              archived: archived)
     }

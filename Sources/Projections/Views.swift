@@ -1,4 +1,5 @@
 import Commands
+import EventLog
 import Foundation
 
 /// The domain's views, by name.
@@ -14,6 +15,13 @@ public enum Views {
 
     /// Every materialized view. (A user's history is their stream itself: see ``History``.)
     public static let all: [any Projection] = [favorites, recentSearches, recentlyViewed, cachedDetails]
+
+    /// The view documents that hold a user's data, which an erasure deletes in its own
+    /// transaction (``Erasure/Request/views``): the user's document of every view keyed by
+    /// user, and the cached details of each listing whose latest details the user fetched
+    /// (they name the user in `fetchedBy`).
+    public static let erasedDocuments = Erasure.ViewDocuments(keyedByUser: all.filter(\.isKeyedByUser).map(\.name),
+                                                              namingUser: [cachedDetails.name: "fetchedBy"])
 
     /// Whether events of this type are meant for the views (so failing to read one is worth counting).
     static func concernsViews(_ type: String) -> Bool {

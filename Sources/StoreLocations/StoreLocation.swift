@@ -45,6 +45,33 @@ public enum StoreLocation: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether two locations name one store however they are written: for SQLite the same
+    /// file (paths resolved, symlinks followed; device and inode compared when both exist),
+    /// for PostgreSQL the same server, database and schema
+    /// (``PostgresConnectionString/server(of:)``, the schema as ``splittingSchema(from:)`` reads it).
+    public func isSameStore(as other: StoreLocation) -> Bool {
+        switch (self, other) {
+        case (.sqlite(let one), .sqlite(let two)):
+            var first = stat(), second = stat()
+            if stat(one, &first) == 0, stat(two, &second) == 0 { return first.st_dev == second.st_dev && first.st_ino == second.st_ino }
+            return Self.resolvedPath(one) == Self.resolvedPath(two)
+        case (.postgres(let one), .postgres(let two)):
+            guard let first = try? Self.splittingSchema(from: one), let second = try? Self.splittingSchema(from: two) else { return one == two }
+            guard first.schema == second.schema else { return false }
+            guard let a = PostgresConnectionString.server(of: first.url), let b = PostgresConnectionString.server(of: second.url) else { return one == two }
+            return a == b
+        default:
+            return false
+        }
+    }
+
+    /// `path` absolute, with its directory's symlinks resolved (the file itself may not exist yet).
+    private static func resolvedPath(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/"))
+        let directory = absolute.deletingLastPathComponent().resolvingSymlinksInPath().standardizedFileURL.path
+        return (directory as NSString).appendingPathComponent(absolute.lastPathComponent)
+    }
+
     /// libpq's connection keywords (and evtool's `schema`), which start a key/value string.
     public static let connectionKeywords: Set<String> = [
         "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth", "channel_binding",

@@ -18,4 +18,35 @@ public enum PostgresConnectionString {
         PQconninfoFree(options)
         return nil
     }
+
+    /// The server and database `conninfo` names, as libpq would connect: each of host (or
+    /// socket directory), port and database from the string, else from libpq's environment
+    /// variables and defaults (`PGHOST`, `PGPORT`, `PGDATABASE`, the user's name); loopback
+    /// hosts (`localhost`, `127.0.0.1`, `::1`) and an empty host (the local socket) read alike.
+    /// Nil when libpq cannot parse the string.
+    public static func server(of conninfo: String) -> (host: String, port: String, database: String)? {
+        func values(_ options: UnsafeMutablePointer<PQconninfoOption>) -> [String: String] {
+            var found: [String: String] = [:]
+            var option = options
+            while let keyword = option.pointee.keyword {
+                if let value = option.pointee.val, value.pointee != 0 { found[String(cString: keyword)] = String(cString: value) }
+                option += 1
+            }
+            return found
+        }
+        guard let parsed = PQconninfoParse(conninfo, nil) else { return nil }
+        defer { PQconninfoFree(parsed) }
+        let given = values(parsed)
+        var defaults: [String: String] = [:]
+        if let fallback = PQconndefaults() {
+            defaults = values(fallback)
+            PQconninfoFree(fallback)
+        }
+        func value(_ keyword: String) -> String? { given[keyword] ?? defaults[keyword] }
+        let loopback: Set<String> = ["", "localhost", "127.0.0.1", "::1", "/var/run/postgresql", "/run/postgresql", "/tmp"]
+        var host = (given["hostaddr"] ?? value("host") ?? "").lowercased()
+        if loopback.contains(host) { host = "localhost" }
+        let user = value("user") ?? ProcessInfo.processInfo.environment["USER"] ?? ""
+        return (host, value("port") ?? "5432", value("dbname") ?? user)
+    }
 }

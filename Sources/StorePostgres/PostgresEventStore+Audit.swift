@@ -134,6 +134,17 @@ extension PostgresEventStore: AuditableEventStore {
                 last = try version(of: request.stream, on: connection)
             }
             guard through > 0 else { throw EventStoreError.invalidInput("stream '\(request.stream)' has no events to erase") }
+            // Nothing left to erase (an earlier erasure's marker is the stream's last event and
+            // every event before it a tombstone): nothing is recorded. Of two erasures of one
+            // user, the second's marker fails its version check, and its retry lands here.
+            if pending == 0, let earlier = try earlierErasure(of: request.stream, connection) {
+                try deleteViewDocuments(request, connection)
+                committing = true
+                _ = try connection.execute("COMMIT")
+                pool.giveBack(lease)
+                return Erasure.Outcome(erasedEvents: 0, throughPosition: through, eventID: earlier.id, position: earlier.position,
+                                       streamVersion: last, recorded: false)
+            }
             let record = ProposedEvent(type: Erasure.eventType,
                                        data: Erasure.eventData(request, erasedEvents: Int(pending), throughPosition: through))
             // The marker moves the stream's version on, so that an append decided on the stream
@@ -189,6 +200,7 @@ extension PostgresEventStore: AuditableEventStore {
             var stream = PostgresBinds()   // the stream's snapshots hold what was erased
             stream.append(text: request.stream)
             _ = try connection.query(deleteSnapshotsSQL, types: [PostgresType.text], binds: stream)
+            try deleteViewDocuments(request, connection)
             if let state = request.archivedState { try replaceArchivedState(state, stream: request.stream, connection) }
             committing = true
             _ = try connection.execute("COMMIT")
@@ -224,6 +236,40 @@ extension PostgresEventStore: AuditableEventStore {
                 pool.giveBack(lease)
             } catch _ {}
             throw error
+        }
+    }
+
+    /// The `UserErased` event named by the marker that is the stream's last event; nil when
+    /// its last event is no marker.
+    private func earlierErasure(of stream: String, _ connection: PostgresConnection) throws -> (id: UUID, position: Int64)? {
+        var binds = PostgresBinds()
+        binds.append(text: stream)
+        binds.append(text: Erasure.markerType)
+        binds.append(text: Erasure.stream)
+        let found = try connection.query("""
+            WITH newest AS (SELECT type, data, metadata FROM \(schema.quoted).events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1),
+                 marker AS (SELECT (data->>'erasure')::uuid AS erasure FROM newest WHERE \(Erasure.markerCondition(typeParameter: "$2")))
+            SELECT u.position, u.event_id FROM marker JOIN \(schema.quoted).events u ON u.event_id = marker.erasure AND u.stream_id = $3
+            """, types: [PostgresType.text, PostgresType.text, PostgresType.text], binds: binds)
+        guard found.rowCount == 1 else { return nil }
+        return (try found.uuid(row: 0, column: 1), try found.int64(row: 0, column: 0))
+    }
+
+    /// Deletes, in the erasure's transaction, every view document that holds the user's data
+    /// (``Erasure/ViewDocuments``), in every generation.
+    private func deleteViewDocuments(_ request: Erasure.Request, _ connection: PostgresConnection) throws {
+        var keyed = PostgresBinds()
+        keyed.append(textArray: request.views.keyedByUser)
+        keyed.append(text: Identifier.exactKey(request.stream))
+        _ = try connection.query("DELETE FROM \(schema.quoted).view_documents WHERE projection = ANY($1::text[]) AND key = $2",
+                                 types: [PostgresType.textArray, PostgresType.text], binds: keyed)
+        for (view, field) in request.views.namingUser.sorted(by: { $0.key < $1.key }) {
+            var naming = PostgresBinds()
+            naming.append(text: view)
+            naming.append(text: field)
+            naming.append(text: request.stream)
+            _ = try connection.query("DELETE FROM \(schema.quoted).view_documents WHERE projection = $1 AND document->>$2 = $3",
+                                     types: [PostgresType.text, PostgresType.text, PostgresType.text], binds: naming)
         }
     }
 

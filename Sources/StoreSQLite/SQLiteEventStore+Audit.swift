@@ -101,6 +101,19 @@ extension SQLiteEventStore: AuditableEventStore {
                 let pending = rows.filter {
                     !Erasure.isTombstone(data: $0.data, metadata: $0.metadata) && !Erasure.isMarker(type: $0.type, data: $0.data, metadata: $0.metadata)
                 }
+                // Nothing left to erase (an earlier erasure's marker is the stream's last event and
+                // every event before it a tombstone): nothing is recorded. Read under the write
+                // lock, so of two erasures of one user the second finds the first's marker.
+                if pending.isEmpty, let newest = rows.last, Erasure.isMarker(type: newest.type, data: newest.data, metadata: newest.metadata),
+                   let earlier = Erasure.markerErasureID(newest.data) {
+                    let find = try connection.statement("SELECT position FROM events WHERE event_id = ?1")
+                    defer { find.reset() }
+                    try find.bind(earlier.lowercaseString, at: 1)
+                    guard try find.step() else { throw EventStoreError.corrupt("the erasure marker of stream '\(request.stream)' names no UserErased event") }
+                    try Self.deleteViewDocuments(request, connection)
+                    return Erasure.Outcome(erasedEvents: 0, throughPosition: through, eventID: earlier, position: find.int64(0),
+                                           streamVersion: last, recorded: false)
+                }
                 let record = ProposedEvent(type: Erasure.eventType,
                                            data: Erasure.eventData(request, erasedEvents: pending.count, throughPosition: through))
                 let now = Timestamp.format(Date())
@@ -129,6 +142,7 @@ extension SQLiteEventStore: AuditableEventStore {
                     try blank.run()
                 }
                 try Self.deleteSnapshots(stream: request.stream, connection)   // they hold what was erased
+                try Self.deleteViewDocuments(request, connection)
                 if let state = request.archivedState { try Self.replaceArchivedState(state, stream: request.stream, connection) }
                 return Erasure.Outcome(erasedEvents: pending.count, throughPosition: through, eventID: record.id,
                                        position: appended.positions.lowerBound, streamVersion: marked.streamVersion)
@@ -138,6 +152,27 @@ extension SQLiteEventStore: AuditableEventStore {
 }
 
 extension SQLiteEventStore {
+    /// Deletes, in the erasure's transaction, every view document that holds the user's data
+    /// (``Erasure/ViewDocuments``), in every generation.
+    static func deleteViewDocuments(_ request: Erasure.Request, _ connection: SQLiteConnection) throws {
+        let keyed = try connection.statement("DELETE FROM view_documents WHERE projection = ?1 AND key = ?2")
+        for view in request.views.keyedByUser {
+            try keyed.bind(view, at: 1)
+            try keyed.bind(Identifier.exactKey(request.stream), at: 2)
+            try keyed.run()
+        }
+        let naming = try connection.statement("""
+            DELETE FROM view_documents WHERE projection = ?1
+              AND (CASE WHEN json_valid(document) THEN json_extract(document, ?2) END) = ?3
+            """)
+        for (view, field) in request.views.namingUser.sorted(by: { $0.key < $1.key }) {
+            try naming.bind(view, at: 1)
+            try naming.bind("$.\"" + field + "\"", at: 2)
+            try naming.bind(request.stream, at: 3)
+            try naming.run()
+        }
+    }
+
     /// Rewrites the file without free pages (`VACUUM`), so that bytes of erased payloads and
     /// dropped views are gone from it, then checkpoints and empties the WAL.
     /// - Returns: whether the WAL could be emptied (it cannot while other connections read).

@@ -126,7 +126,7 @@ extension Migration {
     public static func run(from source: StoreLocation, to target: StoreLocation, batchSize: Int = EventCopier.defaultBatchSize,
                            stage: (Stage) throws -> Void = { _ in }, progress: ProgressHandler = { _ in },
                            shouldStop: () -> Bool = { false }) throws -> Outcome {
-        guard source != target else { throw OperationError.invalid("'\(source)' and '\(target)' are the same store") }
+        guard !source.isSameStore(as: target) else { throw OperationError.invalid("'\(source)' and '\(target)' are the same store") }
         let from = try source.open(create: false)
         let to = try target.openForCopying()
         return try run(from: from, to: to, batchSize: batchSize, stage: stage, progress: progress, shouldStop: shouldStop,

@@ -106,7 +106,7 @@ struct AdminRoutesTests {
             let erasure = try object(forgot)
             #expect(erasure["erasedEvents"] as? Int == 2 && erasure["by"] as? String == "ops-admin" && erasure["position"] as? Int == 5, "\(forgot.text)")
             #expect((erasure["walEmptied"] is NSNull) == (kind == .postgres) && erasure["rebuiltThrough"] as? Int == 5, "\(forgot.text)")
-            #expect(Set(erasure.keys) == ["user", "erasedEvents", "position", "eventID", "by", "rebuiltThrough", "walEmptied", "archived"], "\(forgot.text)")
+            #expect(Set(erasure.keys) == ["user", "erasedEvents", "position", "eventID", "recorded", "by", "rebuiltThrough", "walEmptied", "archived"], "\(forgot.text)")
             let favorites = api.respond(to: request("GET", "/v1/users/ada/favorites", token: tokens[.app]))
             #expect(favorites.text == #"{"items":[]}"#, "the erased user's views are empty at once: \(favorites.text)")
             let again = api.respond(to: request("PUT", "/v1/users/ada/favorites/L1", token: tokens[.app], body: Self.summary))

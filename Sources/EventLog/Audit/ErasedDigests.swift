@@ -76,13 +76,36 @@ public enum Erasure {
         /// stream's archived head in place of the one kept there, which holds what the archived
         /// events decided (favorites). Replaced in the erasure's transaction; nil leaves it.
         public var archivedState: Data?
+        /// The view documents that hold the user's data, deleted in the erasure's transaction
+        /// (every generation), so that no view keeps them once the erasure is committed, even
+        /// when the rebuild that follows never runs.
+        public var views: ViewDocuments
 
         /// Makes a request.
-        public init(stream: String, reason: String, operatorName: String, archivedState: Data? = nil) {
+        public init(stream: String, reason: String, operatorName: String, archivedState: Data? = nil,
+                    views: ViewDocuments = ViewDocuments()) {
             self.stream = stream
             self.reason = reason
             self.operatorName = operatorName
             self.archivedState = archivedState
+            self.views = views
+        }
+    }
+
+    /// Which view documents hold a user's data (the stores know views only by name).
+    public struct ViewDocuments: Sendable, Hashable {
+        /// Views whose documents are filed under the user's key (``Identifier/exactKey(_:)`` of
+        /// the stream id): the user's document of each is deleted.
+        public var keyedByUser: [String]
+        /// Views whose documents name the acting user in a top-level string field (view name →
+        /// field): each document whose field is the user's id (their stream id) is deleted (a
+        /// rebuild makes it again from the events of other users).
+        public var namingUser: [String: String]
+
+        /// Names the documents (none by default).
+        public init(keyedByUser: [String] = [], namingUser: [String: String] = [:]) {
+            self.keyedByUser = keyedByUser
+            self.namingUser = namingUser
         }
     }
 
@@ -99,14 +122,20 @@ public enum Erasure {
         /// The user's stream version after the erasure: its marker's (``Erasure/markerType``);
         /// 0 when not known.
         public var streamVersion: Int64
+        /// False when the user had nothing left to erase (every event a tombstone, the stream's
+        /// last event an erasure's marker): nothing was recorded, and ``eventID`` and
+        /// ``position`` name the `UserErased` event of the erasure that covers the stream.
+        public var recorded: Bool
 
         /// Makes an outcome.
-        public init(erasedEvents: Int, throughPosition: Int64, eventID: UUID, position: Int64, streamVersion: Int64 = 0) {
+        public init(erasedEvents: Int, throughPosition: Int64, eventID: UUID, position: Int64, streamVersion: Int64 = 0,
+                    recorded: Bool = true) {
             self.erasedEvents = erasedEvents
             self.throughPosition = throughPosition
             self.eventID = eventID
             self.position = position
             self.streamVersion = streamVersion
+            self.recorded = recorded
         }
     }
 

@@ -59,6 +59,14 @@ extension Erasure {
         return version
     }
 
+    /// The id of the `UserErased` event a marker's data names; nil unless the data is a
+    /// marker's (``markerThroughVersion(_:)``).
+    public static func markerErasureID(_ data: Data) -> UUID? {
+        guard markerThroughVersion(data) != nil else { return nil }
+        let head = #"{"erasure":""#.utf8.count
+        return UUID(uuidString: String(decoding: data.dropFirst(head).prefix(36), as: UTF8.self))
+    }
+
     /// ``markerThroughVersion(_:)`` of data held as `Data`.
     public static func markerThroughVersion(_ data: Data) -> Int64? {
         data.withUnsafeBytes { markerThroughVersion($0) }

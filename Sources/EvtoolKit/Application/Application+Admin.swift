@@ -72,7 +72,8 @@ extension Application {
             try refuseOnArchivedStore("forget")
             let user = try UserStream.existing(typed: typed, in: store)
             let stream = UserStream.id(for: user)
-            let outcome = try auditable.erase(Erasure.Request(stream: stream, reason: reason, operatorName: operatorName))
+            let outcome = try auditable.erase(Erasure.Request(stream: stream, reason: reason, operatorName: operatorName,
+                                                                          views: Views.erasedDocuments))
             runner.forgetCachedState(of: stream)
             let head = try projector.rebuild()
             viewMemory.clear()

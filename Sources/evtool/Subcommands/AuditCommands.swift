@@ -168,10 +168,16 @@ enum AuditCommands {
         discussion: """
             In one transaction, keeps the SHA-256 of each of the user's payloads (so the chain still
             verifies), replaces data and metadata with {"erased":true}, and appends a UserErased
-            event (stream, count, who, why; never the erased data) to the stream '$erasures'. Then
-            rebuilds every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so
-            that the erased bytes are gone from the file. Backups taken before keep the data:
-            see docs/explanation/audit.md.
+            event (stream, count, who, why; never the erased data) to the stream '$erasures'; the
+            same transaction deletes the view documents that hold the user's data. Then rebuilds
+            every view, and on SQLite rewrites the file (VACUUM) and empties the WAL so that the
+            erased bytes are gone from the file. Backups taken before keep the data: see
+            docs/explanation/audit.md.
+            A user with nothing left to erase gets nothing recorded (exit 0, naming the erasure
+            that covers them); the views are rebuilt and the file rewritten all the same.
+            Ctrl-C after the erasure stops the rebuild at a batch boundary (exit 130): the views
+            are not rebuilt and the file not rewritten (erased bytes may remain in its free
+            pages) until the same forget is run again.
             On a store with archives ('evtool archive') forget needs every archive's file
             (--archive FILE, oldest first): it erases the kept events and the decision state kept
             at the boundary, and rebuilds the views from the files and the kept log without the
@@ -186,7 +192,9 @@ enum AuditCommands {
             guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError.usage("'--reason' must say why", arguments.command) }
             let by = try Operator.named(arguments.value("by"), environment: ProcessInfo.processInfo.environment, command: arguments.command)
             let location = try StoreLocation.resolve(arguments)
-            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location, archives: arguments.all("archive"))
+            Interrupt.install()
+            let forgotten = try LogAudit.forget(user: typed, reason: reason, by: by, in: location, archives: arguments.all("archive"),
+                                                shouldStop: { Interrupt.isRequested })
             if arguments.flag("json") {
                 var writer = JSONWriter()
                 forgotten.write(to: &writer)
@@ -194,6 +202,9 @@ enum AuditCommands {
             }
             let compacted = forgotten.walEmptied.map { $0 ? "; file rewritten and WAL emptied" : "; file rewritten (the WAL could not be emptied while other connections read it: run 'evtool forget' again later or stop them)" } ?? ""
             let views = arguments.all("archive").isEmpty ? "views rebuilt" : "views rebuilt from the archive files and the kept log"
+            guard forgotten.outcome.recorded else {
+                return try console.output("user '\(TerminalText.escaped(forgotten.user))' has no events to erase (erased by the UserErased at position \(forgotten.position)); nothing recorded; \(views)\(compacted)")
+            }
             try console.output("erased \(forgotten.erasedEvents.counted("event")) of user '\(TerminalText.escaped(forgotten.user))' (recorded as UserErased at position \(forgotten.position)); \(views)\(compacted)")
             if !forgotten.archived.isEmpty {
                 let files = forgotten.archived.map { "'\(TerminalText.escaped($0.file))' (archive \($0.archive): \($0.events.counted("event")))" }.joined(separator: ", ")

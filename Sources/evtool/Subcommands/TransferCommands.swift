@@ -136,7 +136,9 @@ enum TransferCommands {
             // A PostgreSQL location without schema= is in $EVTOOL_SCHEMA, as --store is.
             let from = try arguments.required(fromStore).inDefaultSchema()
             let to = try arguments.required(toStore).inDefaultSchema()
-            guard from != to else { throw CLIError.usage("'--from' and '--to' name the same store", arguments.command) }
+            guard !from.isSameStore(as: to) else {
+                throw CLIError.usage("'--from' \(from) and '--to' \(to) name the same store", arguments.command)
+            }
             let source = try from.open(create: false)
             let target = try to.openForCopying()
             var display = ProgressRenderer()
