@@ -48,8 +48,9 @@ extension StoreOverview {
         let checked: [String]
         if let report = verdict.report {
             checked = [
-                "every event's hash, chained to the event before it in its stream, and every stream's versions: \(report.events.counted("event")) in \(report.streams.counted("stream")) up to position \(HTML.count(report.head))"
-                    + (report.erasedEvents > 0 ? " (\(report.erasedEvents.counted("erased event")) accepted by their kept digests)" : ""),
+                "every event's hash, chained to the event before it in its stream, and every stream's versions: \(report.checkedEvents.counted("event")) in \(report.streams.counted("stream")) \(report.uncheckedArchivedEvents > 0 ? "from position \(HTML.count(report.firstCheckedPosition)) " : "")up to position \(HTML.count(report.head))"
+                    + (report.erasedEvents > 0 ? " (\(report.erasedEvents.counted("erased event")) accepted by their kept digests)" : "")
+                    + (report.uncheckedArchivedEvents > 0 ? "; not the \(report.uncheckedArchivedEvents.counted("archived event")) below position \(HTML.count(report.firstCheckedPosition)), whose files the store does not hold (<code>evtool verify --archive FILE</code> checks them)" : ""),
                 "every seal: \(report.seals.counted("seal")), each hash recomputed from its fields, its link to the seal before it, its event count and the heads of every stream at its position",
                 "the Merkle tree the store keeps, against the log's chain hashes",
                 "every checkpoint the store recorded: \(verdict.recordedCheckpoints.counted("checkpoint")), each root against the log's first events",

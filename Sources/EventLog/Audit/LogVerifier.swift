@@ -151,7 +151,7 @@ public struct LogVerifier {
             }
             try checkCensus(through: cursor, archived: archivedEvents)
             try checkNothingAwaited()
-            return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
+            return logReport(seals: seals.count, head: cursor)
         }
         var pending = Prefetch(store: store, after: cursor, limit: batchSize)
         while true {
@@ -176,7 +176,18 @@ public struct LogVerifier {
         }
         try checkCensus(through: cursor, archived: archivedEvents)
         try checkNothingAwaited()
-        return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
+        return logReport(seals: seals.count, head: cursor)
+    }
+
+    /// The report of a whole-log walk: the events below an archive boundary carried over
+    /// (``carried``) were counted, not checked, and the report says so.
+    private func logReport(seals: Int, head: Int64) -> VerificationReport {
+        var report = VerificationReport(events: events, streams: heads.count, seals: seals, erasedEvents: erased, head: head, heads: heads)
+        if let carried {
+            report.uncheckedArchivedEvents = carried.boundary.events
+            report.firstCheckedPosition = carried.boundary.position
+        }
+        return report
     }
 
     /// Every row of the events table up to the last position verified must be one that was

@@ -40,9 +40,11 @@ enum AuditCommands {
             named (exit 65). With --public-key, a forged or changed checkpoint is refused first.
 
             After 'evtool archive', the kept log is verified from the archive boundary, with each
-            stream's head there carried over; with --archive (every archive's file, oldest first)
-            the files are verified too, each against the SHA-256 the store recorded, and the log
-            as one from its first event.
+            stream's head there carried over, and the OK line counts only the events checked and
+            names the archived ones it did not check ('OK: 372 events from position 100 …; 99
+            archived events (positions 1–99) not checked'); with --archive (every archive's file,
+            oldest first) the files are verified too, each against the SHA-256 the store
+            recorded, and the log as one from its first event.
 
             Exit codes: 0 the log verifies; 65 it does not (tampered or damaged); 66 the store is
             not an evtool store; 67 the store holds no events and no seals (nothing was verified:
@@ -206,7 +208,9 @@ enum AuditCommands {
     static func verifiedJSON(_ report: VerificationReport, checkpoint: String?) -> String {
         JSONOutput.object { writer in
             writer.key("ok"); writer.bool(true)
-            writer.key("events"); writer.number(report.events)
+            writer.key("events"); writer.number(report.checkedEvents)
+            writer.key("firstPosition"); writer.number(report.firstCheckedPosition)
+            writer.key("archivedNotChecked"); writer.number(report.uncheckedArchivedEvents)
             writer.key("streams"); writer.number(report.streams)
             writer.key("seals"); writer.number(report.seals)
             writer.key("erasedEvents"); writer.number(report.erasedEvents)
