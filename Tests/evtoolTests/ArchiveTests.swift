@@ -61,6 +61,12 @@ struct ArchiveTests {
         let checkedAll = try json("--archive", file)
         #expect(checkedAll["events"] as? Int == 7 && checkedAll["firstPosition"] as? Int == 1 && checkedAll["archivedNotChecked"] as? Int == 0
                     && checkedAll["head"] as? Int == 7, "\(checkedAll)")
+        // One stream: ada's versions 1 and 2 (positions 1 and 3) are archived, version 3 (position 6) kept.
+        let stream = try cli.run("verify", "--stream", "ada")
+        #expect(stream.output == "OK: 1 event in stream 'ada'; seals not checked (--stream); 2 archived events of the stream (versions 1–2, below position 5) not checked: 'evtool verify --archive FILE…' checks the whole log\n", "\(stream)")
+        let streamJSON = try json("--stream", "ada")
+        #expect(streamJSON["events"] as? Int == 1 && streamJSON["archivedNotChecked"] as? Int == 2, "\(streamJSON)")
+        #expect(try cli.run("verify", "--stream", "cyd").output == "OK: 1 event in stream 'cyd'; seals not checked (--stream)\n", "cyd's one event is kept")
     }
 
     @Test("archive: the file holds the events below the boundary; verify checks the rest from it, and --archive both; views, history and commands carry on",

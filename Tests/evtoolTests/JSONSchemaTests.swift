@@ -54,6 +54,7 @@ struct JSONSchemaTests {
         #expect(try Processes.run(Processes.evtool, ["archive", "--before", "10", "--to", directory.path + "/a1.jsonl", "--store", archivedStore]).status == 0)
         try ok("verify", ["verify", "--json", "--store", archivedStore], store: false)
         try ok("verify", ["verify", "--json", "--archive", directory.path + "/a1.jsonl", "--store", archivedStore], store: false)
+        try ok("verify", ["verify", "--json", "--stream", "user-00001", "--store", archivedStore], store: false)
         try ok("seal", ["seal", "--json"])
         try ok("seal", ["seal", "--json", "--checkpoint-out", directory.path + "/cp.txt"])
         let export = try cli.run("export").output
