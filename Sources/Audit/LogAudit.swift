@@ -124,10 +124,17 @@ public enum LogAudit {
     }
 
     /// The line `evtool verify` prints for a verified log (the audit overview shows the same):
-    /// `OK: 1,902 events in 50 streams, 1 seal verified`, and the erased events accepted.
+    /// `OK: 1,902 events in 50 streams, 1 seal verified`, and the erased events accepted. It
+    /// counts the events checked: after `evtool archive`, verified without the archive files,
+    /// `OK: 372 events from position 100 in 10 streams, 0 seals verified; 99 archived events
+    /// (positions 1–99) not checked: give --archive FILE (every archive's, oldest first) to check them`.
     public static func summary(_ report: VerificationReport) -> String {
         let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-        return "OK: \(report.events.counted("event")) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
+        let from = report.uncheckedArchivedEvents > 0 ? " from position \(report.firstCheckedPosition)" : ""
+        let line = "OK: \(report.checkedEvents.counted("event"))\(from) in \(report.streams.counted("stream")), \(report.seals.counted("seal")) verified\(erased)"
+        guard report.uncheckedArchivedEvents > 0 else { return line }
+        return line + "; \(report.uncheckedArchivedEvents.counted("archived event")) (positions 1–\(report.firstCheckedPosition - 1)) not checked:"
+            + " give --archive FILE (every archive's, oldest first) to check them"
     }
 
     /// Checks every checkpoint the store recorded against the log.

@@ -172,6 +172,12 @@ enum HTML {
         String(Timestamp.format(Date(timeIntervalSince1970: Double(day) * 86_400)).prefix(10))
     }
 
+    /// How many whole days `occurred` is after `recorded` (negative: before), grouped: `-20,517`, `+2,919,000`.
+    static func daysApart(_ occurred: Date, _ recorded: Date) -> String {
+        let days = Int64((occurred.timeIntervalSince(recorded) / 86_400).rounded(.towardZero))
+        return (days > 0 ? "+" : "") + count(days)
+    }
+
     /// The UTC day of a time (days since 1970-01-01).
     static func dayNumber(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))

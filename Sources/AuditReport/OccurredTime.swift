@@ -8,6 +8,14 @@ import Foundation
 /// The activity charts plot this time: it is when the user acted. The recorded time (when the
 /// log took the event, the store's clock) stays beside it in the tables.
 enum OccurredTime {
+    /// How far apart an action's occurred and recorded times may be before the report names it
+    /// as occurring far from when it was recorded (either way): 30 days. A phone that syncs
+    /// after a week offline stays under it; a reset clock (1970) or a year typed wrong does not.
+    static let far: TimeInterval = 30 * 86_400
+
+    /// Whether `occurred` is more than ``far`` from `recorded`, before or after.
+    static func isFar(_ occurred: Date, recorded: Date) -> Bool { abs(occurred.timeIntervalSince(recorded)) > far }
+
     private static let key = Array(#""occurredAt":""#.utf8)
 
     /// The event's `occurredAt`, read straight from the metadata's bytes (the store overview

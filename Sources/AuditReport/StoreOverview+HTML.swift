@@ -22,11 +22,12 @@ extension StoreOverview {
             ("Head position", "<span id=\"head\">\(headPosition)</span>"),
             ("Events", "<span id=\"event-count\">\(events)</span>"),
             ("Users", "<span id=\"user-count\">\(users)</span>"),
-            ("Days", "<span id=\"day-count\">\(days.count)</span>" + (days.first.map { " (\(HTML.day($0.day)) – \(HTML.day(days.last?.day ?? $0.day)))" } ?? "")),
+            ("Days with events", "<span id=\"day-count\">\(days.count)</span>" + (days.first.map { " (\(HTML.day($0.day)) – \(HTML.day(days.last?.day ?? $0.day)))" } ?? "")),
+            ("Occurred far from when recorded", "<a href=\"#far-section\" id=\"far-count\">\(farEventCount.counted("event"))</a>"),
             ("Seals", "<span id=\"seal-count\">\(seals.count)</span>"),
             ("Erasures", "<span id=\"erasure-count\">\(erasures.count)</span>"),
         ], id: "facts") + "</section>"
-        body += verdictSection + perDaySection + usersSection(links) + listingsSection(links) + sealsSection(links) + signedCheckpointsSection
+        body += verdictSection + perDaySection(links) + usersSection(links) + listingsSection(links) + sealsSection(links) + signedCheckpointsSection
             + viewCheckpointsSection + erasuresSection(links)
         return HTML.page(title: "evtool audit overview", body: body)
     }
@@ -47,8 +48,9 @@ extension StoreOverview {
         let checked: [String]
         if let report = verdict.report {
             checked = [
-                "every event's hash, chained to the event before it in its stream, and every stream's versions: \(report.events.counted("event")) in \(report.streams.counted("stream")) up to position \(HTML.count(report.head))"
-                    + (report.erasedEvents > 0 ? " (\(report.erasedEvents.counted("erased event")) accepted by their kept digests)" : ""),
+                "every event's hash, chained to the event before it in its stream, and every stream's versions: \(report.checkedEvents.counted("event")) in \(report.streams.counted("stream")) \(report.uncheckedArchivedEvents > 0 ? "from position \(HTML.count(report.firstCheckedPosition)) " : "")up to position \(HTML.count(report.head))"
+                    + (report.erasedEvents > 0 ? " (\(report.erasedEvents.counted("erased event")) accepted by their kept digests)" : "")
+                    + (report.uncheckedArchivedEvents > 0 ? "; not the \(report.uncheckedArchivedEvents.counted("archived event")) below position \(HTML.count(report.firstCheckedPosition)), whose files the store does not hold (<code>evtool verify --archive FILE</code> checks them)" : ""),
                 "every seal: \(report.seals.counted("seal")), each hash recomputed from its fields, its link to the seal before it, its event count and the heads of every stream at its position",
                 "the Merkle tree the store keeps, against the log's chain hashes",
                 "every checkpoint the store recorded: \(verdict.recordedCheckpoints.counted("checkpoint")), each root against the log's first events",
@@ -62,12 +64,30 @@ extension StoreOverview {
         return out + "<p class=\"muted\">The same check <code>evtool verify</code> makes, made while making this page (it reads the whole log).</p></section>"
     }
 
-    private var perDaySection: String {
+    /// The events that occurred far from when they were recorded: how many, and the first ones in log order.
+    private func farSection(_ links: AuditReport.Links) -> String {
+        var out = "<h3 id=\"far-section\">Occurred far from when recorded (\(farEventCount))</h3>"
+        let rows = farEvents.map { event in
+            "<tr><td class=\"n\">\(HTML.link(String(event.position), to: links.position?(event.position)))</td>"
+                + "<td dir=\"auto\">\(HTML.link(HTML.user(event.stream), to: event.stream.hasPrefix("$") ? nil : links.user?(UserStream.userID(ofStream: event.stream))))</td>"
+                + "<td dir=\"auto\">\(HTML.user(event.type))</td><td class=\"t\">\(Timestamp.format(event.recordedAt))</td><td class=\"t\">\(Timestamp.format(event.occurredAt))</td>"
+                + "<td class=\"n\">\(HTML.daysApart(event.occurredAt, event.recordedAt))</td></tr>"
+        }
+        out += HTML.table(id: "far-events", columns: [("Position", true), ("Stream", false), ("Type", false), ("Recorded", false), ("Occurred", false), ("Days apart", true)],
+                          rows: rows, none: "Every event occurred within 30 days of when the store recorded it.")
+        if farEventCount > farEvents.count { out += "<p class=\"muted\">The first \(farEvents.count) in log order of \(farEventCount.counted("event")).</p>" }
+        return out + "<p class=\"muted\">Each by its client's clock (<code>occurredAt</code>) more than 30 days before or after the store recorded it: a reset or wrong clock, or an app that synced very late. The charts show each on the day it says, as a bar of its own.</p>"
+    }
+
+    private func perDaySection(_ links: AuditReport.Links) -> String {
         let series = StoreOverview.chartedTypes + ["other"]
         var out = "<section id=\"per-day\"><h2>Activity per day</h2>"
         out += "<p class=\"muted\">By the day each action occurred (UTC; the client's <code>occurredAt</code>: when the user acted). The store records an action when it takes it; an app that syncs late sends older times. The table gives the events recorded each day too.</p>"
-        out += "<h3>Events per day by type (occurred)</h3>"
-        out += Chart.stacked(days.map { ($0.day, $0.byType) }, series: series, id: "events-chart", label: "events per day they occurred (UTC), stacked by type")
+        let occurred = days.filter { $0.byType.contains { $0 > 0 } }
+        out += DayBuckets.caption(chartSize, days: occurred.count)
+        out += "<h3>Events per \(chartSize.name) by type (occurred)</h3>"
+        out += Chart.stacked(DayBuckets.summed(occurred.map { ($0.day, $0.byType) }, chartSize), series: series, id: "events-chart",
+                             label: "events per \(chartSize.name) they occurred (UTC), stacked by type")
         var rows: [String] = []
         for day in days {
             var row = "<tr><td class=\"t\">\(HTML.day(day.day))</td>"
@@ -75,13 +95,15 @@ extension StoreOverview {
             rows.append(row + "<td class=\"n\">\(day.recorded)</td><td class=\"n\">\(day.activeUsers)</td><td class=\"n\">\(day.users)</td></tr>")
         }
         if !days.isEmpty {
-            out += "<details><summary>Per day: events by type (occurred), events recorded, users and active users (\(days.count.counted("day")))</summary>"
+            out += "<details><summary>Per day with events: events by type (occurred), events recorded, users and active users (\(days.count.counted("day")))</summary>"
             out += HTML.table(id: "days", columns: [("Day (UTC)", false)] + series.map { ($0, true) } + [("Recorded that day", true), ("Active users", true), ("Users so far", true)],
                               rows: rows, none: "No days.")
             out += "</details>"
         }
-        out += "<h3>Active users per day (occurred)</h3>" + Chart.steps(days.map { ($0.day, $0.activeUsers) }, id: "active-chart", label: "users with at least one action that occurred that day")
-        out += "<h3>Users seen so far (by their first action)</h3>" + Chart.steps(days.map { ($0.day, $0.users) }, id: "users-chart", label: "users whose first action occurred on or before each day")
+        out += "<h3>Active users per \(chartSize.name) (occurred)</h3>" + Chart.steps(activeUsersByBucket, id: "active-chart", label: "users with at least one action that occurred in each \(chartSize.name)")
+        out += "<h3>Users seen so far (by their first action)</h3>" + Chart.steps(DayBuckets.lastLevel(occurred.map { ($0.day, $0.users) }, chartSize), id: "users-chart",
+                                                                                 label: "users whose first action occurred on or before the end of each \(chartSize.name)")
+        out += farSection(links)
         return out + "</section>"
     }
 

@@ -71,6 +71,29 @@ package struct StoreOverview: Sendable {
     /// The users with the most events, most first (at most ``gather(in:storeDescription:top:users:now:)``'s `users`).
     package var topUsers: [UserCount] = []
 
+    /// The size of the charts' buckets: a day while few days hold events (``DayBuckets``).
+    var chartSize: DayBuckets.Size = .day
+    /// Users with at least one action that occurred in each bucket of the charts that holds events, oldest first.
+    var activeUsersByBucket: [(bucket: DayBuckets.Bucket, count: Int)] = []
+    /// How many events occurred more than 30 days from when they were recorded (``OccurredTime/far``).
+    package var farEventCount = 0
+    /// The first of those events in log order (at most ``gather(in:storeDescription:top:users:now:verify:)``'s `top` times five).
+    package var farEvents: [FarEvent] = []
+
+    /// An event that occurred far from when the store recorded it (by the client's clock).
+    package struct FarEvent: Sendable, Hashable {
+        /// The event's position.
+        package var position: Int64
+        /// Its stream, as recorded.
+        package var stream: String
+        /// Its type.
+        package var type: String
+        /// When the store recorded it.
+        package var recordedAt: Date
+        /// When it occurred, by the client's clock.
+        package var occurredAt: Date
+    }
+
     /// A user and how many events of theirs the log holds.
     package struct UserCount: Sendable, Hashable {
         /// The user id, as recorded.
@@ -107,7 +130,15 @@ package struct StoreOverview: Sendable {
                 last = event.position
                 guard event.position <= head else { continue }
                 overview.events += 1
-                let day = HTML.dayNumber(OccurredTime.of(event))
+                let occurred = OccurredTime.of(event)
+                let day = HTML.dayNumber(occurred)
+                if OccurredTime.isFar(occurred, recorded: event.recordedAt) {
+                    overview.farEventCount += 1
+                    if overview.farEvents.count < top * 5 {
+                        overview.farEvents.append(FarEvent(position: event.position, stream: event.streamID, type: event.type,
+                                                           recordedAt: event.recordedAt, occurredAt: occurred))
+                    }
+                }
                 recordedPerDay[HTML.dayNumber(event.recordedAt), default: 0] += 1
                 perDay[day, default: Array(repeating: 0, count: chartedTypes.count + 1)][typeIndex[event.type] ?? chartedTypes.count] += 1
                 // An erasure's marker is no action of the user's.
@@ -137,15 +168,19 @@ package struct StoreOverview: Sendable {
         var newUsersPerDay: [Int64: Int] = [:]
         for day in firstDayOfUser.values { newUsersPerDay[day, default: 0] += 1 }
         overview.users = firstDayOfUser.count
-        let allDays = Set(perDay.keys).union(recordedPerDay.keys)
-        if let first = allDays.min(), let last = allDays.max() {
-            var users = 0
-            for day in first...last {
-                users += newUsersPerDay[day] ?? 0
-                overview.days.append(Day(day: day, byType: perDay[day] ?? Array(repeating: 0, count: chartedTypes.count + 1),
-                                         recorded: recordedPerDay[day] ?? 0, activeUsers: activePerDay[day]?.count ?? 0, users: users))
-            }
+        // Only the days that hold events: the cost follows them, not the span from the first to the last.
+        var users = 0
+        for day in Set(perDay.keys).union(recordedPerDay.keys).sorted() {
+            users += newUsersPerDay[day] ?? 0
+            overview.days.append(Day(day: day, byType: perDay[day] ?? Array(repeating: 0, count: chartedTypes.count + 1),
+                                     recorded: recordedPerDay[day] ?? 0, activeUsers: activePerDay[day]?.count ?? 0, users: users))
         }
+        // The charts plot the days actions occurred on, in buckets (``DayBuckets``); the active
+        // users of a bucket are those active on any of its days.
+        overview.chartSize = DayBuckets.size(for: perDay.keys)
+        var activePerBucket: [Int64: Set<StreamKey>] = [:]
+        for day in perDay.keys { activePerBucket[DayBuckets.start(of: day, overview.chartSize), default: []].formUnion(activePerDay[day] ?? []) }
+        overview.activeUsersByBucket = activePerBucket.keys.sorted().map { (DayBuckets.bucket(of: $0, overview.chartSize), activePerBucket[$0]?.count ?? 0) }
         func ranked(_ counts: [String: (name: String, count: Int)]) -> [ListingCount] {
             counts.map { ListingCount(listingID: $0.key, name: $0.value.name, count: $0.value.count) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.listingID < $1.listingID }

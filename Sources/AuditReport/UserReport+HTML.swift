@@ -42,6 +42,7 @@ extension UserReport {
         if let period, let occurred = occurredPeriod {
             facts.append(("Period (occurred)", "<span id=\"occurred-period\">\(HTML.escape(Timestamp.format(occurred.first))) – \(HTML.escape(Timestamp.format(occurred.last)))</span>"))
             facts.append(("Period (recorded)", "<span id=\"period\">\(HTML.escape(Timestamp.format(period.first))) – \(HTML.escape(Timestamp.format(period.last)))</span>"))
+            facts.append(("Occurred far from when recorded", "<a href=\"#far-section\" id=\"far-count\">\(farRows.count.counted("action"))</a>"))
         } else {
             facts.append(("Period", "<span id=\"period\">no actions</span>"))
         }
@@ -131,12 +132,29 @@ extension UserReport {
         return out + "</section>"
     }
 
+    /// The user's actions that occurred far from when they were recorded, each linked to its timeline row.
+    private var farSection: String {
+        let far = farRows
+        let lines = far.map { row in
+            "<tr><td class=\"n\"><a href=\"#\(HTML.eventAnchor(row.entry.position))\">\(row.entry.position)</a></td><td dir=\"auto\">\(HTML.user(row.entry.type))</td>"
+                + "<td class=\"t\">\(Timestamp.format(row.entry.recordedAt))</td><td class=\"t\">\(Timestamp.format(row.entry.occurredAt ?? row.entry.recordedAt))</td>"
+                + "<td class=\"n\">\(HTML.daysApart(row.entry.occurredAt ?? row.entry.recordedAt, row.entry.recordedAt))</td></tr>"
+        }
+        return "<h3 id=\"far-section\">Occurred far from when recorded (\(far.count))</h3>"
+            + HTML.table(id: "far-events", columns: [("Position", true), ("Type", false), ("Recorded", false), ("Occurred", false), ("Days apart", true)],
+                         rows: lines, none: "Every action occurred within 30 days of when the store recorded it.")
+            + "<p class=\"muted\">Each by the client's clock (<code>occurredAt</code>) more than 30 days before or after the store recorded it: a reset or wrong clock, or an app that synced very late. The chart shows each on the day it says.</p>"
+    }
+
     private var favoritesSection: String {
         var out = "<section id=\"favorites-over-time\"><h2>Favorites over time</h2>"
         out += "<p class=\"muted\">By the day each action occurred (UTC; the client's <code>occurredAt</code>): the favorites held after the last action that occurred that day.</p>"
-        out += Chart.steps(favoritesByDay, id: "favorites-chart", label: "favorites held at the end of each day the actions occurred (UTC)")
+        let size = DayBuckets.size(for: favoritesByDay.map(\.day))
+        out += DayBuckets.caption(size, days: favoritesByDay.count)
+        out += Chart.steps(DayBuckets.lastLevel(favoritesByDay, size), id: "favorites-chart", label: "favorites held at the end of each \(size.name) the actions occurred in (UTC)")
+        out += farSection
         if !favoritesByDay.isEmpty {
-            out += "<details><summary>Favorites held at the end of each day (\(favoritesByDay.count.counted("day")))</summary>"
+            out += "<details><summary>Favorites held at the end of each day an action occurred (\(favoritesByDay.count.counted("day")))</summary>"
             out += HTML.table(id: "favorites-by-day", columns: [("Day (UTC)", false), ("Favorites", true)],
                               rows: favoritesByDay.map { "<tr><td class=\"t\">\(HTML.day($0.day))</td><td class=\"n\">\($0.count)</td></tr>" }, none: "No days.")
             out += "</details>"

@@ -87,8 +87,9 @@ package struct UserReport: Sendable {
     /// The user's events per type.
     package var countsByType: [String: Int] = [:]
     /// The user's favorites count at the end of each UTC day, by the day each action occurred
-    /// (``OccurredTime``), from the first such day to the last: the count after the last action
-    /// in log order that occurred that day (the days without one carry the day before's count).
+    /// (``OccurredTime``), for each day on which an action occurred, oldest first: the count after
+    /// the last action in log order that occurred that day. Days without one are left out (the
+    /// count holds over them), so the series grows with the user's actions, not their span.
     package var favoritesByDay: [(day: Int64, count: Int)] = []
     /// Every favorite the user added or removed, with when.
     package var favoriteChanges: [FavoriteChange] = []
@@ -118,6 +119,11 @@ package struct UserReport: Sendable {
     package var period: (first: Date, last: Date)? {
         guard let first = rows.first?.entry.recordedAt, let last = rows.last?.entry.recordedAt else { return nil }
         return (first, last)
+    }
+
+    /// The user's actions that occurred more than 30 days before or after the store recorded them (``OccurredTime/far``), in log order.
+    package var farRows: [Row] {
+        rows.filter { OccurredTime.isFar($0.entry.occurredAt ?? $0.entry.recordedAt, recorded: $0.entry.recordedAt) }
     }
 
     /// The earliest and latest time the user's actions occurred (the client's clock, ``OccurredTime``).
@@ -191,13 +197,7 @@ package struct UserReport: Sendable {
             guard let last = batch.last, batch.count == 1_000 else { break }
             next = last.version + 1
         }
-        if let first = countAtDay.keys.min(), let last = countAtDay.keys.max() {
-            var held = 0
-            for day in first...last {
-                held = countAtDay[day] ?? held
-                report.favoritesByDay.append((day, held))
-            }
-        }
+        report.favoritesByDay = countAtDay.keys.sorted().map { ($0, countAtDay[$0] ?? 0) }
         report.favorites = favorites
         report.recentSearches = recent
         report.recentlyViewed = viewed

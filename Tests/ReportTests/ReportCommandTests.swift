@@ -84,6 +84,21 @@ struct ReportCommandTests {
         }
     }
 
+    @Test("the overview of an archived store: its verdict counts the events checked from the boundary and names the archived ones not checked, as verify does")
+    func archivedVerdict() throws {
+        let folder = try TemporaryDirectory(); defer { folder.remove() }
+        let store = "sqlite:" + folder.path + "/a.sqlite"
+        #expect(try Processes.run(Processes.evtool, ["demo", "--quiet", "--actions", "60", "--users", "3", "--store", store]).status == 0)
+        #expect(try Processes.run(Processes.evtool, ["archive", "--before", "11", "--to", folder.path + "/a1.jsonl", "--store", store]).status == 0)
+        let verified = try Processes.run(Processes.evtool, ["verify", "--store", store])
+        #expect(verified.status == 0 && verified.output.contains(" from position 11 in ") && verified.output.contains("; 10 archived events (positions 1–10) not checked"), "\(verified)")
+        let page = try Processes.run(Processes.evtool, ["report", "--store-overview", "--store", store])
+        #expect(page.status == 0, "\(page)")
+        let line = HTML.escape(verified.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(page.output.contains("data-status=\"verified\">\(line)</p>"), "the verdict is verify's line")
+        #expect(page.output.contains(" from position 11 up to position ") && page.output.contains("not the 10 archived events below position 11"))
+    }
+
     @Test("escape: each of & < > \" ' and NUL replaced, other text (multi-byte, RTL) unchanged")
     func escape() {
         #expect(HTML.escape(#"a&b<c>d"e'f\#u{0}g"#) == "a&amp;b&lt;c&gt;d&quot;e&#39;f\u{FFFD}g")

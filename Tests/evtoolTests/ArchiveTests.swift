@@ -37,6 +37,38 @@ struct ArchiveTests {
                 { TestStores.dropPostgres(url: url, schema: schema) })
     }
 
+    @Test("verify after archive says what it checked: without --archive the kept events from the boundary and the archived ones not checked, in the OK line and in --json; with --archive every event",
+          arguments: ["sqlite", "postgres"])
+    func verifySaysWhatItChecked(kind: String) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let (cli, _, cleanup) = try Self.store(kind, directory); defer { cleanup() }
+        try Self.makeLog(cli)
+        let file = directory.path + "/archive-1.jsonl"
+        #expect(try cli.run("archive", "--before", "5", "--to", file).status == 0)
+        #expect(try cli.run("search", "--user", "bob", "--keyword", "soul", "--location", "Los Angeles").status == 0)
+        let without = try cli.run("verify")
+        #expect(without.status == 0, "\(without)")
+        #expect(without.output == "OK: 3 events from position 5 in 3 streams, 1 seal verified; 4 archived events (positions 1–4) not checked: give --archive FILE (every archive's, oldest first) to check them\n", "\(without)")
+        #expect(try cli.run("verify", "--archive", file).output == "OK: 7 events in 3 streams, 1 seal verified\n")
+        func json(_ arguments: String...) throws -> [String: Any] {
+            let result = try Processes.run(Processes.evtool, ["verify", "--json"] + arguments + ["--store", cli.store])
+            #expect(result.status == 0, "\(result)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        }
+        let checkedFromBoundary = try json()
+        #expect(checkedFromBoundary["events"] as? Int == 3 && checkedFromBoundary["firstPosition"] as? Int == 5
+                    && checkedFromBoundary["archivedNotChecked"] as? Int == 4 && checkedFromBoundary["head"] as? Int == 7, "\(checkedFromBoundary)")
+        let checkedAll = try json("--archive", file)
+        #expect(checkedAll["events"] as? Int == 7 && checkedAll["firstPosition"] as? Int == 1 && checkedAll["archivedNotChecked"] as? Int == 0
+                    && checkedAll["head"] as? Int == 7, "\(checkedAll)")
+        // One stream: ada's versions 1 and 2 (positions 1 and 3) are archived, version 3 (position 6) kept.
+        let stream = try cli.run("verify", "--stream", "ada")
+        #expect(stream.output == "OK: 1 event in stream 'ada'; seals not checked (--stream); 2 archived events of the stream (versions 1–2, below position 5) not checked: 'evtool verify --archive FILE…' checks the whole log\n", "\(stream)")
+        let streamJSON = try json("--stream", "ada")
+        #expect(streamJSON["events"] as? Int == 1 && streamJSON["archivedNotChecked"] as? Int == 2, "\(streamJSON)")
+        #expect(try cli.run("verify", "--stream", "cyd").output == "OK: 1 event in stream 'cyd'; seals not checked (--stream)\n", "cyd's one event is kept")
+    }
+
     @Test("archive: the file holds the events below the boundary; verify checks the rest from it, and --archive both; views, history and commands carry on",
           arguments: ["sqlite", "postgres"])
     func archiveAndCarryOn(kind: String) throws {
@@ -62,7 +94,8 @@ struct ArchiveTests {
         #expect(lines.count == 5 && lines.allSatisfy { $0.contains(#""hash":"#) })
         #expect(!FileManager.default.fileExists(atPath: file + ".partial"))
 
-        #expect(try cli.run("verify").output == "OK: 6 events in 3 streams, 2 seals verified\n")
+        // Without the file: the kept event checked from the boundary, the archived ones counted apart.
+        #expect(try cli.run("verify").output == "OK: 1 event from position 6 in 3 streams, 2 seals verified; 5 archived events (positions 1–5) not checked: give --archive FILE (every archive's, oldest first) to check them\n")
         #expect(try cli.run("verify", "--archive", file).output == "OK: 6 events in 3 streams, 2 seals verified\n")
         // Views are the same, history shows what is kept.
         let after = try ["ada", "bob", "cyd"].map { user in
@@ -82,7 +115,7 @@ struct ArchiveTests {
         let again = try Self.favorite(cli, "ada", "L1")
         #expect(again.status == 0 && !again.output.hasPrefix("recorded"), "\(again)")
         #expect(try cli.run("seal").status == 0)
-        #expect(try cli.run("verify").output == "OK: 7 events in 3 streams, 3 seals verified\n")
+        #expect(try cli.run("verify").output == "OK: 2 events from position 6 in 3 streams, 3 seals verified; 5 archived events (positions 1–5) not checked: give --archive FILE (every archive's, oldest first) to check them\n")
         #expect(try cli.run("verify", "--archive", file).output == "OK: 7 events in 3 streams, 3 seals verified\n")
 
         // A second archive, then both files together (in order).
@@ -185,7 +218,7 @@ struct ArchiveTests {
         #expect(result.status == 69 && result.errors.hasPrefix("Error: the events below position 4 are archived"), "\(result)")
         result = try cli.run("forget", "--user", "bob", "--reason", "ticket 1", "--by", "auditor")
         #expect(result.status == 69 && result.errors.hasPrefix("Error: the events below position 4 are archived"), "\(result)")
-        #expect(try cli.run("verify").output == "OK: 8 events in 4 streams, 1 seal verified\n")
+        #expect(try cli.run("verify").output == "OK: 5 events from position 4 in 4 streams, 1 seal verified; 3 archived events (positions 1–3) not checked: give --archive FILE (every archive's, oldest first) to check them\n")
         // The rows above the boundary stay append-only.
         let delete = try sql("DELETE FROM events WHERE position = 5;")
         #expect(delete.status != 0 && delete.errors.contains("append-only"), "\(delete)")

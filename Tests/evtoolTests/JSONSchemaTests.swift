@@ -48,6 +48,13 @@ struct JSONSchemaTests {
         try ok("stats", ["stats", "--json"])
         try ok("verify", ["verify", "--json"])
         try ok("verify", ["verify", "--stream", "other", "--json"])
+        // After archive: checked from the boundary (the archived events counted apart), and with the file.
+        let archivedStore = "sqlite:\(directory.path)/archived.sqlite"
+        #expect(try Processes.run(Processes.evtool, ["demo", "--quiet", "--actions", "40", "--users", "3", "--store", archivedStore]).status == 0)
+        #expect(try Processes.run(Processes.evtool, ["archive", "--before", "10", "--to", directory.path + "/a1.jsonl", "--store", archivedStore]).status == 0)
+        try ok("verify", ["verify", "--json", "--store", archivedStore], store: false)
+        try ok("verify", ["verify", "--json", "--archive", directory.path + "/a1.jsonl", "--store", archivedStore], store: false)
+        try ok("verify", ["verify", "--json", "--stream", "user-00001", "--store", archivedStore], store: false)
         try ok("seal", ["seal", "--json"])
         try ok("seal", ["seal", "--json", "--checkpoint-out", directory.path + "/cp.txt"])
         let export = try cli.run("export").output

@@ -151,7 +151,7 @@ public struct LogVerifier {
             }
             try checkCensus(through: cursor, archived: archivedEvents)
             try checkNothingAwaited()
-            return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
+            return logReport(seals: seals.count, head: cursor)
         }
         var pending = Prefetch(store: store, after: cursor, limit: batchSize)
         while true {
@@ -176,7 +176,18 @@ public struct LogVerifier {
         }
         try checkCensus(through: cursor, archived: archivedEvents)
         try checkNothingAwaited()
-        return VerificationReport(events: events, streams: heads.count, seals: seals.count, erasedEvents: erased, head: cursor, heads: heads)
+        return logReport(seals: seals.count, head: cursor)
+    }
+
+    /// The report of a whole-log walk: the events below an archive boundary carried over
+    /// (``carried``) were counted, not checked, and the report says so.
+    private func logReport(seals: Int, head: Int64) -> VerificationReport {
+        var report = VerificationReport(events: events, streams: heads.count, seals: seals, erasedEvents: erased, head: head, heads: heads)
+        if let carried {
+            report.uncheckedArchivedEvents = carried.boundary.events
+            report.firstCheckedPosition = carried.boundary.position
+        }
+        return report
     }
 
     /// Every row of the events table up to the last position verified must be one that was
@@ -199,7 +210,9 @@ public struct LogVerifier {
         }
     }
 
-    /// Verifies one stream's chain (not the seals, which cover every stream).
+    /// Verifies one stream's chain (not the seals, which cover every stream). After an archive,
+    /// from the stream's head carried over: its archived versions are counted in the report's
+    /// ``VerificationReport/events`` and named in ``VerificationReport/uncheckedArchivedEvents``.
     public mutating func verifyStream(_ stream: String, batchSize: Int = 1_000) throws -> VerificationReport {
         var next: Int64 = 1
         var last: Int64 = 0
@@ -219,7 +232,14 @@ public struct LogVerifier {
             if batch.count < batchSize { break }
         }
         try checkNothingAwaited()
-        return VerificationReport(events: events, streams: heads.count, seals: 0, erasedEvents: erased, head: last, heads: heads)
+        var report = VerificationReport(events: events, streams: heads.count, seals: 0, erasedEvents: erased, head: last, heads: heads)
+        // After an archive: the stream's archived versions are counted, not checked (the chain continues from the head carried over).
+        if let carried, let head = carried.heads[stream] {
+            report.events += head.version
+            report.uncheckedArchivedEvents = head.version
+            report.firstCheckedPosition = carried.boundary.position
+        }
+        return report
     }
 
     // MARK: - Events

@@ -59,8 +59,17 @@ public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConver
 
 /// What a successful verification covered.
 public struct VerificationReport: Sendable, Hashable {
-    /// Events verified.
+    /// The log's events up to ``head``: those checked, and the archived ones below the archive
+    /// boundary counted without being checked (``uncheckedArchivedEvents``).
     public var events: Int64
+    /// Archived events counted in ``events`` but not checked: after `evtool archive`, verified
+    /// without the archive files, the log is checked from the boundary on (the streams' heads
+    /// there carried over) and the events below it are not read. 0 when every event was checked.
+    public var uncheckedArchivedEvents: Int64 = 0
+    /// The first position checked: 1, or the archive boundary (``uncheckedArchivedEvents``).
+    public var firstCheckedPosition: Int64 = 1
+    /// The events checked: ``events`` less ``uncheckedArchivedEvents``.
+    public var checkedEvents: Int64 { events - uncheckedArchivedEvents }
     /// Streams seen.
     public var streams: Int
     /// Seals verified.
@@ -85,6 +94,7 @@ public struct VerificationReport: Sendable, Hashable {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.events == rhs.events && lhs.streams == rhs.streams && lhs.seals == rhs.seals
             && lhs.erasedEvents == rhs.erasedEvents && lhs.head == rhs.head
+            && lhs.uncheckedArchivedEvents == rhs.uncheckedArchivedEvents && lhs.firstCheckedPosition == rhs.firstCheckedPosition
     }
 
     public func hash(into hasher: inout Hasher) {

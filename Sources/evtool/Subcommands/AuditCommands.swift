@@ -40,9 +40,12 @@ enum AuditCommands {
             named (exit 65). With --public-key, a forged or changed checkpoint is refused first.
 
             After 'evtool archive', the kept log is verified from the archive boundary, with each
-            stream's head there carried over; with --archive (every archive's file, oldest first)
-            the files are verified too, each against the SHA-256 the store recorded, and the log
-            as one from its first event.
+            stream's head there carried over, and the OK line counts only the events checked and
+            names the archived ones it did not check ('OK: 372 events from position 100 …; 99
+            archived events (positions 1–99) not checked'; with --stream, the stream's archived
+            events); with --archive (every archive's file, oldest first) the files are verified
+            too, each against the SHA-256 the store recorded, and the log as one from its first
+            event.
 
             Exit codes: 0 the log verifies; 65 it does not (tampered or damaged); 66 the store is
             not an evtool store; 67 the store holds no events and no seals (nothing was verified:
@@ -75,12 +78,16 @@ enum AuditCommands {
                     return try console.output(JSONOutput.object { writer in
                         writer.key("ok"); writer.bool(true)
                         writer.key("stream"); writer.string(stream)
-                        writer.key("events"); writer.number(report.events)
+                        writer.key("events"); writer.number(report.checkedEvents)
+                        writer.key("archivedNotChecked"); writer.number(report.uncheckedArchivedEvents)
                         writer.key("erasedEvents"); writer.number(report.erasedEvents)
                     })
                 }
                 let erased = report.erasedEvents > 0 ? " (\(report.erasedEvents) erased, accepted by their kept digests)" : ""
-                try console.output("OK: \(report.events.counted("event")) in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)")
+                let archived = report.uncheckedArchivedEvents > 0
+                    ? "; \(report.uncheckedArchivedEvents.counted("archived event")) of the stream (versions 1–\(report.uncheckedArchivedEvents), below position \(report.firstCheckedPosition)) not checked: 'evtool verify --archive FILE…' checks the whole log"
+                    : ""
+                try console.output("OK: \(report.checkedEvents.counted("event")) in stream '\(TerminalText.escaped(stream))'\(erased); seals not checked (--stream)\(archived)")
                 return
             }
             var display = ProgressRenderer(minimumTotal: 100_000)
@@ -217,7 +224,9 @@ enum AuditCommands {
     static func verifiedJSON(_ report: VerificationReport, checkpoint: String?) -> String {
         JSONOutput.object { writer in
             writer.key("ok"); writer.bool(true)
-            writer.key("events"); writer.number(report.events)
+            writer.key("events"); writer.number(report.checkedEvents)
+            writer.key("firstPosition"); writer.number(report.firstCheckedPosition)
+            writer.key("archivedNotChecked"); writer.number(report.uncheckedArchivedEvents)
             writer.key("streams"); writer.number(report.streams)
             writer.key("seals"); writer.number(report.seals)
             writer.key("erasedEvents"); writer.number(report.erasedEvents)
