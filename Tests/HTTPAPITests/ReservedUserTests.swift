@@ -8,7 +8,7 @@ import TestSupport
 /// The HTTP API's `/v1/users/{user}` routes refuse a user id that names one of evtool's own
 /// streams (`$erasures`): a 422 validation problem, nothing recorded, nothing of the erasure log read.
 struct ReservedUserTests {
-    @Test("every /v1/users/{user} route answers a reserved user id ($erasures, %24erasures, $x) with a 422 naming it; nothing is recorded")
+    @Test("every route naming a user (/v1/users/{user}, the audit page, forget) answers a reserved user id ($erasures, %24erasures, $x) with a 422 naming it; nothing is recorded")
     func reservedUserIDs() throws {
         let file = try TestStores.sqliteFile()
         defer { file.cleanup() }
@@ -31,6 +31,9 @@ struct ReservedUserTests {
                 HTTPRequest(method: "GET", target: "/v1/users/\(user)/recently-viewed"),
                 HTTPRequest(method: "GET", target: "/v1/users/\(user)/listings/L1"),
                 HTTPRequest(method: "GET", target: "/v1/users/\(user)/history"),
+                HTTPRequest(method: "GET", target: "/v1/users/\(user)/events"),
+                HTTPRequest(method: "GET", target: "/v1/audit/users/\(user)"),
+                HTTPRequest(method: "POST", target: "/v1/admin/users/\(user)/forget", headers: json, body: Array(#"{"reason":"ticket 7"}"#.utf8)),
             ]
             for request in requests {
                 let response = api.respond(to: request)
