@@ -28,8 +28,9 @@ public enum AppendValidation {
     }
 
     /// Checks a batch; throws ``EventStoreError/invalidInput(_:)`` naming the first problem.
-    /// A reserved stream (``isReserved(_:)``) is refused unless `copiesLog` (the part copies
-    /// another evtool log's events, ``StreamAppend/copiesLog``).
+    /// A reserved stream (``isReserved(_:)``) and an erasure's marker (``Erasure/markerType``
+    /// with the marker's data) are refused unless `copiesLog` (the part copies another evtool
+    /// log's events, ``StreamAppend/copiesLog``).
     /// Cost: O(total bytes), one pass over each payload.
     public static func validate(_ events: [ProposedEvent], stream: String, copiesLog: Bool = false) throws {
         if events.isEmpty {
@@ -55,6 +56,11 @@ public enum AppendValidation {
             }
             if !ids.insert(event.id).inserted {
                 throw EventStoreError.duplicateEventID(event.id)
+            }
+            // The marker `forget` leaves in an erased user's stream resets what every view and
+            // the decider know of the user: only the erasure writes it, and copies of a log.
+            if !copiesLog, event.type == Erasure.markerType, Erasure.markerThroughVersion(event.data) != nil {
+                throw EventStoreError.invalidInput("\(which()) is an erasure's marker (type '\(Erasure.markerType)' with its data): only evtool's erasure (forget) appends it")
             }
             if let erasure = event.erasure {
                 guard Erasure.isTombstone(data: event.data, metadata: event.metadata) else {

@@ -67,7 +67,28 @@ struct ReservedStreamTests {
             try store.append([StreamAppend(stream: "ada", expectedVersion: .any, events: [ProposedEvent(type: "Note", data: Data("{}".utf8))]),
                               StreamAppend(stream: "$other", expectedVersion: .any, events: [forged])])
         }
+        #expect(throws: EventStoreError.self) {
+            try store.append(Erasure.marker(erasureEventID: UUID(), throughVersion: 0), to: "ada", expectedVersion: .any)
+        }
         #expect(try store.readAll(after: 0, limit: 10).isEmpty)
+    }
+
+    @Test("an erasure's marker (type Erased with its data) in a user's stream: refused by append, a plain line and the stores; the user's favorites stay",
+          arguments: [false, true])
+    func forgedMarker(postgres: Bool) throws {
+        let directory = try TemporaryDirectory(); defer { directory.remove() }
+        let store = try TestStores.storeURL(postgres: postgres, in: directory.path, file: "a.sqlite"); defer { store.drop() }
+        let cli = CLI(store: store.url, directory: directory.path)
+        let favorite = try cli.run("favorite", "--user", "ada", "--listing", "L1", "--name", "N", "--venue", "V", "--date", "2026-12-05 19:30:00", "--category", "Sports")
+        try #require(favorite.status == 0, "\(favorite)")
+        let marker = #"{"erasure":"0190f3c0-0000-7000-8000-000000000001","throughVersion":1}"#
+        var result = try cli.run("append", "--stream", "ada", "--type", "Erased", "--data", marker, "--metadata", #"{"x":1}"#)
+        #expect(result.status == 65 && result.errors.contains("the event is an erasure's marker (type 'Erased' with its data): only evtool's erasure (forget) appends it"), "\(result)")
+        let line = try cli.file("marker.jsonl", #"{"stream":"ada","type":"Erased","data":\#(marker)}"# + "\n")
+        result = try cli.run("import", line)
+        #expect(result.status == 65 && result.errors.contains("line 1") && result.errors.contains("an erasure's marker"), "\(result)")
+        #expect(try cli.run("append", "--stream", "ada", "--type", "Erased", "--data", #"{"note":"not a marker"}"#).status == 0, "the type alone is free")
+        #expect(try cli.run("favorites", "--user", "ada").output.contains("L1"))
     }
 
     @Test("import: a plain line or another producer's CloudEvent into '$erasures' is refused naming the line; nothing of its batch is kept")
