@@ -105,6 +105,7 @@ public enum LogAudit {
                 throw OperationError.nothingToDo("\(location) holds no events and no seals: nothing to verify (is this the right store?)")
             }
             let report = try verifyLog(&verifier, head: try store.headPosition(), progress: progress)
+            if let damage = try storageDamage(store) { throw OperationError.invalid("the log fails verification: " + damage) }
             // The checkpoint kept outside first (it trusts nothing the store derived), then the
             // store's kept tree and recorded checkpoints.
             let consistency = try checkpoint.map { try CheckpointCheck.run(store: store, checkpoint: $0.checkpoint, path: $0.path, signature: $0.signature, archives: archives) }
@@ -119,8 +120,23 @@ public enum LogAudit {
             }
             return Verification(report: report, consistency: consistency + (recorded.map { "; recorded in the store as checkpoint \($0)" } ?? ""))
         } catch let failure as VerificationFailure {
-            throw refusal(failure, store: store, location: location, "the log fails verification: ")
+            let refused = refusal(failure, store: store, location: location, "the log fails verification: ")
+            // What the file's own check finds too: a damaged file explains the walk's failure.
+            if case let .invalid(message) = refused, let damage = try? storageDamage(store) {
+                throw OperationError.invalid(message + "; " + damage)
+            }
+            throw refused
         }
+    }
+
+    /// What the store's storage engine finds wrong with how it keeps the log
+    /// (``StorageChecking``: SQLite's `PRAGMA quick_check`), as words for `verify`'s failure;
+    /// nil when it finds nothing or the store has no such check.
+    static func storageDamage(_ store: any EventStore) throws -> String? {
+        guard let checking = store as? any StorageChecking else { return nil }
+        let problems = try checking.storageProblems(limit: 10)
+        guard !problems.isEmpty else { return nil }
+        return "the store's file is damaged (\(checking.storageCheckName): \(problems.joined(separator: "; ")))"
     }
 
     /// The line `evtool verify` prints for a verified log (the audit overview shows the same):

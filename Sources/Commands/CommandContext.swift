@@ -47,7 +47,7 @@ public struct CommandContext: Sendable, Hashable {
     public func normalized() throws -> CommandContext {
         var context = self
         try Rules.checkNewIdentifier(userID, field: "user id")
-        context.userID = try Rules.identifier(userID, field: "user id")
+        context.userID = try Rules.userID(userID)
         try Rules.checkNewIdentifier(source, field: "source")
         if let requestID {
             try Rules.checkNewIdentifier(requestID, field: "request id")

@@ -207,7 +207,7 @@ public final class CommandRunner: Sendable {
     /// snapshot store reads them together (``UserSnapshotStreamReading``: PostgreSQL), two otherwise.
     /// - Throws: ``DomainEventError`` for an event this release cannot read; the store's errors.
     public func load(user: String) throws -> LoadedUser {
-        try load(stream: UserStream.id(for: Rules.identifier(user, field: "user id")))
+        try load(stream: UserStream.id(for: Rules.userID(user)))
     }
 
     func load(stream: String, trustsSnapshot: Bool = true) throws -> LoadedUser {

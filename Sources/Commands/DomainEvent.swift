@@ -55,6 +55,22 @@ public enum DomainEvent: Sendable, Hashable {
         }
     }
 
+    /// Checks an event about to be appended outside the command runner (`evtool append`, an
+    /// import's plain lines and other producers' CloudEvents): when its type is one of
+    /// ``typeNames``, its data must read as that type (older schema versions upcast), since
+    /// every command for the user reads it back. Other types pass unread.
+    /// Cost: one decode for evtool's own types; nothing for the rest.
+    /// - Throws: ``CommandError/rejected(field:rule:)`` for the field `data`, naming what is wrong.
+    public static func checkAppended(type: String, data: Data) throws {
+        guard typeNames.contains(type) else { return }
+        do {
+            _ = try decode(type: type, data: data)
+        } catch {
+            let types = typeNames.dropLast().joined(separator: ", ") + " and " + typeNames.last!
+            throw CommandError.rejected(field: "data", rule: "is not a \(type) event evtool can read: \(error) (\(types) are evtool's own types, which every command for the user reads back)")
+        }
+    }
+
     /// Reads a recorded event's payload; see ``decode(type:data:)``. A favorite's or
     /// unfavorite's payload of the current version is read by one scan of its bytes, which
     /// the store checked to be JSON when it was appended (Favorited+JSON.swift); the rest by

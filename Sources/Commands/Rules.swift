@@ -54,6 +54,17 @@ public enum Rules {
         return normalized
     }
 
+    /// A user id as evtool records and looks it up: ``identifier(_:field:)`` as `user id`, and
+    /// not the id of one of evtool's own streams (one that begins with `$`, as the erasure log
+    /// `$erasures` does: ``AppendValidation/reservedStreamRule(_:)``), since a user's stream is
+    /// named by the user id (``UserStream``).
+    public static func userID(_ value: String) throws -> String {
+        if let rule = AppendValidation.reservedStreamRule(value) {
+            throw CommandError.rejected(field: "user id", rule: rule)
+        }
+        return try identifier(value, field: "user id")
+    }
+
     /// Checks required free text: not empty or only spaces, bounded, no control characters.
     public static func checkText(_ value: String, field: String) throws {
         if isBlank(value) {

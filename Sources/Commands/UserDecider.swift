@@ -95,14 +95,19 @@ public enum UserDecider {
     /// - types this release does not know (written with `evtool append` or imported): they are
     ///   taken not to be about favorites. A later release that adds a type changing favorites
     ///   must be deployed before it is written.
-    /// - Throws: ``DomainEventError`` for a `Favorited` or `Unfavorited` payload this release
-    ///   cannot read (newer schema, malformed and not a tombstone): deciding on a state that
-    ///   silently skipped such an event could record a duplicate favorite.
+    /// - Throws: ``DomainEventError/unreadable(stream:version:position:_:)`` for a `Favorited`
+    ///   or `Unfavorited` payload this release cannot read (newer schema, malformed and not a
+    ///   tombstone), naming where it is: deciding on a state that silently skipped such an
+    ///   event could record a duplicate favorite.
     public static func evolve(_ state: UserState, recorded: RecordedEvent) throws -> UserState {
         switch recorded.type {
         case Favorited.typeName, Unfavorited.typeName:
             if Erasure.isTombstone(recorded) { return state }
-            return evolve(state, try DomainEvent.decode(recorded))
+            do {
+                return evolve(state, try DomainEvent.decode(recorded))
+            } catch let error as DomainEventError {
+                throw DomainEventError.reading(recorded, error)
+            }
         case Erasure.markerType:
             // The data's shape alone, as the views test it (``Erasure/markerThroughVersion(_:)``).
             return Erasure.markerThroughVersion(recorded.data) != nil ? initialState : state

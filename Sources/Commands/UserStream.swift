@@ -31,11 +31,15 @@ extension UserStream {
     ///
     /// Cost: nothing for an id typed in NFC; otherwise one or two version lookups.
     /// - Throws: ``CommandError/rejected(field:rule:)`` for an id that breaks the rules and
-    ///   names no stream; the store's errors.
+    ///   names no stream, and for the id of one of evtool's own streams (``Rules/userID(_:)``:
+    ///   `$erasures` is not a user); the store's errors.
     public static func existing(typed user: String, in store: any EventStore) throws -> String {
+        if let rule = AppendValidation.reservedStreamRule(user) {
+            throw CommandError.rejected(field: "user id", rule: rule)
+        }
         let id: String
         do {
-            id = try Rules.identifier(user, field: "user id")
+            id = try Rules.userID(user)
         } catch let refused as CommandError {
             // Control characters were always refused, so only a format or separator character
             // can be in an id recorded before.

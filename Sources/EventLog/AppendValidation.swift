@@ -9,13 +9,37 @@ public enum AppendValidation {
     /// The longest type name, in UTF-8 bytes.
     public static let maximumTypeLength = 256
 
+    /// The first character of the stream ids evtool keeps for itself: `$erasures`
+    /// (``Erasure/stream``) and any other id that begins with `$`.
+    public static let reservedStreamPrefix: Unicode.Scalar = "$"
+
+    /// Whether `stream` is one of evtool's own streams (it begins with
+    /// ``reservedStreamPrefix``), which only evtool's erasure writes and copies of an evtool
+    /// log (``StreamAppend/copiesLog``) append to.
+    public static func isReserved(_ stream: String) -> Bool {
+        stream.utf8.first == UInt8(ascii: "$")
+    }
+
+    /// Why `stream` cannot be written by an append, in words that name it; nil when it is not
+    /// reserved (``isReserved(_:)``). Each input names it in its own field (`stream id`, `user id`).
+    public static func reservedStreamRule(_ stream: String) -> String? {
+        guard isReserved(stream) else { return nil }
+        return "'\(stream)' is reserved: ids beginning with '$' name evtool's own streams (the erasure log '\(Erasure.stream)'), which only evtool writes"
+    }
+
     /// Checks a batch; throws ``EventStoreError/invalidInput(_:)`` naming the first problem.
+    /// A reserved stream (``isReserved(_:)``) and an erasure's marker (``Erasure/markerType``
+    /// with the marker's data) are refused unless `copiesLog` (the part copies another evtool
+    /// log's events, ``StreamAppend/copiesLog``).
     /// Cost: O(total bytes), one pass over each payload.
-    public static func validate(_ events: [ProposedEvent], stream: String) throws {
+    public static func validate(_ events: [ProposedEvent], stream: String, copiesLog: Bool = false) throws {
         if events.isEmpty {
             throw EventStoreError.invalidInput("an append needs at least one event (the batch is empty)")
         }
         try validateAppendedStreamID(stream)
+        if !copiesLog, let rule = reservedStreamRule(stream) {
+            throw EventStoreError.invalidInput("stream id \(rule)")
+        }
         var ids = Set<UUID>(minimumCapacity: events.count)
         for index in events.indices {
             // Named only when something is wrong: building the words for every event costs.
@@ -32,6 +56,11 @@ public enum AppendValidation {
             }
             if !ids.insert(event.id).inserted {
                 throw EventStoreError.duplicateEventID(event.id)
+            }
+            // The marker `forget` leaves in an erased user's stream resets what every view and
+            // the decider know of the user: only the erasure writes it, and copies of a log.
+            if !copiesLog, event.type == Erasure.markerType, Erasure.markerThroughVersion(event.data) != nil {
+                throw EventStoreError.invalidInput("\(which()) is an erasure's marker (type '\(Erasure.markerType)' with its data): only evtool's erasure (forget) appends it")
             }
             if let erasure = event.erasure {
                 guard Erasure.isTombstone(data: event.data, metadata: event.metadata) else {

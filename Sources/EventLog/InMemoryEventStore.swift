@@ -22,7 +22,7 @@ public final class InMemoryEventStore: MultiStreamAppending {
 
     @discardableResult
     public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
-        for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
+        for part in parts { try AppendValidation.validate(part.events, stream: part.stream, copiesLog: part.copiesLog) }
         let now = Timestamp.now()
         let hasher = EventChain.Hasher()
         return try state.withLock { state in

@@ -8,12 +8,18 @@ public struct StreamAppend: Sendable, Hashable {
     public var expectedVersion: ExpectedVersion
     /// The events, in order (not empty).
     public var events: [ProposedEvent]
+    /// Whether the part copies events of another evtool log, checked against it by hash
+    /// (`EventCopier`: an import of evtool's export, `migrate`): only such a part
+    /// may append to a stream evtool keeps for itself (``AppendValidation/isReserved(_:)``,
+    /// the `$erasures` log). False for every new event.
+    public var copiesLog: Bool
 
     /// Makes one stream's part of a multi-stream append.
-    public init(stream: String, expectedVersion: ExpectedVersion, events: [ProposedEvent]) {
+    public init(stream: String, expectedVersion: ExpectedVersion, events: [ProposedEvent], copiesLog: Bool = false) {
         self.stream = stream
         self.expectedVersion = expectedVersion
         self.events = events
+        self.copiesLog = copiesLog
     }
 }
 

@@ -64,7 +64,7 @@ extension API {
     func requiredVersion(_ write: PreparedWrite) throws -> Int64? {
         guard let (precondition, header) = write.readsFirst else { return write.requiredVersion }
         // The stream the write goes to: the user id as the runner records it (NFC).
-        let version = try application.streamVersion(user: Rules.identifier(write.user, field: "user id"))
+        let version = try application.streamVersion(user: Rules.userID(write.user))
         let current = [(name: "ETag", value: ETag.text(version))]
         switch precondition {
         case .exists:

@@ -200,7 +200,7 @@ public final class PostgresEventStore: EventStore, MultiStreamAppending {
         guard !parts.isEmpty else { throw EventStoreError.invalidInput("a multi-stream append needs at least one part") }
         var seen = Set<UUID>()
         for part in parts {
-            try AppendValidation.validate(part.events, stream: part.stream)
+            try AppendValidation.validate(part.events, stream: part.stream, copiesLog: part.copiesLog)
             for event in part.events where !seen.insert(event.id).inserted {
                 throw EventStoreError.duplicateEventID(event.id)
             }

@@ -213,3 +213,22 @@ extension SQLiteEventStore: ChainRowReading {
         }
     }
 }
+
+extension SQLiteEventStore: StorageChecking {
+    public var storageCheckName: String { "SQLite's PRAGMA quick_check" }
+
+    /// `PRAGMA quick_check(limit)`: the file's pages, b-trees and records (not the indexes'
+    /// agreement with the tables, which `integrity_check` adds at several times the cost).
+    public func storageProblems(limit: Int) throws -> [String] {
+        try withConnection { connection in
+            let statement = try connection.statement("PRAGMA quick_check(\(max(1, limit)))")
+            defer { statement.reset() }
+            var lines: [String] = []
+            while try statement.step() {
+                // One row can hold several lines; the database's name is no problem.
+                lines += statement.string(0).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("*** in database") }
+            }
+            return lines == ["ok"] ? [] : lines
+        }
+    }
+}

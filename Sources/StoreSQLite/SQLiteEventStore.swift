@@ -270,7 +270,7 @@ public final class SQLiteEventStore: MultiStreamAppending {
 
     @discardableResult
     public func append(_ parts: [StreamAppend]) throws -> [AppendResult] {
-        for part in parts { try AppendValidation.validate(part.events, stream: part.stream) }
+        for part in parts { try AppendValidation.validate(part.events, stream: part.stream, copiesLog: part.copiesLog) }
         return try withConnection { connection in
             connection.appendedChain.begin()
             let results: [AppendResult]

@@ -22,6 +22,9 @@ import Foundation
 ///   source's; one without (an export line) cannot be checked, since its hash covered the
 ///   erased payload: the target chains it anew (and the events after it get the target's
 ///   hashes).
+/// - evtool's own streams (`$erasures`, ``EventLog/AppendValidation/isReserved(_:)``) are
+///   copied too (``EventLog/StreamAppend/copiesLog``), but only events whose line gives the
+///   hash that chains them in the log they came from.
 /// - An event erased in the store since it was copied (a tombstone there, the payload in
 ///   the source) is the same event when its payloads' SHA-256 digests equal the digests the
 ///   store kept; it is skipped and the payload stays erased.
@@ -221,12 +224,17 @@ public struct EventCopier {
             // A new event: its stream id must be one the stores accept now (NFC, no invisible
             // character), named by this line rather than by the batch that would refuse it.
             do { try AppendValidation.validateAppendedStreamID(item.stream) } catch { throw refused(source, "\(error)") }
+            // evtool's own streams (the erasure log) take only events checked against the log
+            // they came from: a line without its hash (an older export's, or one written by hand) is refused.
+            if AppendValidation.isReserved(item.stream), item.hash == nil || computed == nil {
+                throw refused(source, "stream '\(item.stream)' is evtool's own: its events are copied only with the hash that chains them in the log they came from (as evtool export writes it), and this \(unit) has none")
+            }
             if erased, item.hash != nil { rechainedNow += 1 }
             earlier[item.event.id] = (index, source)
             if let last = pending.last, StreamKey(last.stream) == StreamKey(item.stream) {   // bytes: Swift's == would merge canonically equal ids
                 pending[pending.count - 1].events.append(item.event)
             } else {
-                pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event]))
+                pending.append(StreamAppend(stream: item.stream, expectedVersion: .exactly(current), events: [item.event], copiesLog: true))
             }
             versions[StreamKey(item.stream)] = item.version
             pendingCount += 1

@@ -20,8 +20,10 @@ public struct EventImport {
         public var appended: Int
         /// Events skipped because the store already held them, identical.
         public var skipped: Int
-        /// Events of evtool's own types (``DomainEvent/typeNames``) whose data does not decode
-        /// as that type, so that no view shows them (erased events not counted).
+        /// Events of evtool's own types (``DomainEvent/typeNames``) copied from evtool's export
+        /// whose data does not decode as that type, so that no view shows them (erased events
+        /// not counted). Such an event from elsewhere (a plain line, another producer's
+        /// CloudEvent) is refused instead.
         public var undecodable: Int = 0
         /// The first of them: `line N: <why>`.
         public var firstUndecodable: String?
@@ -74,6 +76,18 @@ public struct EventImport {
                     }
                 }
             }
+        }
+    }
+
+    /// Refuses an event from elsewhere of one of evtool's own types whose data does not read
+    /// as that type (``DomainEvent/checkAppended(type:data:)``): appended, it would stop every
+    /// command for its user. Copies of evtool's export are counted instead (``Outcome/undecodable``):
+    /// they are a log as it was, checked by hash.
+    static func checkAppended(_ event: ForeignEvent) throws(LogRecord.LineError) {
+        do {
+            try DomainEvent.checkAppended(type: event.event.type, data: event.event.data)
+        } catch {
+            throw LogRecord.LineError("stream '\(event.stream)': \(error)")
         }
     }
 
@@ -175,7 +189,7 @@ public struct EventImport {
                             throw LogRecord.LineError("'\(marker)' makes this line \(other.lineName), in a file of plain event lines (as line \(firstLine) is); one format per file")
                         }
                         let event = try ForeignEvent.plain(line, members: members)
-                        undecodable.check(event.event, line: number)
+                        try Self.checkAppended(event)
                         try appender.add(event, source: number)
                     case .cloudevents:
                         guard members["specversion"] != nil else {
@@ -194,7 +208,7 @@ public struct EventImport {
                             try copier.add(record, source: number)
                         } else {
                             let event = try ForeignEvent.cloudEvent(line, members: members)
-                            undecodable.check(event.event, line: number)
+                            try Self.checkAppended(event)
                             try appender.add(event, source: number)
                         }
                     }

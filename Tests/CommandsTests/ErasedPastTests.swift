@@ -62,12 +62,16 @@ struct ErasedPastDeciderTests {
 
     @Test("a Favorited that is malformed but no tombstone, or of a newer schema, still stops the command")
     func unreadableFavoriteStillFails() throws {
-        #expect(throws: DomainEventError.malformed(type: "Favorited", reason: "listingID is missing")) {
+        #expect(throws: DomainEventError.unreadable(stream: "user-1", version: 1, position: 1,
+                                                    .malformed(type: "Favorited", reason: "listingID is missing"))) {
             try Self.given([Self.recorded("Favorited", Erasure.tombstone)])   // the data alone erased: not a tombstone
         }
-        #expect(throws: DomainEventError.newerSchema(type: "Unfavorited", found: 9, supported: 1)) {
-            try Self.given([Self.recorded("Unfavorited", Data(#"{"listingID":"A","schemaVersion":9}"#.utf8))])
+        #expect(throws: DomainEventError.unreadable(stream: "user-1", version: 2, position: 2,
+                                                    .newerSchema(type: "Unfavorited", found: 9, supported: 1))) {
+            try Self.given([Self.live(Fixtures.favorited("A")), Self.recorded("Unfavorited", Data(#"{"listingID":"A","schemaVersion":9}"#.utf8), version: 2)])
         }
+        #expect(DomainEventError.unreadable(stream: "ada", version: 3, position: 12, .malformed(type: "Favorited", reason: "listingID is missing")).description
+                == "the event at position 12 (stream 'ada', version 3) cannot be read: Favorited event is malformed: listingID is missing")
     }
 }
 

@@ -120,7 +120,7 @@ struct PostgresEventStoreTests {
     func hostileStrings() throws {
         try TestDatabase.withStore { store, _ in
             let streams = [
-                #"user'; DROP TABLE events; --"#, #"a"b\c{d},e"#, "{}", "NULL", #"\"#, "עברית-سلام", "🎉👩‍👩‍👧", "$1", "%s %n",
+                #"user'; DROP TABLE events; --"#, #"a"b\c{d},e"#, "{}", "NULL", #"\"#, "עברית-سلام", "🎉👩‍👩‍👧", "a$1", "%s %n",
             ]
             let types = [#"Ty"pe"#, #"back\slash"#, "{brace}", "co,mma", "NULL", "emoji 🎟️", "‏RTL‏", " spaced "]
             let payloads = [

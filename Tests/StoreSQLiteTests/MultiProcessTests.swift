@@ -16,7 +16,7 @@ struct MultiProcessTests {
             let stream = "race-\(round)"
             let running = try (0..<4).map { writer in
                 try Processes.start(Processes.evtool, [
-                    "append", "--store", "sqlite:\(path)", "--stream", stream, "--type", "Favorited",
+                    "append", "--store", "sqlite:\(path)", "--stream", stream, "--type", "Noted",
                     "--data", #"{"writer":\#(writer)}"#, "--expected-version", "no-stream",
                 ])
             }
@@ -29,7 +29,7 @@ struct MultiProcessTests {
                 #expect(conflict.errors == "Error: stream '\(stream)' is at version 1, but the append expected no stream\n")
                 #expect(conflict.output.isEmpty)
             }
-            #expect(winners.first?.output.hasPrefix("appended Favorited to \(stream): version 1, position ") == true)
+            #expect(winners.first?.output.hasPrefix("appended Noted to \(stream): version 1, position ") == true)
         }
         let store = try SQLiteEventStore(path: path)
         let all = try store.readAll(after: 0, limit: 1_000)
@@ -48,7 +48,7 @@ struct MultiProcessTests {
         let script = """
             i=0; v=0
             while [ $i -lt \(appendsEach) ]; do
-              out=$("$EVTOOL" append --store "sqlite:$DB" --stream shared --type Searched --data "{\\"writer\\":$W,\\"i\\":$i}" --expected-version $v --json 2>/dev/null)
+              out=$("$EVTOOL" append --store "sqlite:$DB" --stream shared --type Noted --data "{\\"writer\\":$W,\\"i\\":$i}" --expected-version $v --json 2>/dev/null)
               code=$?
               if [ $code -eq 0 ]; then i=$((i+1)); v=$(echo "$out" | sed 's/.*"version":\\([0-9]*\\).*/\\1/');
               elif [ $code -eq 75 ]; then v=$((v+1));

@@ -204,7 +204,7 @@ struct ArchiveTests {
         result = try cli.run("archive", "--before", "1", "--to", file)
         #expect(result.status == 65 && result.errors.contains("no event is below it"), "\(result)")
         // An event the views have not folded yet.
-        let line = try cli.file("dan.jsonl", #"{"stream":"user-dan","type":"Searched","data":{"keyword":"folk"}}"# + "\n" + #"{"stream":"user-dan","type":"Searched","data":{"keyword":"pop"}}"# + "\n")
+        let line = try cli.file("dan.jsonl", #"{"stream":"user-dan","type":"Noted","data":{"keyword":"folk"}}"# + "\n" + #"{"stream":"user-dan","type":"Noted","data":{"keyword":"pop"}}"# + "\n")
         #expect(try cli.run("import", line).status == 0)   // import appends without projecting
         result = try cli.run("archive", "--before", "8", "--to", file)
         #expect(result.status == 65 && result.errors.contains("is checkpointed at position 6, before position 7; run 'evtool project' first"), "\(result)")

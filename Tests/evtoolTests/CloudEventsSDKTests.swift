@@ -69,8 +69,8 @@ struct CloudEventsSDKTests {
         result = try cli.run("import", file)
         #expect(result.status == 0 && result.output.hasPrefix("imported 0 events, skipped 3 already present"), "\(result)")
 
-        // evtool's own events beside them (plain lines into another stream).
-        let plain = try cli.file("plain.jsonl", #"{"stream":"cyd","type":"Searched","data":{"keyword":"jazz","multi":"line\nbreak"}}"# + "\n")
+        // Plain lines beside them, into another stream.
+        let plain = try cli.file("plain.jsonl", #"{"stream":"cyd","type":"Noted","data":{"keyword":"jazz","multi":"line\nbreak"}}"# + "\n")
         #expect(try cli.run("import", plain).status == 0)
 
         let exported = try cli.run("export", "--format", "cloudevents")
@@ -82,7 +82,7 @@ struct CloudEventsSDKTests {
         guard events.count == 4 else { return }
         let attributes = events.map { $0["attributes"] as? [String: Any] ?? [:] }
         #expect(attributes.map { $0["subject"] as? String } == ["ada", "ada", "bob", "cyd"])
-        #expect(attributes.map { $0["type"] as? String } == ["com.example.order.placed", "com.example.order.paid", "com.example.ping", "Searched"])
+        #expect(attributes.map { $0["type"] as? String } == ["com.example.order.placed", "com.example.order.paid", "com.example.ping", "Noted"])
         #expect(attributes.allSatisfy { $0["specversion"] as? String == "1.0" && $0["datacontenttype"] as? String == "application/json" })
         #expect(attributes.map { $0["evtoolversion"] as? Int } == [1, 2, 1, 1])
         #expect(attributes[0]["time"] as? String == "2026-03-04T05:06:07.250000+00:00")

@@ -130,6 +130,7 @@ public struct LogVerifier {
                 if arena.rows.count == batchSize { pending = ArenaPrefetch(store: rows, after: last.position, limit: batchSize) }
                 for index in arena.rows.indices {
                     let position = arena.rows[index].position
+                    try checkOrder(position, after: cursor)
                     while nextSeal < seals.count, seals[nextSeal].position < position {
                         try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
                         previousSeal = seals[nextSeal]; nextSeal += 1
@@ -160,6 +161,7 @@ public struct LogVerifier {
             if batch.count == batchSize { pending = Prefetch(store: store, after: last.position, limit: batchSize) }
             let digests = try erasedDigests(for: batch)
             for event in batch {
+                try checkOrder(event.position, after: cursor)
                 while nextSeal < seals.count, seals[nextSeal].position < event.position {
                     try check(seals[nextSeal], after: previousSeal, lastPosition: cursor, linkOnly: seals[nextSeal].position < linkOnlyBelow)
                     previousSeal = seals[nextSeal]; nextSeal += 1
@@ -188,6 +190,17 @@ public struct LogVerifier {
             report.firstCheckedPosition = carried.boundary.position
         }
         return report
+    }
+
+    /// The store must hand its events over in strictly rising positions: a position read again,
+    /// or lower than the one before, is a damaged file or table (an SQLite page whose row ids
+    /// are out of order reads them so, and the rows' hashes, which do not cover positions,
+    /// still chain), never a log evtool wrote.
+    private func checkOrder(_ position: Int64, after previous: Int64) throws {
+        guard position <= previous else { return }
+        let what = position == previous ? "position \(position) is read twice" : "position \(position) is read after position \(previous)"
+        throw VerificationFailure(.reordered, position: position, stream: nil,
+                                  "\(what): the store does not hand over its events in rising positions (its file or table is damaged, or a position was rewritten)")
     }
 
     /// Every row of the events table up to the last position verified must be one that was

@@ -176,7 +176,8 @@ public final class Application: Sendable {
             let batch = try store.read(stream: stream, from: from, direction: .backwards, limit: 1_000)
             if let hit = batch.first(where: { $0.id == first }) {
                 if !Erasure.isTombstone(hit) {
-                    let recorded = try DomainEvent.decode(hit)
+                    let recorded: DomainEvent
+                    do { recorded = try DomainEvent.decode(hit) } catch let error as DomainEventError { throw DomainEventError.reading(hit, error) }
                     guard try UserDecider.records(command, as: recorded) else {
                         throw ApplicationError.requestIDReused(requestID: requestID, message:
                             "request id '\(requestID)' was already used by another request of user '\(user)' (\(Self.describe(recorded))); "

@@ -1,3 +1,4 @@
+import Commands
 import EventLog
 import Foundation
 import JSONKit
@@ -34,6 +35,7 @@ enum AppendCommand {
             let event = ProposedEvent(id: id, type: type, data: data, metadata: metadata)
             // The store's own rules, checked before it is opened: a refused event creates no store.
             try AppendValidation.validate([event], stream: stream)
+            try DomainEvent.checkAppended(type: type, data: data)
             let store = try StoreLocation.resolve(arguments).open(create: true)
             let result = try store.append(event, to: stream, expectedVersion: expected)
             if arguments.flag(SharedOptions.json) {

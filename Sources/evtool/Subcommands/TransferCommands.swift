@@ -67,8 +67,9 @@ enum TransferCommands {
             the id made from "source" and "id" (docs/reference/events.md says what maps to what). The
             format is the first line's (or --format); a line of another format is refused.
             An event of evtool's own types (Searched, Favorited, Unfavorited, DetailsViewed) whose
-            data does not decode as that type is imported, with a warning giving their count and
-            the first line: no view shows it.
+            data does not decode as that type is refused on a plain line or another producer's
+            CloudEvent, naming the line; in a copy of evtool's export it is imported, with a
+            warning giving their count and the first line: no view shows it.
             Importing a file shows a progress bar on a terminal; Ctrl-C stops after a batch.
             """,
         examples: ["evtool import backup.jsonl --store postgres://app@db/evtool", "gunzip -c slice.jsonl.gz | evtool import -",
