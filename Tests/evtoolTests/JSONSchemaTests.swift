@@ -34,6 +34,8 @@ struct JSONSchemaTests {
         try ok("outcome", ["search", "--user", "ada", "--keyword", "rock", "--location", "LA", "--request-id", "q1", "--json"])
         try ok("outcome", ["search", "--user", "ada", "--keyword", "rock", "--location", "LA", "--request-id", "q1", "--json"])
         try ok("append", ["append", "--stream", "other", "--type", "Note", "--data", "{\n\"multi\": \"line\"\n}", "--json"])
+        try ok("append", ["append", "--stream", "other", "--type", "Note", "--data", "{}", "--id", "00000000-0000-4000-8000-0000000000aa", "--json"])
+        try ok("append", ["append", "--stream", "other", "--type", "Note", "--data", "{}", "--id", "00000000-0000-4000-8000-0000000000aa", "--json"])
         try ok("event", ["log", "--json"])
         try ok("event", ["export"])
         try ok("cloudevent", ["export", "--format", "cloudevents"])

@@ -37,7 +37,26 @@ enum AppendCommand {
             try AppendValidation.validate([event], stream: stream)
             try DomainEvent.checkAppended(type: type, data: data)
             let store = try StoreLocation.resolve(arguments).open(create: true)
-            let result = try store.append(event, to: stream, expectedVersion: expected)
+            let result: AppendResult
+            do {
+                result = try store.append(event, to: stream, expectedVersion: expected)
+            } catch let refused as EventStoreError {
+                // A retry of an append that was recorded (its answer lost on the way): the same
+                // id, stream and content is already there, so it is recorded once and this
+                // answers as the first did. Anything else keeps its error.
+                guard Self.isRetryRefusal(refused), let recorded = try store.read(stream: stream).first(where: { $0.id == id }),
+                      recorded.type == type, recorded.data == data, recorded.metadata == metadata else { throw refused }
+                if arguments.flag(SharedOptions.json) {
+                    return try console.output(JSONOutput.object { writer in
+                        writer.key("stream"); writer.string(stream)
+                        writer.key("version"); writer.number(recorded.version)
+                        writer.key("position"); writer.number(recorded.position)
+                        writer.key("id"); writer.string(id.lowercaseString)
+                        writer.key("alreadyRecorded"); writer.bool(true)
+                    })
+                }
+                return try console.output("already recorded: \(TerminalText.escaped(type)) with id \(id.lowercaseString) is in \(TerminalText.escaped(stream)) at version \(recorded.version), position \(recorded.position); nothing appended")
+            }
             if arguments.flag(SharedOptions.json) {
                 try console.output(JSONOutput.object { writer in
                     writer.key("stream"); writer.string(stream)
@@ -58,6 +77,15 @@ enum AppendCommand {
             guard let parsed = UUID(uuidString: text) else { throw OptionValueError(message: "'--id' must be a UUID, not '\(text)'") }
             return parsed
         })
+
+    /// Whether `error` is how a store refuses the retry of an append it recorded: its id is in
+    /// the log, or (checked first by some stores) the expected version no longer holds.
+    static func isRetryRefusal(_ error: EventStoreError) -> Bool {
+        switch error {
+        case .duplicateEventID, .wrongExpectedVersion: true
+        default: false
+        }
+    }
 
     static func expectedVersion(_ text: String) throws -> ExpectedVersion {
         switch text {
