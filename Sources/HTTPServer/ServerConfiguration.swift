@@ -34,4 +34,12 @@ package struct ServerConfiguration: Sendable {
 
     /// The defaults.
     package init() {}
+
+    /// Whether `host` is an address the server can listen on: IPv4 dotted or IPv6 (without
+    /// brackets). A name is not: the server binds one address, resolved by no one.
+    package static func isListenAddress(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
 }

@@ -31,5 +31,11 @@ struct ServeTLSTests {
         #expect(refused.status == 69 && refused.errors.hasPrefix("Error: cannot listen on 127.0.0.1:"), "\(refused)")
         let missing = try Processes.run(Processes.evtool, ["serve", "--no-auth", "--tls-cert", certificate, "--store", "sqlite:\(directory.path)/tls.sqlite"])
         #expect(missing.status == 64 && missing.errors.contains("give both --tls-cert and --tls-key"), "\(missing)")
+        // An address that is not one is the command line's mistake (64), found before any store is opened.
+        for listen in ["256.1.1.1:0", "localhost:8080", "[::zz]:80", "8080", "1.2.3.4:70000"] {
+            let wrong = try Processes.run(Processes.evtool, ["serve", "--no-auth", "--listen", listen, "--store", "sqlite:\(directory.path)/never.sqlite"])
+            #expect(wrong.status == 64 && wrong.errors.hasPrefix("Error: '--listen' must be"), "\(listen): \(wrong)")
+            #expect(!FileManager.default.fileExists(atPath: directory.path + "/never.sqlite"), "\(listen)")
+        }
     }
 }

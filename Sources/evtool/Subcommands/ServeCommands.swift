@@ -85,6 +85,9 @@ enum ServeCommands {
                 }
                 var host = String(listen[..<colon])
                 if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                guard ServerConfiguration.isListenAddress(host) else {
+                    throw CLIError.usage("'--listen' must be an IPv4 or IPv6 address and a port, e.g. 127.0.0.1:8080 or [::1]:8080, not '\(listen)'", arguments.command)
+                }
                 configuration.host = host
                 configuration.port = port
             }
