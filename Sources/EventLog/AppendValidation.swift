@@ -48,6 +48,11 @@ public enum AppendValidation {
             if let problem = nameProblem(event.type, maximumLength: maximumTypeLength) {
                 throw EventStoreError.invalidInput("type of \(which()) \(problem)")
             }
+            // A new type holds no invisible character (a bidirectional override would show an
+            // auditor another name than the one stored); only a type beyond ASCII is looked at.
+            if !copiesLog, event.type.utf8.contains(where: { $0 >= 0x80 }), let rule = Identifier.invisibleCharacterRule(in: event.type) {
+                throw EventStoreError.invalidInput("type of \(which()) \(rule.replacingOccurrences(of: "ids refuse", with: "types refuse"))")
+            }
             if let problem = JSONSyntax.problem(in: event.data) {
                 throw EventStoreError.invalidInput("data of \(which()) is not valid JSON: \(problem)")
             }

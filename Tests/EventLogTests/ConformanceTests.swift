@@ -358,6 +358,8 @@ struct ConformanceTests {
         #expect(message { try store.append(Fixtures.event(), to: String(repeating: "x", count: 513), expectedVersion: .any) }
             == "stream id is 513 bytes long; the limit is 512")
         #expect(message { try store.append(Fixtures.event("", "{}"), to: "s", expectedVersion: .any) } == "type of the event is empty")
+        #expect(message { try store.append(Fixtures.event("T\u{202E}", "{}"), to: "s", expectedVersion: .any) }?
+            .hasPrefix("type of the event must not contain U+202E (RIGHT-TO-LEFT OVERRIDE): types refuse invisible characters") == true)
         #expect(message { try store.append(Fixtures.event("T", "{bad}"), to: "s", expectedVersion: .any) }
             == "data of the event is not valid JSON: expected a member name at offset 1")
         #expect(message { try store.append(Fixtures.events(2) + [Fixtures.event("T", "")], to: "s", expectedVersion: .any) }
@@ -367,6 +369,7 @@ struct ConformanceTests {
         #expect(message { try store.append(badMetadata, to: "s", expectedVersion: .any) } != nil)
         #expect(message { _ = try store.read(stream: "", from: 1, direction: .forwards, limit: 1) } == "stream id is empty")
         #expect(try store.headPosition() == 0)
+        #expect(message { try store.append(Fixtures.event("Vu\u{E9}", "{}"), to: "s", expectedVersion: .any) } == nil, "a visible character beyond ASCII is fine")
     }
 }
 
