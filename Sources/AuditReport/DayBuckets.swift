@@ -127,28 +127,11 @@ enum DayBuckets {
         return last.keys.sorted().map { (bucket(of: $0, size), last[$0]?.count ?? 0) }
     }
 
-    /// The proleptic Gregorian date of a day since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    static func civil(_ day: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
+    /// The proleptic Gregorian date of a day since 1970-01-01.
+    static func civil(_ day: Int64) -> (year: Int64, month: Int64, day: Int64) { Timestamp.civil(fromDays: day) }
 
-    /// The day since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
+    /// The day since 1970-01-01 of a proleptic Gregorian date.
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 { Timestamp.daysFromCivil(year: year, month: month, day: day) }
 
     private static func floor(_ year: Int64, _ step: Int64) -> Int64 { (year >= 0 ? year : year - step + 1) / step * step }
 }

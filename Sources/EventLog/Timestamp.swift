@@ -97,8 +97,9 @@ public enum Timestamp {
         return ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1_000_000) + fraction
     }
 
-    // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// The day since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+    /// `days_from_civil`); any year, also before 1970 and beyond 9999.
+    public static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -107,7 +108,9 @@ public enum Timestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    /// The proleptic Gregorian date of a day since 1970-01-01 (Howard Hinnant's
+    /// `civil_from_days`), the inverse of ``daysFromCivil(year:month:day:)``.
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
