@@ -1,3 +1,4 @@
+import Audit
 import Commands
 import EventLog
 import Foundation
@@ -202,7 +203,9 @@ package struct UserReport: Sendable {
         report.recentSearches = recent
         report.recentlyViewed = viewed
 
-        var verifier = try LogVerifier(store: store)
+        // After an archive the user's chain goes on from its head at the boundary (the
+        // archived events are in the archive file, checked by 'verify --archive').
+        var verifier = try LogArchive.verifier(for: store)
         do {
             let result = try verifier.verifyStream(stream)
             report.chain = result.events > 0 ? .verified(events: result.events, erased: result.erasedEvents) : .empty

@@ -97,6 +97,11 @@ struct ReportCommandTests {
         let line = HTML.escape(verified.output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(page.output.contains("data-status=\"verified\">\(line)</p>"), "the verdict is verify's line")
         #expect(page.output.contains(" from position 11 up to position ") && page.output.contains("not the 10 archived events below position 11"))
+        // A user whose first events are archived: the chain goes on from the head the archive kept.
+        for user in ["user-00001", "user-00002", "user-00003"] {
+            let userPage = try Processes.run(Processes.evtool, ["report", "--user", user, "--store", store])
+            #expect(userPage.status == 0 && userPage.output.contains("verified: ") && !userPage.output.contains("does not verify"), "\(user): \(userPage.output.prefix(300))")
+        }
     }
 
     @Test("escape: each of & < > \" ' and NUL replaced, other text (multi-byte, RTL) unchanged")
