@@ -75,7 +75,7 @@ extension API {
             // Idempotency-Key) before it refuses the version with a 412.
             guard versions.contains(version) else { return versions[versions.count - 1] }
         case .never:
-            throw Problem(.preconditionFailed, "If-Match '\(header)' names no version of this user's events (send the ETag of a read, e.g. \"3\")", headers: current)
+            throw Problem(.preconditionFailed, "If-Match '\(header)' names no version of this user's events (send the ETag of a read: now \(ETag.text(version)))", headers: current)
         }
         return version
     }
@@ -85,6 +85,11 @@ extension API {
     func prepare(_ command: UserCommand, _ match: RouteMatch) throws -> PreparedWrite {
         let request = match.request
         let user = match.parameter("user")
+        // A write's condition is If-Match only: If-None-Match ("create only if absent") is not
+        // evaluated on writes, so it is refused rather than ignored.
+        if request.header("if-none-match") != nil {
+            throw Problem(.malformedRequest, "If-None-Match is not taken on a write; send If-Match with the ETag of a read (or '*' for a user with events)", field: "If-None-Match")
+        }
         var occurredAt = Timestamp.now()
         if let text = request.header("x-occurred-at") {
             guard let date = TimeText.parse(text) else {

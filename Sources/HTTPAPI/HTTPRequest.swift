@@ -48,6 +48,11 @@ package struct HTTPRequest: Sendable {
         "x-correlation-id", "x-occurred-at", "x-request-id", "x-source",
     ]
 
+    /// Every header the API reads: the single-valued ones and the lists `If-Match` and
+    /// `If-None-Match`. Their values must be UTF-8 text; another header's bytes are kept as
+    /// they are (RFC 9110 §5.5: opaque).
+    package static let read: Set<String> = singleValued.union(["if-match", "if-none-match"])
+
     /// A header's value by name (any case).
     package func header(_ name: String) -> String? { headers[HTTPText.lowercased(name)] }
 }

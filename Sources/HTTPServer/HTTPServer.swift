@@ -234,10 +234,14 @@ package final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         if state.tooLarge { return answer(connection, state: state, method: method, url: url, tooLarge(nil)) }
-        let (headers, repeated) = headerValues(connection)
+        let (headers, repeated, notText) = headerValues(connection)
         if let repeated {
             return answer(connection, state: state, method: method, url: url,
                           Problem(.malformedRequest, "the header '\(RequestLog.printable(repeated))' is sent more than once; it takes one value").response)
+        }
+        if let notText {
+            return answer(connection, state: state, method: method, url: url,
+                          Problem(.malformedRequest, "the header '\(RequestLog.printable(notText))' is not UTF-8 text").response)
         }
         let request = HTTPRequest(method: method, path: RequestHead.path(ofTarget: url), query: queryPairs(connection), headers: headers, body: state.body)
         state.body = []
@@ -411,11 +415,22 @@ package final class HTTPServer: @unchecked Sendable {
     /// The headers of the request on `connection` by lowercased name (a list sent as several
     /// fields joined with `, `), and the first single-valued header (``HTTPRequest/singleValued``)
     /// that was sent more than once.
-    func headerValues(_ connection: OpaquePointer) -> (headers: [String: String], repeated: String?) {
+    func headerValues(_ connection: OpaquePointer) -> (headers: [String: String], repeated: String?, notText: String?) {
         var headers: [String: String] = [:]
         var repeated: String?
-        forEachValue(connection, .HEADER_KIND) { name, value in
+        var notText: String?
+        forEachField(connection) { nameBytes, valueBytes in
+            let name = String(decoding: nameBytes, as: UTF8.self)
             let key = HTTPText.lowercased(name)
+            // A header the API reads is text: bytes that are not UTF-8 would be read with
+            // replacement characters, and two different values (two Idempotency-Keys) as one.
+            let value: String
+            if let text = String(validating: valueBytes, as: UTF8.self) {
+                value = text
+            } else {
+                if notText == nil, HTTPRequest.read.contains(key) { notText = name }
+                value = String(decoding: valueBytes, as: UTF8.self)
+            }
             if let earlier = headers[key] {
                 if repeated == nil, HTTPRequest.singleValued.contains(key) { repeated = name }
                 headers[key] = earlier + ", " + value
@@ -423,7 +438,7 @@ package final class HTTPServer: @unchecked Sendable {
                 headers[key] = value
             }
         }
-        return (headers, repeated)
+        return (headers, repeated, notText)
     }
 
     /// The query parameters of the request on `connection`, still percent-encoded, in order.

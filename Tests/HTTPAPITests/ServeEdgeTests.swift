@@ -128,6 +128,29 @@ struct ServeEdgeTests {
         }
     }
 
+    @Test("a header the API reads that is not UTF-8 text is 400 naming it and records nothing; another header's bytes are left alone; If-None-Match on a write is 400")
+    func headerText() throws {
+        try withServer { port, app, _, store in
+            let favorite = Array(Self.favorite.utf8)
+            func put(_ header: [UInt8], listing: String = "L1") throws -> RawHTTP.Exchange {
+                let head = Self.bytes("PUT /v1/users/odd/favorites/\(listing) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(app)\r\nContent-Type: application/json\r\nContent-Length: \(favorite.count)\r\nConnection: close\r\n")
+                return try RawHTTP.exchange(port: port, head + header + Self.bytes("\r\n\r\n") + favorite)
+            }
+            for name in ["Idempotency-Key", "X-Source", "X-Correlation-ID"] {
+                let answer = try put(Self.bytes("\(name): caf") + [0xE9])
+                #expect(answer.statuses == [400] && answer.text.contains("the header '\(name)' is not UTF-8 text"), "\(name): \(answer)")
+            }
+            let stats = try Processes.run(Processes.evtool, ["stats", "--json", "--store", store])
+            #expect(stats.output.contains(#""events":0"#), "nothing was recorded: \(stats)")
+            let agent = try put(Self.bytes("User-Agent: caf") + [0xE9])
+            #expect(agent.statuses == [201], "a header the API does not read is left alone: \(agent)")
+            let conditional = try put(Self.bytes("If-None-Match: *"), listing: "L2")
+            #expect(conditional.statuses == [400] && conditional.text.contains("If-None-Match is not taken on a write"), "\(conditional)")
+            let stale = try put(Self.bytes("If-Match: W/\"1\""), listing: "L3")
+            #expect(stale.statuses == [412] && stale.text.contains("send the ETag of a read: now \\\"1\\\""), "\(stale)")
+        }
+    }
+
     @Test("a request target in absolute form (RFC 9112 §3.2.2) is served as its path; one with user information or no host is refused")
     func absoluteForm() throws {
         try withServer { port, app, _, _ in
