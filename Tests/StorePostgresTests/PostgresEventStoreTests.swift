@@ -122,7 +122,10 @@ struct PostgresEventStoreTests {
             let streams = [
                 #"user'; DROP TABLE events; --"#, #"a"b\c{d},e"#, "{}", "NULL", #"\"#, "עברית-سلام", "🎉👩‍👩‍👧", "a$1", "%s %n",
             ]
-            let types = [#"Ty"pe"#, #"back\slash"#, "{brace}", "co,mma", "NULL", "emoji 🎟️", "‏RTL‏", " spaced "]
+            // A new type holds no invisible character (a right-to-left mark would show another
+            // name): refused here, and right-to-left text that is visible kept byte for byte.
+            #expect(throws: EventStoreError.self) { try store.append(ProposedEvent(type: "\u{200F}RTL\u{200F}", data: Data("{}".utf8)), to: "rtl", expectedVersion: .any) }
+            let types = [#"Ty"pe"#, #"back\slash"#, "{brace}", "co,mma", "NULL", "emoji 🎟️", "עברית RTL", " spaced "]
             let payloads = [
                 #"{"nul":"a\u0000b","q":"\"quoted\"","b":"back\\slash","u":"\ud83c\udf89"}"#,
                 #"["{", "}", ",", "NULL", null]"#,
