@@ -120,13 +120,13 @@ package struct TokenFile: Sendable {
 
     /// The user id a `user` token is bound to, for a user id as typed (a `--user` argument, a
     /// tokens file's line): checked and in NFC by the rule that names a user's stream for the
-    /// API's routes (``Commands/Rules/identifier(_:field:)``), so the token's user and a
-    /// path's `{user}` compare equal however either was typed.
+    /// API's routes (``Commands/Rules/userID(_:)``), so the token's user and a path's `{user}`
+    /// compare equal however either was typed.
     /// - Throws: ``FileError`` naming the rule the id breaks (empty, too long, an invisible
-    ///   or control character).
+    ///   or control character, one of evtool's own stream ids such as `$erasures`).
     package static func userID(_ typed: String) throws(FileError) -> String {
         do {
-            return try Rules.identifier(typed, field: "user id")
+            return try Rules.userID(typed)
         } catch let error as CommandError {
             throw FileError(description: "\(error)")
         } catch {

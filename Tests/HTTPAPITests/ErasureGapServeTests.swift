@@ -130,8 +130,7 @@ struct ErasureGapServeTests {
         defer { dropSchema() }
         let port = try FreePort.find()
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store])
-        var stopped = false
-        defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         try FreePort.waitUntilListening(port, process: server)
         let base = "http://127.0.0.1:\(port)/v1/users/ada"
 
@@ -168,7 +167,6 @@ struct ErasureGapServeTests {
 
         server.send(SIGTERM)
         let ended = try server.finish()
-        stopped = true
         #expect(ended.status == 0, "\(ended.errors.suffix(2_000))")
     }
 }

@@ -69,7 +69,7 @@ struct ServeDeadlineTests {
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--timeout", "1",
                                                             "--max-connections", "6", "--store", "sqlite:\(directory.path)/deadline.sqlite"])
         try LocalPort.waitUntilListening(port, process: server)
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
 
         let stream = try Trickle(port: port, "GET /v1/log/stream HTTP/1.1\r\nHost: x\r\n\r\n")
         let slow = [
@@ -122,7 +122,7 @@ struct ServeDeadlineTests {
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--timeout", "1",
                                                             "--store", "sqlite:\(directory.path)/refused.sqlite"])
         try LocalPort.waitUntilListening(port, process: server)
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         let parameters = (0..<600).map { "a\($0)=1" }.joined(separator: "&")
         for _ in 0..<3 {
             let sign = try RawHTTP.exchange(port: port, Array("PUT /v1/users/u/favorites/L1 HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\nhello".utf8))

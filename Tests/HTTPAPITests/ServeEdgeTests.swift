@@ -22,7 +22,7 @@ struct ServeEdgeTests {
         let port = try LocalPort.free()
         let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", store])
         try LocalPort.waitUntilListening(port, process: server)
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         try body(port, appToken, auditorToken, store)
         server.send(SIGTERM)
         let ended = try server.finish()

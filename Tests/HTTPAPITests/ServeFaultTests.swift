@@ -23,8 +23,7 @@ struct ServeFaultTests {
         let postgres = try PrivatePostgres.start()
         defer { postgres.remove() }
         let (server, base) = try Self.serve(postgres.url)
-        var stopped = false
-        defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         let (json, summary) = (Self.json, Self.summary)
 
         let first = try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary)
@@ -56,7 +55,6 @@ struct ServeFaultTests {
 
         server.send(SIGTERM)
         let ended = try server.finish()
-        stopped = true
         #expect(ended.status == 0, "\(ended)")
         #expect(ended.errors.contains("authentication is OFF (--no-auth)"), "--no-auth says so at start: \(ended.errors.prefix(500))")
         #expect(ended.errors.split(separator: "\n").contains { $0.hasPrefix("PUT /v1/users/ada/favorites/L2 503 ") && $0.contains("127.0.0.1") },
@@ -73,8 +71,7 @@ struct ServeFaultTests {
         let path = directory.path + "/locked.sqlite"
         #expect(try Processes.run(Processes.evtool, ["init", "--store", path]).status == 0)
         let (server, base) = try Self.serve(path)
-        var stopped = false
-        defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         let (json, summary) = (Self.json, Self.summary)
         #expect(try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary).status == 201)
         // Read once before the lock: the views catch up to the head here (a catch-up writes),
@@ -93,7 +90,7 @@ struct ServeFaultTests {
             time.sleep(120)
             connection.execute("ROLLBACK")
             """, path, marker])
-        defer { holder.send(SIGKILL); _ = try? holder.finish() }
+        defer { holder.killIfRunning() }
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: marker), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(FileManager.default.fileExists(atPath: marker), "the other process holds the lock")
@@ -113,7 +110,6 @@ struct ServeFaultTests {
 
         server.send(SIGTERM)
         let ended = try server.finish()
-        stopped = true
         #expect(ended.status == 0, "\(ended)")
         #expect(ended.errors.split(separator: "\n").contains { $0.hasPrefix("PUT /v1/users/ada/favorites/L2 503 ") && $0.contains("locked by another process") },
                 "the server's log line of the 503 has the store's reason: \(ended.errors.suffix(2_000))")
@@ -141,8 +137,7 @@ struct ServeFaultTests {
     func lostRacesGive409(store: String) throws {
         #expect(try Processes.run(Processes.evtool, ["init", "--store", store]).status == 0)
         let (server, base) = try Self.serve(store, "--write-attempts", "1")
-        var stopped = false
-        defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         let (json, summary) = (Self.json, Self.summary)
         #expect(try Curl.request("PUT", base + "/v1/users/ada/favorites/L1", headers: json, body: summary).status == 201)
         let other = try Processes.run(Processes.evtool, ["favorite", "--user", "ada", "--listing", "X1", "--name", "N", "--venue", "V",
@@ -162,7 +157,6 @@ struct ServeFaultTests {
 
         server.send(SIGTERM)
         let ended = try server.finish()
-        stopped = true
         #expect(ended.status == 0, "\(ended)")
     }
 }

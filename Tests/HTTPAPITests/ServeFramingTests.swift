@@ -79,7 +79,7 @@ struct ServeFramingTests {
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store])
         try FreePort.waitUntilListening(port, process: server)
         // Only when a check threw before the clean stop at the end: the server goes with the test.
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
 
         // The control: two sound requests on one connection are both served, so a smuggled
         // one would be seen by this test.

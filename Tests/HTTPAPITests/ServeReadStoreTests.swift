@@ -39,8 +39,7 @@ struct ServeReadStoreTests {
         try pair.waitForStandbyStore()
         let port = try FreePort.find()
         let server = try Processes.start(Processes.evtool, ["serve", "--no-auth", "--listen", "127.0.0.1:\(port)", "--store", store, "--read-store", standby])
-        var stopped = false
-        defer { if !stopped { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         try FreePort.waitUntilListening(port, process: server)
         let base = "http://127.0.0.1:\(port)"
 
@@ -83,7 +82,6 @@ struct ServeReadStoreTests {
 
         server.send(SIGTERM)
         let ended = try server.finish()
-        stopped = true
         #expect(ended.status == 0, "\(ended.errors.suffix(2_000))")
         #expect(ended.errors.contains("serve: reading views, history and the log from \(standby)?schema=evtool, read-your-writes"), "\(ended.errors.suffix(2_000))")
     }

@@ -41,7 +41,7 @@ struct ServeTokenReloadTests {
         let port = try LocalPort.free()
         let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", "sqlite:\(directory.path)/s.sqlite"])
         try LocalPort.waitUntilListening(port, process: server)
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
 
         // Made at sign-in, after the server started: refused until the server reads the file.
         let ada = try Self.token(["--role", "user", "--user", "ada", "--name", "ada-phone"], tokens: tokens)
@@ -82,7 +82,7 @@ struct ServeTokenReloadTests {
         let port = try LocalPort.free()
         let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", "sqlite:\(directory.path)/s.sqlite"])
         try LocalPort.waitUntilListening(port, process: server)
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         let app = try Self.token(["--role", "app"], tokens: tokens)
         #expect(try Self.status(port: port, token: app) == 401)
         server.send(SIGHUP)

@@ -53,7 +53,7 @@ struct ServeUserEventsTests {
             return server
         }
         var server = try start()
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         let base = "http://127.0.0.1:\(port)"
         let auth = ["Authorization": "Bearer \(app)", "Content-Type": "application/json"]
         for listing in ["L1", "L2"] {

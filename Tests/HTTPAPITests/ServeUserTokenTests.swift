@@ -51,7 +51,7 @@ struct ServeUserTokenTests {
         let auditor = try Self.token(["--role", "auditor"], tokens: tokens)
         let port = try FreePort.find()
         let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--heartbeat", "1", "--listen", "127.0.0.1:\(port)", "--store", store])
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         try FreePort.waitUntilListening(port, process: server)
         let base = "http://127.0.0.1:\(port)"
         func call(_ method: String, _ path: String, _ token: String, body: String? = nil) throws -> Curl.Response {
@@ -165,7 +165,7 @@ struct ServeUserTokenTests {
 
         let port = try FreePort.find()
         let server = try Processes.start(Processes.evtool, ["serve", "--tokens", tokens, "--listen", "127.0.0.1:\(port)", "--store", store])
-        defer { if server.isRunning { server.send(SIGKILL); _ = try? server.finish() } }
+        defer { server.killIfRunning() }
         try FreePort.waitUntilListening(port, process: server)
         let base = "http://127.0.0.1:\(port)"
         let auth = ["Authorization": "Bearer \(josé)", "Content-Type": "application/json"]

@@ -81,7 +81,20 @@ public enum Processes {
         /// Whether the process is still running.
         public var isRunning: Bool { process.isRunning }
 
-        public func finish() throws -> Result {
+        /// For a test's `defer`: a process the test has not stopped and looked at itself
+        /// (a check threw first) is killed and waited for, so it does not outlive the test.
+        /// How it ended is not looked at: the error that ended the test early is the one the
+        /// test reports.
+        public func killIfRunning() {
+            guard isRunning else { return }
+            send(SIGKILL)
+            _ = collect()
+        }
+
+        /// Waits for the process to end and returns what it printed and how it ended.
+        public func finish() throws -> Result { collect() }
+
+        private func collect() -> Result {
             // Standard error is drained on its own thread: a program that writes more than a
             // pipe holds (64 KiB) to it would otherwise block while we wait for standard output.
             let errorsHandle = errors.fileHandleForReading

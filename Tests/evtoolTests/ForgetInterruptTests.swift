@@ -32,7 +32,9 @@ struct ForgetInterruptTests {
         #expect(try sql("SELECT count(*) FROM view_documents WHERE document LIKE '%\(Self.secret)%'") == "1")
 
         let forgetting = try Processes.start(Processes.evtool, ["forget", "--user", "user-5", "--reason", "r", "--by", "me", "--store", path])
-        // Interrupt once the erasure is committed (its UserErased event is in the file).
+        // Interrupt once the erasure is committed (its UserErased event is in the file). A read
+        // the writer's lock refuses for a moment is tried again; the checks after the interrupt
+        // say what was committed.
         let deadline = Date().addingTimeInterval(60)
         while forgetting.isRunning, Date() < deadline, (try? sql("SELECT count(*) FROM events WHERE type = 'UserErased'")) != "1" {
             Thread.sleep(forTimeInterval: 0.02)

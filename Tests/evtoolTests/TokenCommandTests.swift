@@ -31,6 +31,7 @@ struct TokenCommandTests {
         (["--role", "admin", "--user", "ada"], "'--user' is only for '--role user'"),
         (["--role", "user", "--user", ""], "'--user': user id must not be empty"),
         (["--role", "user", "--user", "a\u{200B}b"], "'--user': user id must not contain"),
+        (["--role", "user", "--user", "$erasures"], "'--user': user id '$erasures' is reserved"),
         (["--role", "users", "--user", "ada"], "'--role' must be one of app, user, auditor, admin"),
     ])
     func refusals(arguments: [String], message: String) throws {
