@@ -17,7 +17,7 @@ public enum AppendValidation {
     /// ``reservedStreamPrefix``), which only evtool's erasure writes and copies of an evtool
     /// log (``StreamAppend/copiesLog``) append to.
     public static func isReserved(_ stream: String) -> Bool {
-        stream.utf8.first == UInt8(ascii: "$")
+        stream.utf8.first == UInt8(ascii: reservedStreamPrefix)
     }
 
     /// Why `stream` cannot be written by an append, in words that name it; nil when it is not
